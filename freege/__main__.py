@@ -1,0 +1,5 @@
+import sys
+
+from freege.cli import main
+
+sys.exit(main())
