@@ -21,9 +21,20 @@ def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] 
     )
 
 
+def dps_value(text: str) -> int:
+    """Parse ``--dps``: an integer >= 15 (argparse type; bad input is one line, exit 2)."""
+    try:
+        dps = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"dps must be an integer >= 15 (got {text!r})") from None
+    if dps < 15:
+        raise argparse.ArgumentTypeError(f"dps must be an integer >= 15 (got {text!r})")
+    return dps
+
+
 def add_dps_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--dps", type=int, default=None,
+        "--dps", type=dps_value, default=None,
         help="decimal digits of working precision (>= 15); without it numbers are float64",
     )
 
