@@ -1,0 +1,131 @@
+"""Array backend for the sampling side: NumPy or CuPy from one code path (SPEC §7).
+
+The array API has no random numbers, so :class:`Backend` carries a small seeded RNG
+shim: :meth:`Backend.generator` turns a :class:`numpy.random.SeedSequence` into the
+backend's own generator (PCG64 on NumPy, CuPy's default generator on the GPU). The two
+backends give different streams for the same seed, so they are compared statistically,
+never bitwise (SPEC §7). Everything is float64.
+
+``auto`` takes CuPy only when it imports *and* a GPU answers a tiny computation; asking
+for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
+
+
+def cupy_problem() -> str | None:
+    """``None`` when CuPy imports and a GPU computes; otherwise the reason, one line."""
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a broken CUDA install raising anything
+        return f"CuPy is not importable ({type(exc).__name__}: {exc})"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "CuPy found no CUDA device"
+        probe = cupy.arange(4, dtype=cupy.float64)
+        if float((probe @ probe).get()) != 14.0:
+            return "CuPy computed a wrong test product on the GPU"
+    except Exception as exc:
+        return f"CuPy cannot use the GPU ({type(exc).__name__}: {exc})"
+    return None
+
+
+@dataclass
+class MemoryMeter:
+    """Peak memory of the block it measured, in bytes (``None`` until it exits)."""
+
+    peak_bytes: int | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """An array namespace (``xp``) with the few extras the sampler needs."""
+
+    name: str
+    xp: ModuleType
+
+    def generator(self, seq: np.random.SeedSequence) -> Any:
+        """The backend's seeded normal generator for ``seq`` (``standard_normal(shape)``
+        in float64)."""
+        if self.name == "numpy":
+            return np.random.Generator(np.random.PCG64(seq))
+        return self.xp.random.default_rng(int(seq.generate_state(1, np.uint64)[0] >> 1))
+
+    def normal(self, gen: Any, shape: tuple[int, ...]) -> Any:
+        """i.i.d. N(0, 1) float64 array of ``shape`` from ``gen``."""
+        return gen.standard_normal(shape, dtype=np.float64)
+
+    def to_numpy(self, a: Any) -> np.ndarray:
+        return a if self.name == "numpy" else self.xp.asnumpy(a)
+
+    def eigvalsh(self, gram: Any) -> np.ndarray:
+        """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array
+        (LAPACK/cuSOLVER ``syevd``; cheaper than an SVD and accurate for the bulk,
+        SPEC §7.1)."""
+        return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)
+
+    def synchronize(self) -> None:
+        if self.name == "cupy":
+            self.xp.cuda.Stream.null.synchronize()
+
+    @contextmanager
+    def memory(self) -> Iterator[MemoryMeter]:
+        """Measure peak memory of the block: NumPy buffers through :mod:`tracemalloc`
+        (NumPy reports its data allocations to it), CuPy through the default memory
+        pool's high-water mark (the pool is emptied first, so the bytes it holds at the
+        end bound the peak of live device arrays from above)."""
+        meter = MemoryMeter()
+        if self.name == "numpy":
+            started = not tracemalloc.is_tracing()
+            if started:
+                tracemalloc.start()
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            try:
+                yield meter
+            finally:
+                meter.peak_bytes = tracemalloc.get_traced_memory()[1] - base
+                if started:
+                    tracemalloc.stop()
+        else:
+            pool = self.xp.get_default_memory_pool()
+            self.synchronize()
+            pool.free_all_blocks()
+            try:
+                yield meter
+            finally:
+                self.synchronize()
+                meter.peak_bytes = int(pool.total_bytes())
+
+
+def get_backend(name: str | Backend = "auto") -> Backend:
+    """The backend called ``name`` (``auto``, ``numpy`` or ``cupy``).
+
+    ``auto`` is CuPy when :func:`cupy_problem` finds none, else NumPy. ``cupy`` when
+    unusable raises ValueError with the reason.
+    """
+    if isinstance(name, Backend):
+        return name
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)} (got {name!r})")
+    if name == "numpy":
+        return Backend("numpy", np)
+    problem = cupy_problem()
+    if problem is None:
+        import cupy
+
+        return Backend("cupy", cupy)
+    if name == "cupy":
+        raise ValueError(f"backend cupy is unusable: {problem}; use --backend numpy")
+    return Backend("numpy", np)

@@ -1,0 +1,297 @@
+"""Sample softmax MHA and its Gaussian equivalent; Gram spectra (SPEC §1, §2, §4, §6.1).
+
+One code path over NumPy and CuPy (:mod:`validation.backend`), float64 throughout.
+Projected matrices are sampled directly (orthogonal inputs, SPEC §1): ``Q_r, K_r``
+(n x dK) and ``V_r`` (n x dV) with i.i.d. N(0, 1) entries, per the sharing scheme of
+SPEC §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
+block at a time. Heads are *streamed*: only one n x n attention matrix is alive at a
+time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) -- never
+O(h n^2).
+
+Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
+(restarted for each model) and the GE noise, so the softmax and GE models of the same
+seed see the *same* weights, whichever of them is computed (SPEC §6.1).
+
+Gaussian equivalent (SPEC §2): ``Y_r = (sqrt(theta2) S_r + sqrt(theta1 - theta2) W_r) /
+sqrt(n)``. Where only ``Y_r V_r`` is needed (value and MHA cases) the n x n noise is
+never formed: conditional on ``V_r = U R`` (thin QR, U with orthonormal columns),
+``W_r V_r = (W_r U) R`` and ``W_r U`` has i.i.d. N(0, 1) entries, so ``W_r V_r`` is
+sampled *exactly in law* as ``G R`` with ``G`` an n x min(n, dV) Gaussian matrix. This
+holds for tied values (``V_r = K_r``) too, since ``W_r`` is independent of everything.
+
+Cases and scalings (each Gram's mean eigenvalue tends to the SPEC §4 mean ``m1``):
+
+==========================  =================================  ====================================
+case                        softmax Gram                       GE Gram
+==========================  =================================  ====================================
+attention                   (n/h) sum_r A_r^perp A_r^perp^T    (1/h) sum_r Y_r Y_r^T
+head-average                M M^T, M = sqrt(n/h) sum_r A_r^p   M M^T, M = h^(-1/2) sum_r Y_r
+head-average-shared-key     as head-average, one K for all     as head-average, one K for all
+value                       Z Z^T, Z = [A_r^perp V_r]_r        (1/n) Z Z^T, Z = [Y_r V_r]_r
+mha                         MHA^perp MHA^perp^T                (1/n) MHA^G MHA^G^T
+value-tied                  value with V_r = K_r               value with V_r = K_r
+mha-tied                    mha with V_r = K_r                 mha with V_r = K_r
+==========================  =================================  ====================================
+
+Means: theta1 (attention, head averages), gV theta1 (value), gO theta1 (mha),
+gK theta1 + h theta2 (value-tied), gO (theta1 + h theta2 / gK) (mha-tied).
+
+Tied MHA scaling: SPEC §4 gives the law ``D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO)``. Its mean is
+``(1/gK) * gO * h m1(mu_KV)`` with ``m1(mu_KV) = (theta1 - theta2) gK/h + (h/gK) theta2
+m2(pi_{gK/h}) = theta1 gK/h + theta2``, i.e. ``gO (theta1 + h theta2 / gK)``. The raw
+tied ``MHA^perp MHA^perp^T`` already has this mean: ``MHA^perp = Z_KV W^O`` with
+``W^O`` of variance ``1/(h dK)``, so its mean is ``dO/(h dK)`` times the tied value
+mean ``gK theta1 + h theta2``, which is ``gO (theta1 + h theta2/gK)``. No extra scaling
+is applied (checked numerically in tests/validation/test_moments.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from freege.params import Dims
+from validation.backend import Backend, get_backend
+
+CASES: tuple[str, ...] = (
+    "attention", "head-average", "head-average-shared-key", "value", "mha",
+    "value-tied", "mha-tied",
+)
+MODELS: tuple[str, ...] = ("softmax", "ge")
+
+
+def thetas(beta: float) -> tuple[float, float]:
+    """``(theta1, theta2) = (exp(beta^2) - 1, beta^2)`` (SPEC §2)."""
+    b2 = float(beta) ** 2
+    return math.expm1(b2), b2
+
+
+def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
+    """``A^perp = softmax_rows(beta S) - 1 1^T / n`` (SPEC §1), stable (row max
+    subtracted before exp), computed in place in ``scores``' buffer, which it returns."""
+    n = scores.shape[1]
+    scores *= beta
+    scores -= scores.max(axis=1, keepdims=True)
+    xp.exp(scores, out=scores)
+    scores /= scores.sum(axis=1, keepdims=True)
+    scores -= 1.0 / n
+    return scores
+
+
+def case_for(dims: Dims) -> str:
+    """The MHA case of a configuration: ``mha-tied`` when tied, else ``mha``."""
+    return "mha-tied" if dims.sharing == "tied" else "mha"
+
+
+def _check_case(case: str, dims: Dims) -> None:
+    if case not in CASES:
+        raise ValueError(f"case must be one of {', '.join(CASES)} (got {case!r})")
+    if case.endswith("-tied") and dims.dV != dims.dK:
+        raise ValueError(f"case {case} ties V_r = K_r and needs dV == dK (got {dims.dV}, "
+                         f"{dims.dK})")
+    if case in ("value", "mha") and dims.sharing == "tied":
+        raise ValueError(f"case {case} with tied sharing is case {case}-tied")
+
+
+@dataclass
+class _Head:
+    Q: Any
+    K: Any
+    V: Any | None
+    new_kv: bool
+
+
+def _heads(bk: Backend, gen: Any, dims: Dims, case: str) -> Iterator[_Head]:
+    """Weights head by head, always drawn in the same order from ``gen`` (SPEC §1.1):
+    Q_r; K and V when head r opens a new K/V group (one K for all heads in the
+    shared-key case; V = K when tied). W^O is drawn afterwards (:func:`_output`)."""
+    n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
+    tied = case.endswith("-tied") or dims.sharing == "tied"
+    need_v = case.startswith(("value", "mha"))
+    shared_key = case == "head-average-shared-key"
+    K = bk.normal(gen, (n, dK)) if shared_key else None
+    V = None
+    group = -1
+    for r in range(h):
+        Q = bk.normal(gen, (n, dK))
+        new_kv = False
+        if not shared_key and dims.kv_group(r) != group:
+            group, new_kv = dims.kv_group(r), True
+            K = bk.normal(gen, (n, dK))
+            if need_v:
+                V = K if tied else bk.normal(gen, (n, dV))
+        yield _Head(Q, K, V, new_kv)
+
+
+class _GEValueNoise:
+    """Exact-in-law sampler of ``W_r V_r`` for a fresh n x n Gaussian ``W_r`` (module
+    docstring): rows of ``W_r V_r`` are i.i.d. N(0, V^T V), sampled as ``G L^T`` with
+    ``L L^T = V^T V`` (Cholesky; thin QR ``V = U R``, ``L = R^T``, when dV >= n makes
+    V^T V singular). The factor is recomputed only when V changes."""
+
+    def __init__(self, bk: Backend, gen: Any):
+        self.bk, self.gen, self.factor = bk, gen, None
+
+    def __call__(self, V: Any, new_v: bool) -> Any:
+        xp = self.bk.xp
+        if new_v or self.factor is None:
+            n, dv = V.shape
+            if dv < n:
+                self.factor = xp.linalg.cholesky(V.T @ V).T
+            else:
+                self.factor = xp.linalg.qr(V, mode="r")
+        return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
+
+
+def _scale(case: str, model: str, n: int, h: int) -> float:
+    """Factor ``s`` of the table above: the case matrix is ``s [T_1 | ... | T_h]``
+    (attention, value cases) or ``s sum_r T_r`` (head averages) with the per-head terms
+    ``T_r`` of :func:`_head_terms`; MHA is ``s [T_1 | ... | T_h] W^O``."""
+    if case == "attention" or case.startswith("head-average"):
+        return math.sqrt(n / h) if model == "softmax" else 1.0 / math.sqrt(h)
+    return 1.0 if model == "softmax" else 1.0 / math.sqrt(n)
+
+
+def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
+                models: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    """Per head r, the term ``T_r`` of each model: ``A_r^perp`` or ``Y_r`` (attention,
+    head averages), times ``V_r`` (value and MHA cases)."""
+    xp = bk.xp
+    n, beta = dims.n, float(dims.beta)
+    t1, t2 = thetas(beta)
+    sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
+    value_noise = _GEValueNoise(bk, ngen)
+    with_values = case.startswith(("value", "mha"))
+    for hd in _heads(bk, wgen, dims, case):
+        terms: dict[str, Any] = {}
+        scores = hd.Q @ hd.K.T
+        scores /= math.sqrt(dims.dK)
+        if "ge" in models:
+            if with_values:
+                signal = hd.Q @ (hd.K.T @ hd.V) / math.sqrt(dims.dK)
+                y = (sq_sig * signal + sq_noise * value_noise(hd.V, hd.new_kv)) / math.sqrt(n)
+            else:
+                y = sq_sig * scores + sq_noise * bk.normal(ngen, (n, n))
+                y /= math.sqrt(n)
+            terms["ge"] = y
+        if "softmax" in models:
+            a = centred_softmax(xp, scores, beta)
+            terms["softmax"] = a @ hd.V if with_values else a
+        del scores
+        yield terms
+
+
+def _output(Z: Any, dims: Dims, bk: Backend, wgen: Any) -> Any:
+    """``Z W^O`` with ``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))) drawn in row blocks of
+    about max(dV, 1024) rows, so W^O is never held whole (SPEC §1)."""
+    rows = dims.h * dims.dV
+    step = max(dims.dV, 1024)
+    out = None
+    for lo in range(0, rows, step):
+        hi = min(rows, lo + step)
+        block = bk.normal(wgen, (hi - lo, dims.dO))
+        block /= math.sqrt(rows)
+        piece = Z[:, lo:hi] @ block
+        out = piece if out is None else out + piece
+    return out
+
+
+def _matrices(case: str, dims: Dims, seed: int, bk: Backend,
+              models: tuple[str, ...]) -> dict[str, Any]:
+    """The case matrix of each model (table above), heads streamed: attention is kept as
+    its running Gram ``s^2 sum_r T_r T_r^T`` (the n x hn concatenation is never formed),
+    head averages as ``s sum_r T_r``, value cases as ``s [T_r]_r`` (n x h dV), MHA as
+    ``s [T_r]_r W^O`` (n x dO). Only one head's n x n block is alive at a time."""
+    weights_seq, output_seq, noise_seq = np.random.SeedSequence(seed).spawn(3)
+    wgen, ngen = bk.generator(weights_seq), bk.generator(noise_seq)
+    xp = bk.xp
+    acc: dict[str, Any] = {}
+    if case.startswith(("value", "mha")):
+        width = dims.dV
+        for model in models:
+            acc[model] = xp.empty((dims.n, dims.h * width))
+        for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models)):
+            for model, t in terms.items():
+                acc[model][:, r * width:(r + 1) * width] = t
+    else:
+        for terms in _head_terms(case, dims, bk, wgen, ngen, models):
+            for model, t in terms.items():
+                piece = t @ t.T if case == "attention" else t
+                if model in acc:
+                    acc[model] += piece
+                else:
+                    acc[model] = piece
+    for model in models:
+        s = _scale(case, model, dims.n, dims.h)
+        acc[model] *= s * s if case == "attention" else s
+    if case.startswith("mha"):
+        for model in models:  # the same W^O for every model: its own stream, restarted
+            acc[model] = _output(acc[model], dims, bk, bk.generator(output_seq))
+    return acc
+
+
+def _grams(case: str, dims: Dims, seed: int, bk: Backend,
+           models: tuple[str, ...]) -> dict[str, Any]:
+    """The n x n Gram matrix of each requested model (table above)."""
+    acc = _matrices(case, dims, seed, bk, models)
+    if case == "attention":
+        return acc
+    for model in models:
+        m = acc.pop(model)
+        acc[model] = m @ m.T
+        del m
+    return acc
+
+
+def case_eigenvalues(case: str, dims: Dims, *, seed: int, model: str = "ge",
+                     backend: str | Backend = "numpy") -> np.ndarray:
+    """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the SPEC §4
+    matrix of ``case`` (module table), for ``model`` ``softmax`` (centred softmax) or
+    ``ge`` (Gaussian equivalent, fresh noise, the same Q/K/V for the same ``seed``).
+    The mean eigenvalue tends to the SPEC §4 mean m1 of the case. K/V grouping follows
+    ``dims.sharing`` (SPEC §1.1); ``*-tied`` cases set V_r = K_r."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
+    _check_case(case, dims)
+    bk = get_backend(backend)
+    gram = _grams(case, dims, seed, bk, (model,))[model]
+    return bk.eigvalsh(gram)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw of SPEC §6.1: ascending eigenvalues of ``MHA^perp MHA^perp^T``
+    (``softmax``) and ``(1/n) MHA^G MHA^G^T`` (``ge``) for the same weights, with the
+    wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`)."""
+
+    softmax: np.ndarray
+    ge: np.ndarray
+    seconds: float
+    peak_bytes: int
+
+
+def draw(dims: Dims, *, seed: int, backend: str | Backend = "numpy") -> Draw:
+    """Sample one draw of SPEC §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
+    both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO))."""
+    bk = get_backend(backend)
+    case = case_for(dims)
+    start = time.perf_counter()
+    with bk.memory() as meter:
+        grams = _grams(case, dims, seed, bk, MODELS)
+        soft = bk.eigvalsh(grams.pop("softmax"))
+        ge = bk.eigvalsh(grams.pop("ge"))
+        bk.synchronize()
+    return Draw(soft, ge, time.perf_counter() - start, int(meter.peak_bytes or 0))
+
+
+def mha_features(dims: Dims, *, seed: int, backend: str | Backend = "numpy") -> tuple[Any, Any]:
+    """``(MHA^perp, MHA^G / sqrt(n))`` as n x dO backend arrays for the same weights
+    (SPEC §2, §5): both Grams tend to the same law with mean m1 (module table)."""
+    bk = get_backend(backend)
+    acc = _matrices(case_for(dims), dims, seed, bk, MODELS)
+    return acc["softmax"], acc["ge"]
