@@ -58,6 +58,10 @@ import numpy as np
 from freege.params import Dims
 from validation.backend import Backend, get_backend
 
+#: a seed: an int, or a tuple of ints (e.g. ``(seed, draw_index)``) -- any entropy that
+#: :class:`numpy.random.SeedSequence` accepts
+Seed = int | tuple[int, ...]
+
 CASES: tuple[str, ...] = (
     "attention", "head-average", "head-average-shared-key", "value", "mha",
     "value-tied", "mha-tied",
@@ -201,7 +205,7 @@ def _output(Z: Any, dims: Dims, bk: Backend, wgen: Any) -> Any:
     return out
 
 
-def _matrices(case: str, dims: Dims, seed: int, bk: Backend,
+def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
               models: tuple[str, ...]) -> dict[str, Any]:
     """The case matrix of each model (table above), heads streamed: attention is kept as
     its running Gram ``s^2 sum_r T_r T_r^T`` (the n x hn concatenation is never formed),
@@ -235,7 +239,7 @@ def _matrices(case: str, dims: Dims, seed: int, bk: Backend,
     return acc
 
 
-def _grams(case: str, dims: Dims, seed: int, bk: Backend,
+def _grams(case: str, dims: Dims, seed: Seed, bk: Backend,
            models: tuple[str, ...]) -> dict[str, Any]:
     """The n x n Gram matrix of each requested model (table above)."""
     acc = _matrices(case, dims, seed, bk, models)
@@ -248,7 +252,7 @@ def _grams(case: str, dims: Dims, seed: int, bk: Backend,
     return acc
 
 
-def case_eigenvalues(case: str, dims: Dims, *, seed: int, model: str = "ge",
+def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
                      backend: str | Backend = "numpy") -> np.ndarray:
     """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the SPEC §4
     matrix of ``case`` (module table), for ``model`` ``softmax`` (centred softmax) or
@@ -275,7 +279,7 @@ class Draw:
     peak_bytes: int
 
 
-def draw(dims: Dims, *, seed: int, backend: str | Backend = "numpy") -> Draw:
+def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> Draw:
     """Sample one draw of SPEC §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
     both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO))."""
     bk = get_backend(backend)
@@ -289,7 +293,7 @@ def draw(dims: Dims, *, seed: int, backend: str | Backend = "numpy") -> Draw:
     return Draw(soft, ge, time.perf_counter() - start, int(meter.peak_bytes or 0))
 
 
-def mha_features(dims: Dims, *, seed: int, backend: str | Backend = "numpy") -> tuple[Any, Any]:
+def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> tuple[Any, Any]:
     """``(MHA^perp, MHA^G / sqrt(n))`` as n x dO backend arrays for the same weights
     (SPEC §2, §5): both Grams tend to the same law with mean m1 (module table)."""
     bk = get_backend(backend)

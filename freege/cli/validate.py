@@ -1,0 +1,235 @@
+"""``freege validate`` and ``freege ladder``: sampled softmax MHA against its Gaussian
+equivalent and the limiting law (SPEC §6.1), and the single-head ladder (SPEC §6.2).
+
+Bad input (unknown preset, invalid dimensions, draws < 2, an unusable CuPy, a plot that
+cannot be written) is a ValueError, printed by the dispatcher as one line with exit
+status 2; files are written only after every computation succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+
+from freege.cli.common import add_format_option, emit
+from freege.params import SHARINGS, Dims, positive_int
+from validation.backend import BACKENDS
+from validation.presets import PRESETS, get_preset
+
+#: default number of draws of ``freege validate`` (SPEC §6.1 uses 10; bert-base takes
+#: about 0.1-0.5 s per draw on a 2-core CPU, so 10 fit well under a minute)
+DEFAULT_DRAWS = 10
+#: default number of ladder trials (about 2.5 s each at n = 1000 on a 2-core CPU)
+DEFAULT_TRIALS = 3
+
+
+class Progress:
+    """A one-line progress bar on stderr: ``label [####....] i/N  t s/step``."""
+
+    def __init__(self, label: str, total: int, width: int = 24):
+        self.label, self.total, self.width = label, total, width
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int) -> None:
+        filled = self.width * done // self.total
+        rate = (time.perf_counter() - self.start) / max(done, 1)
+        bar = "#" * filled + "." * (self.width - filled)
+        end = "\n" if done == self.total else ""
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.2f} s each{end}")
+        sys.stderr.flush()
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "validate",
+        help="sample softmax MHA vs its Gaussian equivalent at model dimensions (SPEC §6.1)",
+        description="Sample softmax MHA and its Gaussian equivalent (same weights, fresh "
+        "noise) and compare all n eigenvalues of MHA^perp MHA^perp^T and (1/n) MHA^G "
+        "MHA^G^T: relative W1 (over the SPEC §4 limiting mean) and KS, mean ± 95%% "
+        f"Student-t half-width over draws. Presets: {', '.join(PRESETS)}; or give an "
+        "explicit configuration with --n --h --dk --do [--dv --h-kv --sharing --d].",
+    )
+    p.add_argument("preset", nargs="?", help="SPEC §6.1 preset name")
+    p.add_argument("--draws", default=str(DEFAULT_DRAWS),
+                   help=f"number of draws, >= 2 (default {DEFAULT_DRAWS})")
+    p.add_argument("--seed", default="0", help="seed, integer >= 0 (default 0)")
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="array backend; auto takes CuPy when a GPU is usable (default auto)")
+    p.add_argument("--beta", default=None, help="inverse temperature (default: 1)")
+    for opt, name in (("--n", "tokens"), ("--h", "heads"), ("--h-kv", "K/V groups"),
+                      ("--dk", "query/key width per head"), ("--dv", "value width per head "
+                      "(default: dK)"), ("--do", "output width"), ("--d", "model width "
+                      "(default: n)")):
+        p.add_argument(opt, default=None, help=name)
+    p.add_argument("--sharing", choices=SHARINGS, default=None,
+                   help="K/V sharing scheme (default: none)")
+    add_format_option(p)
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="write a histogram of both spectra with the limiting density")
+    p.set_defaults(func=run_validate)
+
+    q = subparsers.add_parser(
+        "ladder",
+        help="the single-head ladder from softmax to its Gaussian equivalent (SPEC §6.2)",
+        description="One head, X = I, n = d = dK: seven matrices from sqrt(n) A to the GE, "
+        "each compared on the bulk (top 3 removed) with sqrt(n) A^perp by W1 and L1 "
+        "histogram distance; top squared singular values; normalizer diagnostic.",
+    )
+    q.add_argument("--n", default="1000", help="tokens = model width = key width (default 1000)")
+    q.add_argument("--trials", default=str(DEFAULT_TRIALS),
+                   help=f"number of trials averaged (default {DEFAULT_TRIALS})")
+    q.add_argument("--seed", default="0", help="seed, integer >= 0 (default 0)")
+    q.add_argument("--beta", default="1", help="inverse temperature (default 1)")
+    q.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="array backend (default auto)")
+    add_format_option(q)
+    q.add_argument("--plot", metavar="FILE", default=None,
+                   help="write bulk histograms of every ladder step")
+    q.set_defaults(func=run_ladder)
+
+
+_EXPLICIT = (("n", "n"), ("h", "h"), ("h_kv", "h_kv"), ("dk", "dK"), ("dv", "dV"),
+             ("do", "dO"), ("d", "d"), ("sharing", "sharing"))
+
+
+def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
+    """The preset (name, Dims) or the explicit configuration given by the options."""
+    given = {field: getattr(args, opt) for opt, field in _EXPLICIT
+             if getattr(args, opt) is not None}
+    if args.preset is not None:
+        if given:
+            raise ValueError("give a preset or an explicit configuration, not both "
+                             f"(got preset {args.preset!r} and --{', --'.join(given)})")
+        dims = get_preset(args.preset)
+    else:
+        missing = [f"--{opt.replace('_', '-')}" for opt in ("n", "h", "dk", "do")
+                   if getattr(args, opt) is None]
+        if missing:
+            raise ValueError(f"give a preset ({', '.join(PRESETS)}) or an explicit "
+                             f"configuration (missing {', '.join(missing)})")
+        given.setdefault("dV", given["dK"])
+        dims = Dims(**given)
+    if args.beta is not None:
+        dims = dataclasses.replace(dims, beta=args.beta)
+    return args.preset, dims
+
+
+def _config_text(preset: str | None, dims: Dims) -> str:
+    label = preset or "explicit configuration"
+    return (f"{label} (n={dims.n}, d={dims.d}, h={dims.h}/{dims.h_kv}, dK={dims.dK}, "
+            f"dV={dims.dV}, dO={dims.dO}, beta={float(dims.beta):g}, sharing {dims.sharing})")
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from validation.backend import get_backend
+    from validation.runner import validate
+
+    preset, dims = config_from_args(args)
+    draws = positive_int("draws", args.draws, minimum=2)
+    seed = positive_int("seed", args.seed, minimum=0)
+    if args.plot is not None:
+        from validation.plots import require_matplotlib
+
+        require_matplotlib(args.plot)
+    bk = get_backend(args.backend)
+    bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
+    bar(0)
+    result = validate(dims, draws=draws, seed=seed, backend=bk,
+                      on_draw=lambda i, _d: bar(i + 1))
+    summary = result.summary()
+    data = {"preset": preset, "config": _dims_dict(dims), **summary}
+    if args.plot is not None:
+        _plot_validation(args.plot, result, preset, dims)
+    emit(data, args.format, lambda d: _validate_text(d, preset, dims))
+    return 0
+
+
+def _dims_dict(dims: Dims) -> dict:
+    return {"n": dims.n, "d": dims.d, "h": dims.h, "h_kv": dims.h_kv, "dK": dims.dK,
+            "dV": dims.dV, "dO": dims.dO, "beta": float(dims.beta), "sharing": dims.sharing}
+
+
+def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
+    def pm(x: dict) -> str:
+        return f"{x['mean']:.4f} ± {x['ci95']:.4f}"
+
+    err = d["mean_rel_error"]
+    return "\n".join([
+        f"freege validate: {_config_text(preset, dims)}",
+        f"  {d['draws']} draws on {d['backend']}, seed {d['seed']}, case {d['case']}",
+        f"  limiting mean m1 (SPEC §4):      {d['limiting_mean']:.6g}",
+        f"  relative W1, softmax vs GE:      {pm(d['rel_w1'])}  (mean ± 95% CI)",
+        f"  KS, softmax vs GE:               {pm(d['ks'])}",
+        f"  mean eigenvalue / m1 - 1:        softmax {pm(err['softmax'])}, "
+        f"GE {pm(err['ge'])}",
+        f"  seconds per draw:                {d['seconds_per_draw']:.3f}",
+        f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
+    ])
+
+
+def _limiting_density(dims: Dims):  # noqa: ANN202 - callable or None
+    """The SPEC §4 limiting density as a vectorised callable, from freege.numeric."""
+    return None
+
+
+def _plot_validation(path: str, result, preset: str | None, dims: Dims) -> None:  # noqa: ANN001
+    import numpy as np
+
+    from validation.plots import spectrum_histogram
+
+    samples = {
+        "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
+        "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
+    }
+    title = f"{_config_text(preset, dims)}\n{len(result.draws)} draws, all n eigenvalues"
+    spectrum_histogram(path, samples, title, density=_limiting_density(dims),
+                       mean=result.limiting_mean)
+
+
+def run_ladder(args: argparse.Namespace) -> int:
+    from freege.params import positive
+    from validation import ladder
+    from validation.backend import get_backend
+
+    n = positive_int("n", args.n, minimum=3)
+    trials = positive_int("trials", args.trials, minimum=1)
+    seed = positive_int("seed", args.seed, minimum=0)
+    beta = float(positive("beta", args.beta))
+    if args.plot is not None:
+        from validation.plots import require_matplotlib
+
+        require_matplotlib(args.plot)
+    bk = get_backend(args.backend)
+    bar = Progress(f"ladder n={n} on {bk.name}", trials)
+    bar(0)
+    result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
+                              on_trial=lambda i: bar(i + 1))
+    if args.plot is not None:
+        from validation.plots import ladder_histograms
+
+        bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
+        ladder_histograms(args.plot, bulk, ladder.REFERENCE,
+                          f"single-head ladder, n = {n}, beta = {beta:g} (SPEC §6.2)")
+    emit(result, args.format, _ladder_text)
+    return 0
+
+
+def _ladder_text(d: dict) -> str:
+    lines = [
+        f"freege ladder: one head, n = d = dK = {d['n']}, beta = {d['beta']:g}, "
+        f"{d['trials']} trial(s) on {d['backend']}, seed {d['seed']}",
+        f"  Taylor degree p = {d['taylor_degree']}; thetas of f: {d['thetas'][0]:.6f}, "
+        f"{d['thetas'][1]:.6f}; of Q_p: {d['taylor_thetas'][0]:.6f}, "
+        f"{d['taylor_thetas'][1]:.6f}",
+        f"  bulk (top 3 removed) compared with {d['reference']}:",
+        f"  {'step':<16}{'top 3 squared singular values':>36}{'W1':>10}{'L1 hist':>10}",
+    ]
+    for step, s in d["steps"].items():
+        top = ", ".join(f"{x:.4g}" for x in s["top"])
+        lines.append(f"  {step:<16}{top:>36}{s['bulk_w1']:>10.4f}{s['bulk_l1']:>10.4f}")
+    nz = d["normalizer"]
+    lines.append(f"  normalizer D_i = Z_i/(n e^(beta^2/2)): mean {nz['mean']:.5f}, "
+                 f"std {nz['std']:.5f}, max |D_i - 1| {nz['max_dev']:.5f}")
+    return "\n".join(lines)

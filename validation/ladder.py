@@ -1,0 +1,191 @@
+"""The single-head ladder of SPEC §6.2: seven matrices from softmax to its GE.
+
+One head, ``X = I``, ``n = d = dK``, so ``Q, K`` are n x n with i.i.d. N(0, 1) entries
+and ``S = Q K^T / sqrt(n)``. The steps follow the chain of SPEC §2 (constant
+normalizers, centring, Gaussian rows, Sigma_G):
+
+1. ``sqrt(n) A`` -- softmax attention;
+2. ``sqrt(n) A^perp`` -- centred (the reference every step is compared with);
+3. ``Y = exp(beta S) / (exp(beta^2/2) sqrt(n))`` -- row normalizers replaced by their mean;
+4. ``Y_f = f(S) / sqrt(n)``, ``f(t) = exp(beta t - beta^2/2) - 1``;
+5. ``Y_Q = Q_p(S) / sqrt(n)``, ``Q_p`` the degree-p Taylor polynomial of ``f`` at 0,
+   centred to Gaussian mean 0, ``p = ceil(2 log n / log log n)``;
+6. ``Y_Q_lin`` -- the GE of ``Q_p`` with its exact Gaussian thetas
+   ``theta1 = E Q_p(Z)^2``, ``theta2 = (E Z Q_p(Z))^2``;
+7. ``Y_f_lin`` -- the GE of SPEC §2, ``(sqrt(theta2) S + sqrt(theta1 - theta2) W)/sqrt(n)``
+   (the two linearizations share the noise ``W``).
+
+Each step's squared singular values (eigenvalues of ``M M^T``) are compared with the
+reference on the bulk (top 3 removed from both) by W1 (exact, sorted) and the L1
+distance of density histograms; the top 3 values and the normalizer diagnostic
+``D_i = Z_i / (n exp(beta^2/2))`` (mean, std, max |D_i - 1|) are reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.polynomial import polynomial as P
+
+from validation import metrics
+from validation.backend import Backend, get_backend
+from validation.sample import Seed, thetas
+
+STEPS: tuple[str, ...] = (
+    "sqrt(n) A", "sqrt(n) A^perp", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin",
+)
+REFERENCE = "sqrt(n) A^perp"
+#: number of top squared singular values removed before bulk comparisons (SPEC §6.2)
+TOP = 3
+
+
+def taylor_degree(n: int) -> int:
+    """``p = ceil(2 log n / log log n)`` (SPEC §6.2); needs n >= 3 (log log n > 0)."""
+    if n < 3:
+        raise ValueError(f"n must be >= 3 for the Taylor degree (got {n})")
+    return math.ceil(2 * math.log(n) / math.log(math.log(n)))
+
+
+def _gaussian_moments(k: int) -> np.ndarray:
+    """``E Z^j`` for j = 0..k, Z ~ N(0, 1): 0 for odd j, (j-1)!! for even j."""
+    m = np.zeros(k + 1)
+    m[0] = 1.0
+    for j in range(2, k + 1, 2):
+        m[j] = m[j - 2] * (j - 1)
+    return m
+
+
+def _gauss_mean(coef: np.ndarray) -> float:
+    return float(np.dot(coef, _gaussian_moments(len(coef) - 1)))
+
+
+def centred_taylor(beta: float, p: int) -> np.ndarray:
+    """Ascending coefficients of ``Q_p``: the degree-p Taylor polynomial of
+    ``f(t) = exp(beta t - beta^2/2) - 1`` at 0, minus its Gaussian mean (SPEC §6.2)."""
+    coef = np.array([math.exp(-beta**2 / 2) * beta**k / math.factorial(k)
+                     for k in range(p + 1)])
+    coef[0] -= _gauss_mean(coef)
+    return coef
+
+
+def polynomial_thetas(coef: np.ndarray) -> tuple[float, float]:
+    """Exact Gaussian ``(theta1, theta2) = (E Q(Z)^2, (E Z Q(Z))^2)`` of a polynomial Q
+    (SPEC §2 definitions applied to Q), from the moments of N(0, 1)."""
+    square = P.polymul(coef, coef)
+    first = P.polymul(coef, [0.0, 1.0])
+    return _gauss_mean(square), _gauss_mean(first) ** 2
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One ladder trial: ascending squared singular values per step, and the row
+    normalizers ``D_i``."""
+
+    spectra: dict[str, np.ndarray]
+    normalizers: np.ndarray
+
+
+def trial(n: int, *, seed: Seed, beta: float = 1.0,
+          backend: str | Backend = "numpy") -> Trial:
+    """Sample one single-head ladder (module docstring) at size ``n``."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 3:
+        raise ValueError(f"n must be an integer >= 3 (got {n!r})")
+    bk = get_backend(backend)
+    xp = bk.xp
+    weights_seq, noise_seq = np.random.SeedSequence(seed).spawn(2)
+    wgen = bk.generator(weights_seq)
+    S = bk.normal(wgen, (n, n)) @ bk.normal(wgen, (n, n)).T
+    S /= math.sqrt(n)
+    W = bk.normal(bk.generator(noise_seq), (n, n))
+    t1, t2 = thetas(beta)
+    q = centred_taylor(beta, taylor_degree(n))
+    q1, q2 = polynomial_thetas(q)
+    rn = math.sqrt(n)
+
+    def spectrum(m: object) -> np.ndarray:
+        return bk.eigvalsh(m @ m.T)
+
+    spectra: dict[str, np.ndarray] = {}
+    # exp(beta S - beta^2/2) overflows only for scores beyond ~700/beta: not at N(0,1)
+    e = xp.exp(beta * S - beta**2 / 2)
+    z = e.sum(axis=1, keepdims=True)
+    normalizers = bk.to_numpy(z[:, 0] / n)
+    a = e / z
+    spectra["sqrt(n) A"] = spectrum(rn * a)
+    spectra["sqrt(n) A^perp"] = spectrum(rn * (a - 1.0 / n))
+    del a
+    spectra["Y"] = spectrum(e / rn)
+    spectra["Y_f"] = spectrum((e - 1.0) / rn)
+    del e
+    poly = xp.zeros_like(S)
+    for c in q[::-1]:  # Horner
+        poly *= S
+        poly += c
+    spectra["Y_Q"] = spectrum(poly / rn)
+    del poly
+    spectra["Y_Q_lin"] = spectrum((math.sqrt(q2) * S + math.sqrt(q1 - q2) * W) / rn)
+    spectra["Y_f_lin"] = spectrum((math.sqrt(t2) * S + math.sqrt(t1 - t2) * W) / rn)
+    return Trial(spectra, np.asarray(normalizers, dtype=np.float64))
+
+
+def compare(t: Trial) -> dict[str, dict[str, object]]:
+    """Per step: top squared singular values (largest first), bulk W1 and L1 histogram
+    distance to the reference ``sqrt(n) A^perp`` (SPEC §6.2)."""
+    ref = t.spectra[REFERENCE][:-TOP]
+    out: dict[str, dict[str, object]] = {}
+    for step in STEPS:
+        s = t.spectra[step]
+        bulk = s[:-TOP]
+        out[step] = {
+            "top": s[-TOP:][::-1].tolist(),
+            "bulk_w1": metrics.w1(bulk, ref),
+            "bulk_l1": metrics.hist_l1(bulk, ref),
+        }
+    return out
+
+
+def normalizer_diagnostic(d: np.ndarray) -> dict[str, float]:
+    """Mean, standard deviation and max |D_i - 1| of the row normalizers (SPEC §2.1:
+    ``max_i |D_i - 1| -> 0`` at rate ``n^(-1/2 + eps)``)."""
+    return {"mean": float(d.mean()), "std": float(d.std(ddof=1)),
+            "max_dev": float(np.max(np.abs(d - 1.0)))}
+
+
+def run(n: int = 1000, *, trials: int = 1, seed: int = 0, beta: float = 1.0,
+        backend: str | Backend = "numpy",
+        on_trial: Callable[[int], None] | None = None) -> tuple[dict, Trial]:
+    """Average the ladder over ``trials`` trials (seeds ``(seed, i)``): per step the
+    mean of the top values, bulk W1 and L1; the normalizer diagnostic of all trials.
+    Returns the summary and the last trial (for plots); ``on_trial(i)`` after each."""
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be an integer >= 1 (got {trials!r})")
+    bk = get_backend(backend)
+    rows: list[dict[str, dict[str, object]]] = []
+    norms: list[np.ndarray] = []
+    for i in range(trials):
+        last = trial(n, seed=(seed, i), beta=beta, backend=bk)
+        rows.append(compare(last))
+        norms.append(last.normalizers)
+        if on_trial is not None:
+            on_trial(i)
+    steps = {
+        step: {
+            key: np.mean([r[step][key] for r in rows], axis=0).tolist()
+            for key in ("top", "bulk_w1", "bulk_l1")
+        }
+        for step in STEPS
+    }
+    q = centred_taylor(beta, taylor_degree(n))
+    summary = {
+        "n": n, "beta": beta, "trials": trials, "seed": seed, "backend": bk.name,
+        "taylor_degree": taylor_degree(n),
+        "taylor_thetas": list(polynomial_thetas(q)),
+        "thetas": list(thetas(beta)),
+        "reference": REFERENCE,
+        "steps": steps,
+        "normalizer": normalizer_diagnostic(np.concatenate(norms)),
+    }
+    return summary, last

@@ -1,0 +1,86 @@
+"""Distances between spectra and confidence intervals (SPEC §6.1, §6.2).
+
+All inputs are 1-D float64 NumPy arrays of eigenvalues. Two spectra of equal size are
+compared exactly (no binning) where the metric allows it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+def _spectrum(name: str, a: Sequence[float] | np.ndarray) -> np.ndarray:
+    x = np.asarray(a, dtype=np.float64).ravel()
+    if x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a non-empty array of finite numbers")
+    return x
+
+
+def w1(a: np.ndarray, b: np.ndarray) -> float:
+    """Wasserstein-1 distance between the empirical laws of two equal-size samples:
+    the mean absolute difference of the sorted values (exact)."""
+    x, y = np.sort(_spectrum("a", a)), np.sort(_spectrum("b", b))
+    if x.size != y.size:
+        raise ValueError(f"w1 needs equal sample sizes (got {x.size} and {y.size})")
+    return float(np.mean(np.abs(x - y)))
+
+
+def rel_w1(a: np.ndarray, b: np.ndarray, mean: float) -> float:
+    """Relative W1 of SPEC §6.1: :func:`w1` divided by the limiting mean ``mean`` (§4)."""
+    if not (math.isfinite(mean) and mean > 0):
+        raise ValueError(f"mean must be a finite number > 0 (got {mean!r})")
+    return w1(a, b) / mean
+
+
+def ks(a: np.ndarray, b: np.ndarray) -> float:
+    """Kolmogorov-Smirnov distance of SPEC §6.1: the largest gap between the two
+    empirical CDFs, evaluated exactly at every sample point."""
+    x, y = np.sort(_spectrum("a", a)), np.sort(_spectrum("b", b))
+    grid = np.concatenate([x, y])
+    fx = np.searchsorted(x, grid, side="right") / x.size
+    fy = np.searchsorted(y, grid, side="right") / y.size
+    return float(np.max(np.abs(fx - fy)))
+
+
+def hist_l1(a: np.ndarray, b: np.ndarray, bins: int = 100) -> float:
+    """L1 distance between density histograms of ``a`` and ``b`` on common equal-width
+    bins spanning both samples (SPEC §6.2); in [0, 2]."""
+    x, y = _spectrum("a", a), _spectrum("b", b)
+    if bins < 1:
+        raise ValueError(f"bins must be an integer >= 1 (got {bins})")
+    lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
+    if hi == lo:
+        return 0.0
+    edges = np.linspace(lo, hi, bins + 1)
+    px, _ = np.histogram(x, edges, density=True)
+    py, _ = np.histogram(y, edges, density=True)
+    return float(np.sum(np.abs(px - py)) * (edges[1] - edges[0]))
+
+
+def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Mean and Student-t half-width ``t_{(1+level)/2, k-1} s / sqrt(k)`` over ``k >= 2``
+    values (SPEC §6.1)."""
+    v = _spectrum("values", values)
+    if v.size < 2:
+        raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1) (got {level})")
+    half = stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
+    return float(v.mean()), float(half)
+
+
+def empirical_moments(eigs: np.ndarray, order: int) -> list[float]:
+    """``[m_1, ..., m_order]`` of the empirical law of ``eigs`` (SPEC §3)."""
+    x = _spectrum("eigs", eigs)
+    return [float(np.mean(x**q)) for q in range(1, order + 1)]
+
+
+def moment_errors(eigs: np.ndarray, limits: Sequence[float]) -> list[float]:
+    """Relative errors ``m_q(empirical) / m_q(limit) - 1`` for q = 1..len(limits)
+    (SPEC §4 moments)."""
+    emp = empirical_moments(eigs, len(limits))
+    return [e / float(m) - 1.0 for e, m in zip(emp, limits, strict=True)]
