@@ -1,0 +1,288 @@
+"""``freege law``: a limiting spectral law of SPEC §4 -- moments, support, atoms, density.
+
+Also home of the law options every evaluating command shares (``law``, ``readout``):
+``--case --beta --h (--gK --gV --gO | --n --dk --dv --do) --sharing --h-kv --normalized``,
+turned into a validated :class:`freege.params.Ratios` or :class:`freege.params.Dims`
+by :func:`law_spec` (bad input: a ValueError naming the option and its allowed range,
+which the dispatcher prints as one line with exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from freege import plotting
+from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.numeric.law import CASES, Law, law
+from freege.params import SHARINGS, Dims, Number, Ratios, positive, positive_int, to_mpf
+
+#: extra digits the numeric layer works with beyond the ``--dps`` digits printed, so that
+#: every printed digit is correct
+GUARD_DIGITS = 10
+#: points of the ``--plot`` density curve
+PLOT_POINTS = 800
+
+#: relative tolerance for "ratio options agree with dimension options": decimals typed by
+#: hand (``--gK 0.333333333333333``) may differ from the exact ratio in the last digits
+CONSISTENCY_RTOL = 1e-12
+
+_RATIO_OPTIONS = (("gK", "--gK"), ("gV", "--gV"), ("gO", "--gO"))
+_DIM_OPTIONS = (("n", "--n"), ("dK", "--dk"), ("dV", "--dv"), ("dO", "--do"))
+
+
+@dataclass(frozen=True)
+class LawSpec:
+    """What the law options describe: a SPEC §4 case, its configuration (limit ratios or
+    finite dimensions), the K/V group count (``None`` unless given) and whether the law
+    is normalized to mean one (SPEC §3)."""
+
+    case: str
+    config: Ratios | Dims
+    normalized: bool = False
+
+    @property
+    def ratios(self) -> Ratios:
+        return self.config if isinstance(self.config, Ratios) else self.config.ratios
+
+
+def real_option(option: str, text: str) -> Number:
+    """``text`` as a finite number > 0 (exact for decimals), else a ValueError naming
+    ``option``."""
+    try:
+        as_float = float(text)
+    except ValueError:
+        as_float = None
+    if as_float is not None and not math.isfinite(as_float):
+        raise ValueError(f"{option} must be a finite number > 0 (got {text!r})")
+    return positive(option, text)
+
+
+def add_law_options(
+    parser: argparse.ArgumentParser,
+    cases: tuple[str, ...],
+    default_case: str | None = None,
+    normalized_option: bool = True,
+) -> None:
+    """Add the shared law options (SPEC §1.1, §1.2, §4) to ``parser``. Values are kept as
+    text here and validated by :func:`law_spec`, so every message names the option."""
+    group = parser.add_argument_group("law", "the SPEC §4 law: give ratios or dimensions")
+    group.add_argument(
+        "--case", choices=cases, default=default_case, required=default_case is None,
+        help="SPEC §4 case" + (f" (default: {default_case})" if default_case else ""),
+    )
+    group.add_argument("--beta", required=True, help="inverse temperature beta > 0")
+    group.add_argument("--h", required=True, help="number of heads h >= 1 (integer)")
+    group.add_argument("--gK", help="gK = h dK / n > 0")
+    group.add_argument("--gV", help="gV = h dV / n > 0 (default gK when tied)")
+    group.add_argument("--gO", help="gO = dO / n > 0")
+    group.add_argument("--n", help="tokens n (integer)")
+    group.add_argument("--dk", dest="dK", help="per-head query/key width dK (integer)")
+    group.add_argument("--dv", dest="dV", help="per-head value width dV (default dK when tied)")
+    group.add_argument("--do", dest="dO", help="output width dO (integer)")
+    group.add_argument(
+        "--sharing", choices=SHARINGS, default="none",
+        help="K/V sharing scheme, SPEC §1.1 (default: none)",
+    )
+    group.add_argument("--h-kv", dest="h_kv", help="K/V groups, 1 <= h_kv <= h (gqa/mqa)")
+    if normalized_option:
+        group.add_argument(
+            "--normalized", action="store_true", help="divide the law by its mean (SPEC §3)"
+        )
+
+
+def _check_h_kv(h: int, sharing: str, text: str | None) -> None:
+    """Validate ``--h-kv`` for a ratio configuration the way :class:`Dims` does."""
+    if text is None:
+        return
+    h_kv = positive_int("--h-kv", text)
+    if h_kv > h:
+        raise ValueError(f"--h-kv must be in [1, h={h}] (got {h_kv})")
+    if sharing == "mqa" and h_kv != 1:
+        raise ValueError(f"mqa sharing means --h-kv 1 (got {h_kv})")
+    if sharing in ("none", "tied") and h_kv != h:
+        raise ValueError(
+            f"--h-kv < h needs --sharing gqa or mqa (got --sharing {sharing}, --h-kv {h_kv})"
+        )
+
+
+def _given(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {dest: getattr(args, dest) for dest, _ in options if getattr(args, dest) is not None}
+
+
+def _missing(given: dict[str, str], options: tuple[tuple[str, str], ...], tied: bool) -> list:
+    optional = {"gV", "dV"} if tied else set()
+    return [flag for dest, flag in options if dest not in given and dest not in optional]
+
+
+def law_spec(args: argparse.Namespace) -> LawSpec:
+    """Turn the parsed law options into a :class:`LawSpec` (SPEC §1.2).
+
+    Either the ratio options or the dimension options must be complete. When both are
+    given, every ratio option must agree with the ratio the dimensions imply (relative
+    tolerance :data:`CONSISTENCY_RTOL`); the exact dimensions are then used.
+    """
+    beta = real_option("--beta", args.beta)
+    h = positive_int("--h", args.h)
+    tied = args.sharing == "tied"
+    ratio_given = _given(args, _RATIO_OPTIONS)
+    dim_given = _given(args, _DIM_OPTIONS)
+    ratios = {dest: real_option(f"--{dest}", text) for dest, text in ratio_given.items()}
+    dim_missing = _missing(dim_given, _DIM_OPTIONS, tied)
+    normalized = bool(getattr(args, "normalized", False))
+
+    if dim_given and not dim_missing:
+        dims = {dest: positive_int(flag, dim_given[dest])
+                for dest, flag in _DIM_OPTIONS if dest in dim_given}
+        dims.setdefault("dV", dims["dK"])
+        h_kv = None if args.h_kv is None else positive_int("--h-kv", args.h_kv)
+        if h_kv is not None and h_kv > h:
+            raise ValueError(f"--h-kv must be in [1, h={h}] (got {h_kv})")
+        config = Dims(beta=beta, h=h, sharing=args.sharing, h_kv=h_kv, **dims)
+        implied = config.ratios
+        for dest, value in ratios.items():
+            exact = Fraction(getattr(implied, dest))
+            if abs(Fraction(value) - exact) > CONSISTENCY_RTOL * exact:
+                flag = dict(_RATIO_OPTIONS)[dest]
+                raise ValueError(
+                    f"inconsistent options: {flag} {ratio_given[dest]} but the dimensions "
+                    f"(--h --n --dk --dv --do) give {dest} = {float(exact):.17g}"
+                )
+        return LawSpec(args.case, config, normalized)
+    if dim_given:
+        raise ValueError(
+            "dimension options need --n, --dk, --dv and --do (missing "
+            + ", ".join(dim_missing) + ")"
+        )
+    ratio_missing = _missing(ratio_given, _RATIO_OPTIONS, tied)
+    if ratio_missing:
+        raise ValueError(
+            "give the ratios --gK --gV --gO or the dimensions --n --dk --dv --do (missing "
+            + ", ".join(ratio_missing) + ")"
+        )
+    _check_h_kv(h, args.sharing, args.h_kv)
+    ratios.setdefault("gV", ratios["gK"])
+    return LawSpec(args.case, Ratios(beta=beta, h=h, sharing=args.sharing, **ratios), normalized)
+
+
+def build_law(spec: LawSpec, dps: int | None) -> Law:
+    """The numeric law of ``spec``: float64 without ``dps``, else evaluated with
+    :data:`GUARD_DIGITS` more digits than will be printed."""
+    return law(spec.case, spec.config, normalized=spec.normalized,
+               dps=None if dps is None else dps + GUARD_DIGITS)
+
+
+def describe(spec: LawSpec) -> str:
+    """One line naming the law: case, sharing, ratios (and dimensions when given)."""
+    r = spec.ratios
+    text = (f"{spec.case} law{' (normalized)' if spec.normalized else ''}, sharing "
+            f"{r.sharing}: beta={float(r.beta):g} h={r.h} gK={float(r.gK):.6g} "
+            f"gV={float(r.gV):.6g} gO={float(r.gO):.6g}")
+    if isinstance(spec.config, Dims):
+        d = spec.config
+        text += f" (n={d.n} dK={d.dK} dV={d.dV} dO={d.dO} h_kv={d.h_kv})"
+    return text
+
+
+def points(option: str, texts: list[str] | None, dps: int | None) -> list:
+    """Evaluation points typed by the user: float64, or exact decimals at ``dps`` plus
+    guard digits. Any real number is allowed (a density outside the support is 0)."""
+    out = []
+    for text in texts or []:
+        try:
+            value = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{option} takes finite numbers (got {text!r})") from None
+        if dps is None:
+            out.append(float(value))
+        else:
+            with mpmath.workdps(dps + GUARD_DIGITS):
+                out.append(to_mpf(value))
+    return out
+
+
+def text_value(value: object, dps: int | None) -> str:
+    """A number as the text output prints it: the same digits the JSON carries (shortest
+    round-trip float64, or ``dps`` significant digits)."""
+    if value is None:
+        return "-"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, mpmath.mpf) and dps:
+        return mpmath.nstr(value, dps, strip_zeros=False)
+    return repr(float(value))
+
+
+def law_summary(the_law: Law, xs: list) -> dict:
+    """mean, m2, mbar2 = m2/m1^2 (SPEC §3), support intervals, atoms and the density at
+    ``xs`` (SPEC §4, §7)."""
+    mean, m2 = the_law.mean(), the_law.moment(2)
+    with mpmath.workdps(the_law.dps or 15):
+        mbar2 = m2 / mean**2
+    pdf = the_law.pdf(np.array(xs, dtype=object if the_law.dps else float)) if xs else []
+    return {
+        "mean": mean, "m2": m2, "mbar2": mbar2,
+        "support": [list(edge) for edge in the_law.support()],
+        "atoms": [{"at": at, "mass": mass} for at, mass in the_law.atoms().items()],
+        "x": list(xs), "pdf": list(pdf),
+    }
+
+
+def _render(data: dict, title: str, dps: int | None) -> str:
+    v = lambda x: text_value(x, dps)  # noqa: E731
+    lines = [title]
+    for key in ("mean", "m2", "mbar2"):
+        lines.append(f"{key:<8}{v(data[key])}")
+    support = ", ".join(f"[{v(a)}, {v(b)}]" for a, b in data["support"]) or "none"
+    lines.append(f"{'support':<8}{support}")
+    atoms = ", ".join(f"mass {v(a['mass'])} at {v(a['at'])}" for a in data["atoms"]) or "none"
+    lines.append(f"{'atoms':<8}{atoms}")
+    if data["x"]:
+        lines.append("x  pdf")
+        lines += [f"{v(x)}  {v(p)}" for x, p in zip(data["x"], data["pdf"], strict=True)]
+    return "\n".join(lines)
+
+
+def plot_density(path: str, the_law: Law, title: str) -> None:
+    """Draw the float64 density over the support (and from 0 when there is an atom)."""
+    f64 = the_law.with_dps(None)
+    support = f64.support()
+    atoms = f64.atoms()
+    lo = min([a for a, _ in support] + list(atoms))
+    hi = max([b for _, b in support] + list(atoms))
+    pad = 0.03 * (hi - lo)
+    xs = np.linspace(lo - pad, hi + pad, PLOT_POINTS)
+    plotting.density(path, xs, f64.pdf(xs), atoms, title)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = law_spec(args)
+    if args.plot:
+        plotting.check_target(args.plot)
+    the_law = build_law(spec, args.dps)
+    data = law_summary(the_law, points("--pdf", args.pdf, args.dps))
+    title = describe(spec)
+    emit(data, args.format, lambda d: _render(d, title, args.dps), args.dps)
+    if args.plot:
+        plot_density(args.plot, the_law, title)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "law", help="moments, support, atoms and density of a SPEC §4 law",
+        description="Evaluate a SPEC §4 limiting law: mean, m2, mbar2 = m2/m1^2, support, "
+        "atoms and the density at the --pdf points.",
+    )
+    add_law_options(parser, CASES)
+    parser.add_argument("--pdf", nargs="+", metavar="X", help="points where to evaluate the "
+                        "density (0 outside the support)")
+    parser.add_argument("--plot", metavar="FILE", help="draw the density (.png or .svg)")
+    add_format_option(parser)
+    add_dps_option(parser)
+    parser.set_defaults(func=run)
