@@ -1,0 +1,69 @@
+"""Backend selection and the SPEC §6.1 presets."""
+
+import numpy as np
+import pytest
+
+from freege.params import Dims
+from validation import backend as B
+from validation.presets import PRESETS, get_preset
+
+
+def test_numpy_backend_and_seeded_generator():
+    bk = B.get_backend("numpy")
+    assert bk.name == "numpy" and bk.xp is np
+    seq = np.random.SeedSequence(5)
+    a = bk.normal(bk.generator(seq), (3, 2))
+    b = bk.normal(bk.generator(np.random.SeedSequence(5)), (3, 2))
+    assert a.dtype == np.float64 and np.array_equal(a, b)
+
+
+def test_auto_and_cupy_follow_usability():
+    problem = B.cupy_problem()
+    if problem is None:
+        assert B.get_backend("auto").name == "cupy"
+    else:
+        assert B.get_backend("auto").name == "numpy"
+        with pytest.raises(ValueError, match="backend cupy is unusable"):
+            B.get_backend("cupy")
+
+
+def test_unknown_backend():
+    with pytest.raises(ValueError, match="auto, numpy, cupy"):
+        B.get_backend("jax")
+
+
+def test_memory_meter_sees_numpy_buffers():
+    bk = B.get_backend("numpy")
+    with bk.memory() as meter:
+        big = np.ones((1000, 1000))
+        del big
+    assert meter.peak_bytes >= 8 * 10**6
+
+
+def test_presets_are_valid_configs_with_the_spec_sharing():
+    assert set(PRESETS) == {"bert-base", "modernbert-large", "dinov3-l16", "llada-8b",
+                            "gpt3-175b", "falcon-7b", "kayyam-1.2b"}
+    for name, dims in PRESETS.items():
+        assert isinstance(dims, Dims) and dims.n <= dims.d and dims.beta == 1
+        assert get_preset(name) is dims
+    assert PRESETS["falcon-7b"].sharing == "mqa" and PRESETS["falcon-7b"].h_kv == 1
+    assert PRESETS["kayyam-1.2b"].sharing == "tied"
+
+
+def test_unknown_preset_lists_valid_names():
+    with pytest.raises(ValueError, match="bert-base.*gpt3-175b"):
+        get_preset("gpt5")
+
+
+@pytest.mark.gpu
+def test_cupy_backend_matches_numpy_statistically():
+    pytest.importorskip("cupy")
+    if B.cupy_problem() is not None:
+        pytest.skip(B.cupy_problem())
+    from validation.sample import case_eigenvalues
+
+    dims = Dims(n=128, h=4, dK=32, dV=32, dO=128)
+    gpu = [case_eigenvalues("mha", dims, seed=s, backend="cupy").mean() for s in range(6)]
+    cpu = [case_eigenvalues("mha", dims, seed=s, backend="numpy").mean() for s in range(6)]
+    se = np.sqrt(np.var(gpu, ddof=1) / 6 + np.var(cpu, ddof=1) / 6)
+    assert abs(np.mean(gpu) - np.mean(cpu)) <= 5 * se

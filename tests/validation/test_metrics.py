@@ -1,0 +1,79 @@
+"""Metrics of SPEC §6.1/§6.2: exact properties of W1, KS, L1 and the Student-t CI."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from validation import metrics
+
+samples = st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=40)
+
+
+@given(samples, st.floats(-50, 50))
+def test_w1_of_a_shift_is_the_shift(x, c):
+    a = np.array(x)
+    assert metrics.w1(a, a + c) == pytest.approx(abs(c), abs=1e-9 * (1 + abs(c)))
+
+
+@given(samples, st.randoms(use_true_random=False))
+def test_w1_and_ks_ignore_order_and_are_symmetric(x, rnd):
+    a = np.array(x)
+    b = a.copy()
+    rnd.shuffle(b)
+    assert metrics.w1(a, b) == 0.0 and metrics.ks(a, b) == 0.0
+    c = a * 2 + 1
+    assert metrics.ks(a, c) == metrics.ks(c, a)
+    assert metrics.w1(a, c) == pytest.approx(metrics.w1(c, a))
+
+
+@given(samples, samples)
+def test_ks_matches_scipy(x, y):
+    a, b = np.array(x), np.array(y)
+    assert metrics.ks(a, b) == pytest.approx(stats.ks_2samp(a, b).statistic, abs=1e-12)
+
+
+def test_hist_l1_bounds():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(500)
+    assert metrics.hist_l1(a, a) == 0.0
+    assert metrics.hist_l1(a, a + 100.0) == pytest.approx(2.0)
+
+
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=2, max_size=30))
+def test_mean_ci_is_the_student_t_interval(x):
+    v = np.array(x)
+    mean, half = metrics.mean_ci(v)
+    assert mean == pytest.approx(v.mean())
+    if v.std() > 0:
+        expected = stats.t.interval(0.95, v.size - 1, loc=v.mean(), scale=stats.sem(v))
+        assert mean + half == pytest.approx(expected[1], rel=1e-9, abs=1e-12)
+
+
+def test_mean_ci_coverage_is_95_percent():
+    """Coverage of the interval over 4000 normal samples of 5 (binomial 4-sigma band)."""
+    rng = np.random.default_rng(1)
+    trials = 4000
+    hits = sum(abs(m) <= h for m, h in (metrics.mean_ci(rng.standard_normal(5))
+                                         for _ in range(trials)))
+    assert abs(hits / trials - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / trials)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="at least 2 draws"):
+        metrics.mean_ci([1.0])
+    with pytest.raises(ValueError, match="equal sample sizes"):
+        metrics.w1(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="finite"):
+        metrics.ks(np.array([np.nan, 1.0]), np.ones(2))
+    with pytest.raises(ValueError, match="mean"):
+        metrics.rel_w1(np.ones(2), np.ones(2), 0.0)
+
+
+def test_moment_errors():
+    x = np.array([1.0, 3.0])
+    assert metrics.empirical_moments(x, 2) == [2.0, 5.0]
+    assert metrics.moment_errors(x, [2.0, 4.0]) == pytest.approx([0.0, 0.25])
