@@ -40,6 +40,9 @@ def _save(fig: Any, path: str) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=120, format=suffix.lstrip("."))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
