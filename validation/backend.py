@@ -2,7 +2,7 @@
 
 The array API has no random numbers, so :class:`Backend` carries a small seeded RNG
 shim: :meth:`Backend.generator` turns a :class:`numpy.random.SeedSequence` into the
-backend's own generator (PCG64 on NumPy, CuPy's default generator on the GPU). The two
+backend's own generator (PCG64 on NumPy, CuPy's default XORWOW generator on the GPU). The two
 backends give different streams for the same seed, so they are compared statistically,
 never bitwise (SPEC §7). Everything is float64.
 
@@ -60,7 +60,7 @@ class Backend:
         in float64)."""
         if self.name == "numpy":
             return np.random.Generator(np.random.PCG64(seq))
-        return self.xp.random.default_rng(int(seq.generate_state(1, np.uint64)[0] >> 1))
+        return self.xp.random.default_rng(seq)
 
     def normal(self, gen: Any, shape: tuple[int, ...]) -> Any:
         """i.i.d. N(0, 1) float64 array of ``shape`` from ``gen``."""
