@@ -64,8 +64,8 @@ def density(
             mass_ax.vlines(at, 0, mass, color="C3", lw=2)
             mass_ax.plot([at], [mass], "o", color="C3")
             mass_ax.annotate(
-                f"atom {mass:.4g}", (at, mass), textcoords="offset points", xytext=(6, -4),
-                color="C3", fontsize=8,
+                f"atom: mass {mass:.4g} at x = {at:g}", (at, mass),
+                textcoords="offset points", xytext=(6, -4), color="C3", fontsize=8,
             )
         mass_ax.set_ylim(0, 1.05)
         mass_ax.set_ylabel("atom mass", color="C3")

@@ -10,6 +10,7 @@ which the dispatcher prints as one line with exit status 2).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -172,9 +173,15 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
 
 def build_law(spec: LawSpec, dps: int | None) -> Law:
     """The numeric law of ``spec``: float64 without ``dps``, else evaluated with
-    :data:`GUARD_DIGITS` more digits than will be printed."""
-    return law(spec.case, spec.config, normalized=spec.normalized,
-               dps=None if dps is None else dps + GUARD_DIGITS)
+    :data:`GUARD_DIGITS` more digits than will be printed. Law objects are memoised (they
+    cache their support and atoms), so repeated evaluations in one process are cheap."""
+    return _law(spec.case, spec.ratios, spec.normalized,
+                None if dps is None else dps + GUARD_DIGITS)
+
+
+@functools.lru_cache(maxsize=64)
+def _law(case: str, ratios: Ratios, normalized: bool, dps: int | None) -> Law:
+    return law(case, ratios, normalized=normalized, dps=dps)
 
 
 def describe(spec: LawSpec) -> str:
@@ -250,7 +257,7 @@ def _render(data: dict, title: str, dps: int | None) -> str:
 
 def plot_density(path: str, the_law: Law, title: str) -> None:
     """Draw the float64 density over the support (and from 0 when there is an atom)."""
-    f64 = the_law.with_dps(None)
+    f64 = the_law if the_law.dps is None else the_law.with_dps(None)
     support = f64.support()
     atoms = f64.atoms()
     lo = min([a for a, _ in support] + list(atoms))
@@ -264,8 +271,9 @@ def run(args: argparse.Namespace) -> int:
     spec = law_spec(args)
     if args.plot:
         plotting.check_target(args.plot)
+    xs = points("--pdf", args.pdf, args.dps)
     the_law = build_law(spec, args.dps)
-    data = law_summary(the_law, points("--pdf", args.pdf, args.dps))
+    data = law_summary(the_law, xs)
     title = describe(spec)
     emit(data, args.format, lambda d: _render(d, title, args.dps), args.dps)
     if args.plot:
