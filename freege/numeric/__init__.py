@@ -1,0 +1,50 @@
+"""The numeric layer: SPEC §4-§5 laws and readout predictions as numbers (SPEC §7).
+
+Everything here is lambdified from :mod:`freege.symbolic` (through
+:mod:`freege.numeric._symbolic`), never retyped. API summary (stable):
+
+Laws (:mod:`freege.numeric.law`)
+    ``law(case, config, normalized=False, dps=None) -> Law`` -- ``case`` in
+    ``freege.symbolic.cases.CASES`` (attention, head-average, head-average-shared-key,
+    value, mha, value-tied, mha-tied); ``config`` a :class:`freege.params.Ratios` or
+    :class:`freege.params.Dims`; sharing ``tied`` turns value -> value-tied and
+    mha -> mha-tied (none/gqa/mqa keep the independent laws, SPEC §4).
+    ``mha_law(config, normalized=False, dps=None)``; ``resolve_case(case, sharing)``.
+
+    ``Law`` methods (float64, numpy-vectorised, when ``dps is None``; mpmath numbers at
+    ``dps >= 15`` digits otherwise):
+    ``pdf(x)`` (0 outside the open support), ``cdf(x)``, ``moment(q)`` (exact symbolic
+    moment evaluated), ``mean()``, ``var()``, ``support()`` -> list of ``(lo, hi)``,
+    ``atoms()`` -> ``{0: mass}`` or ``{}``, ``stieltjes(z)`` (``G(z) = int dnu/(z - x)``,
+    real z means ``z + i0``, ``Im G <= 0``), ``s_transform(w)``, ``dof(lam)``,
+    ``expect(f)`` (``int f dnu``, atoms included), ``with_dps(dps)``, ``as_normalized()``,
+    ``estimate(method, *args) -> Estimate(value, error)`` (error = disagreement with a
+    ``dps + 10`` evaluation, or a 30-digit one for float64 laws).
+
+Readout (:mod:`freege.numeric.readout`, SPEC §5; laws are normalized first)
+    ``dof(law, lam)``, ``dof_derivative(law, lam)``, ``ridge_error(law, lam, sigma2)``
+    (MHA laws), ``flow_loss(law, t)`` (scalar or array), ``arrival_time(law, level)``,
+    ``crossover(f, lo, hi, g=None, dps=None)``.
+
+Roots (:mod:`freege.numeric.roots`, SPEC §7.1)
+    ``CauchyEquation(poly, symbols, values, mean)`` -- branch-tracked physical root of
+    ``P(G, z)`` (float64 batch + mpmath polish), ``support_intervals``, ``atom_at_zero``.
+
+Bad input raises ValueError naming the parameter and its range (unknown case, dps < 15,
+lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, ...).
+"""
+
+from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case
+from freege.numeric.readout import (
+    arrival_time,
+    crossover,
+    dof,
+    dof_derivative,
+    flow_loss,
+    ridge_error,
+)
+
+__all__ = [
+    "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time", "crossover", "dof",
+    "dof_derivative", "flow_loss", "ridge_error",
+]

@@ -1,0 +1,462 @@
+"""Branch-tracked roots of a Cauchy polynomial ``P(G, z) = 0`` (SPEC §3, §4, §7, §7.1).
+
+Convention (fixed everywhere in freege): ``G(z) = int dnu(x) / (z - x)``. In the upper
+half plane ``Im G < 0``; on the real axis ``G(x)`` means ``G(x + i0)``, so the density is
+``-Im G(x + i0) / pi >= 0``. Lower-half-plane arguments use ``G(conj z) = conj G(z)``.
+
+Branch selection (SPEC §7.1). The physical branch is the one with ``G ~ 1/z`` at
+infinity. For each target ``z = x + iy`` it is *tracked*: start at ``x + iY`` with ``|Y|``
+well outside every branch point (a root bound of the discriminant), pick the root nearest
+``1/z + m1/z^2`` there (companion eigenvalues), then walk down the vertical line
+``eta_k = Y 0.7^k`` with an Euler predictor on ``u = z G`` (``G' = -P_z/P_G``) and Newton
+correctors, each step well inside the radius of analyticity of the physical branch;
+results that break the Herglotz signs (``Im G <= 0``, ``Im zG <= 0``) are re-tracked with
+companion eigenvalues at every step. On the real axis the path stops at a small ``eta``
+and the root of ``P(., x)`` nearest to the tracked value is taken and Newton-polished;
+``Im G`` is then forced to ``-|Im G|`` (roots come in conjugate pairs for real ``x``), so
+no density can come out negative.
+
+Precision. Float64 batches use numpy (companion eigenvalues once at the start and once on
+the axis; the rest is vectorised Horner). Every float64 value carries a first-order error
+estimate ``eps * sum|c_i G^i| / |P_G(G)|``; points where it exceeds ``rtol`` (edges,
+the hard edge at 0 when a ratio equals 1) are recomputed with mpmath at 30 digits.
+Arbitrary precision works at the ambient ``mpmath`` precision: Newton from the float64
+seed at ``prec + (bits lost to conditioning) + 20`` bits, falling back to
+``mpmath.polyroots`` (seeded, more steps, more ``extraprec``) and picking the root nearest
+the seed.
+
+Support and atoms (SPEC §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
+(sympy over QQ, parameters rationalised at the working precision plus 40 bits) and
+isolated/refined with ``Poly.intervals``; an interval between consecutive candidates is in
+the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
+``lim_{z -> 0} z G(z)``: its candidates are the roots of the lowest-order part of
+``P(m/z, z)``, and the one nearest ``x G(x)`` at a small ``x < 0`` (tracked) is taken.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from freege.symbolic.symbols import G, z
+
+#: relative float64 accuracy below which a point is recomputed with mpmath
+FLOAT64_RTOL = 2e-14
+#: digits used when a float64 point needs more precision
+RESCUE_DPS = 30
+
+
+@functools.lru_cache(maxsize=64)
+def coefficient_functions(
+    poly: sp.Poly, symbols: tuple[sp.Symbol, ...]
+) -> tuple[Callable, Callable]:
+    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``) as a function
+    of the parameters, lambdified once per (poly, symbols): (numpy, mpmath) versions."""
+    nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
+    matrix = [[sp.Integer(0)] * nz for _ in range(nG)]
+    for (i, j), coeff in poly.terms():
+        matrix[i][j] = coeff
+    return (
+        sp.lambdify(symbols, matrix, modules="numpy"),
+        sp.lambdify(symbols, matrix, modules="mpmath"),
+    )
+
+
+def _to_fraction(x: object) -> Fraction:
+    if isinstance(x, Fraction | int):
+        return Fraction(x)
+    if isinstance(x, float):
+        return Fraction(x)
+    man, exp = mpmath.mpf(x).man_exp
+    return Fraction(man) * Fraction(2) ** exp
+
+
+def _fujiwara_bound(coeffs: Sequence[Fraction]) -> float:
+    """Fujiwara's bound on the moduli of the roots of ``sum coeffs[k] x^k``."""
+    n = len(coeffs) - 1
+    lead = coeffs[n]
+    terms = [
+        abs(float(coeffs[n - k] / lead)) ** (1.0 / k) for k in range(1, n + 1) if coeffs[n - k]
+    ]
+    return 2.0 * max(terms, default=1.0)
+
+
+class CauchyEquation:
+    """``P(G, z) = 0`` with numeric parameters: the physical branch, edges and atom at 0.
+
+    ``poly`` is a sympy Poly in gens ``(G, z)`` whose coefficients are expressions in
+    ``symbols``; ``values()`` returns the parameter values as mpmath numbers *at the
+    ambient precision* (it is called again whenever the precision changes, so parameters
+    such as ``theta1 = exp(beta^2) - 1`` are always exact to working precision).
+    ``mean`` (optional) is the first moment, used only to sharpen the start of tracking.
+    """
+
+    def __init__(
+        self,
+        poly: sp.Poly,
+        symbols: tuple[sp.Symbol, ...],
+        values: Callable[[], Sequence[mpmath.mpf]],
+        mean: float = 1.0,
+    ) -> None:
+        self.poly = poly
+        self.symbols = symbols
+        self.values = values
+        if tuple(poly.gens) != (G, z):
+            raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
+        self.mean = float(mean)
+        self._f64, self._mp = coefficient_functions(poly, symbols)
+        with mpmath.workdps(20):
+            vals = [float(v) for v in values()]
+        self.A = np.array(self._f64(*vals), dtype=float)
+        self.degree = self.A.shape[0] - 1
+        if self.degree < 1:
+            raise ValueError("Cauchy polynomial must have degree >= 1 in G")
+        self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
+        self._exact_cache: dict[int, sp.Poly] = {}
+        self._radius: float | None = None
+
+    # ------------------------------------------------------------------ coefficients
+    def coeffs_f64(self, zs: np.ndarray) -> np.ndarray:
+        """Coefficients of ``P(., z)`` (ascending in G), shape ``(len(zs), degree + 1)``."""
+        zs = np.asarray(zs, dtype=complex)
+        out = np.zeros((zs.size, self.degree + 1), dtype=complex)
+        for j in range(self.A.shape[1] - 1, -1, -1):
+            out = out * zs[:, None] + self.A[:, j][None, :]
+        return out
+
+    def _matrix_mp(self) -> list[list[mpmath.mpf]]:
+        prec = mpmath.mp.prec
+        if prec not in self._mp_cache:
+            self._mp_cache[prec] = [
+                [mpmath.mpf(c) for c in row] for row in self._mp(*self.values())
+            ]
+        return self._mp_cache[prec]
+
+    def coeffs_mp(self, zv: mpmath.mpc | mpmath.mpf) -> list[mpmath.mpc]:
+        """Coefficients of ``P(., z)`` at the ambient precision (ascending in G)."""
+        return [mpmath.polyval(row[::-1], zv) for row in self._matrix_mp()]
+
+    def exact(self) -> sp.Poly:
+        """``P`` over QQ with the parameters rationalised at the working precision + 40 bits
+        (cached per precision). Used for the discriminant and the atom polynomial."""
+        prec = mpmath.mp.prec
+        if prec not in self._exact_cache:
+            with mpmath.workprec(prec + 40):
+                vals = [sp.Rational(_to_fraction(v).numerator, _to_fraction(v).denominator)
+                        for v in self.values()]
+            subs = dict(zip(self.symbols, vals, strict=True))
+            expr = self.poly.as_expr().xreplace(subs)
+            self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
+        return self._exact_cache[prec]
+
+    # ------------------------------------------------------------------ float64 tracking
+    def radius(self) -> float:
+        """A bound on every branch point (discriminant and leading-coefficient roots):
+        outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
+        if self._radius is None:
+            with mpmath.workdps(15):
+                disc = self.discriminant()
+                lead = sp.Poly(self.exact().as_expr(), G).LC()
+            bounds = [_fujiwara_bound([Fraction(int(c.p), int(c.q)) for c in
+                                       reversed(disc.all_coeffs())])]
+            lead_poly = sp.Poly(lead, z)
+            if lead_poly.degree() > 0:
+                bounds.append(_fujiwara_bound([Fraction(int(c.p), int(c.q)) for c in
+                                               reversed(lead_poly.all_coeffs())]))
+            self._radius = max(1.0, abs(self.mean), *bounds)
+        return self._radius
+
+    def _horner(self, c: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = np.zeros_like(g)
+        dp = np.zeros_like(g)
+        for i in range(c.shape[1] - 1, -1, -1):
+            dp = dp * g + p
+            p = p * g + c[:, i]
+        return p, dp
+
+    def _dz(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """``P_z(G, z)`` (vectorised)."""
+        nz = self.A.shape[1]
+        dA = self.A[:, 1:] * np.arange(1, nz)[None, :]
+        out = np.zeros(zs.shape, dtype=complex)
+        for i in range(self.degree, -1, -1):
+            ci = np.zeros(zs.shape, dtype=complex)
+            for j in range(dA.shape[1] - 1, -1, -1):
+                ci = ci * zs + dA[i, j]
+            out = out * g + ci
+        return out
+
+    def all_roots_f64(self, zs: np.ndarray) -> np.ndarray:
+        """All roots of ``P(., z)`` for each z (companion eigenvalues), ``(N, degree)``;
+        missing roots (leading coefficient 0) are ``inf``."""
+        c = self.coeffs_f64(zs)
+        n = self.degree
+        lead = c[:, n]
+        ok = np.abs(lead) > 0
+        comp = np.zeros((zs.size, n, n), dtype=complex)
+        comp[:, 1:, :-1] = np.eye(n - 1)
+        comp[ok, :, -1] = -c[ok, :n] / lead[ok, None]
+        roots = np.full((zs.size, n), np.inf, dtype=complex)
+        if ok.any():
+            roots[ok] = np.linalg.eigvals(comp[ok])
+        return roots
+
+    def _newton(self, zs: np.ndarray, g: np.ndarray, steps: int) -> np.ndarray:
+        c = self.coeffs_f64(zs)
+        for _ in range(steps):
+            p, dp = self._horner(c, g)
+            with np.errstate(all="ignore"):
+                step = np.where(dp != 0, p / dp, 0)
+            g = np.where(np.isfinite(step), g - step, g)
+        return g
+
+    def track(self, zs: np.ndarray, eta_min: np.ndarray | float | None = None) -> np.ndarray:
+        """Physical branch at ``zs`` (complex; ``Im z >= 0``; real means ``+i0``) by
+        vertical-path tracking, float64, *without* the final real-axis selection.
+
+        Returns ``G(Re z + i max(Im z, eta_min))``. The predictor extrapolates ``u = z G``
+        (bounded near the atom's pole at 0 and near a hard edge), ``eta`` shrinks by 0.7
+        per step. Points whose result breaks the Herglotz signs of a law on [0, inf)
+        (``Im G <= 0``, ``Im z G <= 0``) are re-tracked with companion eigenvalues at every
+        (smaller) step.
+        """
+        zs = np.asarray(zs, dtype=complex).ravel()
+        if eta_min is None:  # well below the distance to the pole/branch point at 0
+            eta_min = np.clip(1e-3 * np.abs(zs.real), 1e-15 * self.radius(), 1e-9 * self.radius())
+        target = np.maximum(zs.imag, eta_min)
+        g = self._track(zs.real, target, ratio=0.7, robust=False)
+        u = zs.real * g + 1j * target * g
+        tol = 1e-8 * (np.abs(u) + 1)
+        bad = (g.imag > tol / np.abs(zs.real + 1j * target)) | (u.imag > tol)
+        if bad.any():
+            g[bad] = self._track(zs.real[bad], target[bad], ratio=0.85, robust=True)
+        return g
+
+    def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool) -> np.ndarray:
+        R = self.radius()
+        Y = 4.0 * R + np.abs(x)
+        z0 = x + 1j * Y
+        roots = self.all_roots_f64(z0)
+        guess = 1 / z0 + self.mean / z0**2
+        g = roots[np.arange(x.size), np.argmin(np.abs(roots - guess[:, None]), axis=1)]
+        eta = Y.copy()
+        while True:
+            active = eta > target
+            if not active.any():
+                break
+            new_eta = np.where(active, np.maximum(eta * ratio, target), eta)
+            za, zb = x + 1j * eta, x + 1j * new_eta
+            c = self.coeffs_f64(za)
+            _, dp = self._horner(c, g)
+            with np.errstate(all="ignore"):
+                du = g - za * self._dz(za, g) / dp  # d(zG)/dz = G + z G'
+                u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
+            pred = u / zb
+            if robust:
+                roots = self.all_roots_f64(zb)
+                pred = roots[np.arange(x.size), np.argmin(np.abs(roots - pred[:, None]), axis=1)]
+            g = np.where(active, self._newton(zb, pred, 4), g)
+            eta = new_eta
+        return g
+
+    def stieltjes_f64(
+        self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate.
+
+        Float64 only (no rescue); see :meth:`stieltjes` for the public entry point."""
+        zs = np.asarray(zs, dtype=complex).ravel()
+        lower = zs.imag < 0
+        zz = np.where(lower, zs.conj(), zs)
+        g = self.track(zz, eta_min)
+        real = zz.imag == 0
+        if real.any():
+            roots = self.all_roots_f64(zz[real])
+            pick = np.argmin(np.abs(roots - g[real][:, None]), axis=1)
+            g_r = roots[np.arange(pick.size), pick]
+            g_r = self._newton(zz[real], g_r, 3)
+            g[real] = g_r.real - 1j * np.abs(g_r.imag)
+        c = self.coeffs_f64(zz)
+        _, dp = self._horner(c, g)
+        mags = np.abs(c) * np.abs(g)[:, None] ** np.arange(c.shape[1])[None, :]
+        with np.errstate(all="ignore"):
+            err = np.finfo(float).eps * mags.sum(axis=1) / np.abs(dp)
+        err = np.where(np.isfinite(err), err, np.inf)
+        g = np.where(lower, g.conj(), g)
+        return g, err
+
+    # ------------------------------------------------------------------ mpmath
+    def stieltjes_mp(self, zv: mpmath.mpc | mpmath.mpf, seed: complex) -> mpmath.mpc:
+        """Physical ``G(z)`` at the ambient precision, from a float64 ``seed`` on the
+        same branch (real ``z`` read as ``x + i0``)."""
+        zv = mpmath.mpmathify(zv)
+        real = mpmath.im(zv) == 0
+        lower = mpmath.im(zv) < 0
+        if lower:
+            zv = mpmath.conj(zv)
+            seed = complex(seed).conjugate()
+        prec = mpmath.mp.prec
+        g, lost = self._polish(zv, mpmath.mpc(seed), prec + 20)
+        if lost > 10:
+            g, _ = self._polish(zv, g, prec + int(lost) + 20)
+        with mpmath.workprec(prec):
+            g = +g
+            if real:
+                g = mpmath.mpc(g.real, -abs(g.imag))
+            return mpmath.conj(g) if lower else g
+
+    def _polish(self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int) -> tuple[mpmath.mpc, float]:
+        """Newton at ``prec`` bits from ``seed`` (``mpmath.polyroots`` nearest the seed if
+        Newton does not settle); returns the root and the bits lost to conditioning,
+        ``log2(sum|c_i G^i| / (|G| |P_G|))``."""
+        with mpmath.workprec(prec):
+            c = self.coeffs_mp(zv)
+            desc = c[::-1]
+            ddesc = [k * c[k] for k in range(len(c) - 1, 0, -1)]
+            g = mpmath.mpc(seed)
+            tol = mpmath.ldexp(1, -prec + 8)
+            settled = False
+            for _ in range(8 + int(math.log2(max(prec, 2)))):
+                dp = mpmath.polyval(ddesc, g)
+                if dp == 0:
+                    break
+                step = mpmath.polyval(desc, g) / dp
+                g -= step
+                if abs(step) <= tol * max(abs(g), 1):
+                    settled = True
+                    break
+            if not settled:  # near a double root: all roots, the one nearest the seed
+                for extra in (20, 60, 200):
+                    try:
+                        roots = mpmath.polyroots(desc, maxsteps=200 + 10 * extra, cleanup=True,
+                                                 extraprec=extra + prec // 2, error=False)
+                    except mpmath.libmp.libhyper.NoConvergence:
+                        continue
+                    g = min(roots, key=lambda r: abs(r - seed))
+                    break
+            dp = mpmath.polyval(ddesc, g)
+            mags = mpmath.fsum(abs(ck) * abs(g) ** k for k, ck in enumerate(c))
+            if dp == 0 or g == 0:
+                return g, float(prec)
+            return g, max(0.0, float(mpmath.log(mags / (abs(dp) * abs(g)), 2)))
+
+    # ------------------------------------------------------------------ exact pieces
+    def discriminant(self) -> sp.Poly:
+        """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
+        its real roots are the candidate support edges (SPEC §7.1)."""
+        exact = self.exact()
+        return sp.Poly(sp.discriminant(sp.Poly(exact.as_expr(), G), G), z, domain=sp.QQ)
+
+    def atom_candidates(self) -> sp.Poly:
+        """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
+        the lowest-order part in ``z`` of ``P(m/z, z)`` (exact)."""
+        terms = self.exact().terms()
+        low = min(j - i for (i, j), _ in terms)
+        m = sp.Symbol("m")
+        return sp.Poly(sum(c * m**i for (i, j), c in terms if j - i == low), m, domain=sp.QQ)
+
+    def lead_real_roots(self) -> list[Fraction]:
+        """Real zeros of the leading coefficient in G (points where a root escapes to
+        infinity: the only places the law can have an atom)."""
+        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
+        if lead.degree() <= 0:
+            return []
+        return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
+
+
+def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
+    """Distinct real roots of an exact univariate polynomial, isolated exactly and refined
+    to ``dps`` digits relative (absolute near 0)."""
+    sqf = sp.Poly(sp.quo(poly, sp.gcd(poly, poly.diff())), *poly.gens) if poly.degree() > 0 \
+        else poly
+    if sqf.degree() <= 0:
+        return []
+    out = []
+    eps = sp.Rational(1, 10 ** (dps + 8))
+    for (a, b), _ in sqf.intervals():
+        a, b = sp.Rational(a), sp.Rational(b)
+        if a != b:
+            scale = max(abs(a), abs(b), sp.Rational(1, 10**6))
+            a, b = sqf.refine_root(a, b, eps=eps * scale)
+        with mpmath.workdps(dps + 10):
+            out.append((mpmath.mpf(int(a.p)) / int(a.q) + mpmath.mpf(int(b.p)) / int(b.q)) / 2)
+    return out
+
+
+def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Intervals of the continuous part on ``[0, inf)``, edges to ``dps`` digits.
+
+    Candidates are 0, the real zeros of the leading coefficient and of the discriminant
+    (SPEC §7.1: edges are double roots of ``P``); an interval between consecutive
+    candidates belongs to the support when ``G`` at its midpoint (tracked, then refined at
+    ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged, so a
+    discriminant root where the density does not switch on/off is not an edge.
+    """
+    with mpmath.workdps(dps):
+        cands = {mpmath.mpf(0)}
+        cands.update(r for r in real_roots(eq.discriminant(), dps) if r > 0)
+        cands.update(mpmath.mpf(r.numerator) / r.denominator
+                     for r in eq.lead_real_roots() if r > 0)
+    cands = sorted(cands)
+    intervals: list[tuple[mpmath.mpf, mpmath.mpf]] = []
+    for a, b in zip(cands, cands[1:], strict=False):
+        mid = (a + b) / 2
+        seed = eq.stieltjes_f64(np.array([float(mid)]))[0][0]
+        with mpmath.workdps(max(dps, RESCUE_DPS)):
+            g = eq.stieltjes_mp(mpmath.mpf(mid), seed)
+            inside = -mpmath.im(g) > mpmath.mpf(10) ** (-(max(dps, RESCUE_DPS) * 2) // 3) * abs(g)
+        if inside:
+            if intervals and intervals[-1][1] == a:
+                intervals[-1] = (intervals[-1][0], b)
+            else:
+                intervals.append((a, b))
+    return intervals
+
+
+def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath.mpf:
+    """Mass at 0, ``lim_{z->0} z G(z)`` (SPEC §7), to ``dps`` digits.
+
+    Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
+    ``P(m/z, z)`` (exact); the physical one is the candidate nearest
+    ``1 - continuous_mass`` (the integrated density), so the choice is also the mass
+    check. A ValueError if no candidate is within 1e-6 of it.
+    """
+    with mpmath.workdps(dps):
+        cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
+    expected = 1.0 - continuous_mass
+    best = min(cands, key=lambda r: abs(r - expected), default=None)
+    if best is None or abs(best - expected) > 1e-6:
+        raise ArithmeticError(
+            f"mass check failed: continuous mass {continuous_mass} leaves {expected} at 0, "
+            f"atom candidates are {[float(c) for c in cands]}"
+        )
+    return max(best, mpmath.mpf(0))
+
+
+def track_segment(
+    matrix: np.ndarray, start: complex, target: complex, steps: int = 64
+) -> complex:
+    """Root of ``E(X, t) = sum A[i][j] X^i t^j`` continued along ``t`` from 0 to
+    ``target`` (float64), starting from the root ``start`` at ``t = 0``.
+
+    At each of ``steps`` equal steps the root of ``E(., t)`` nearest the previous value is
+    taken (companion eigenvalues), so the path follows one sheet as long as it meets no
+    branch point. Used for the S-transform (SPEC §3: the branch with ``S(0) = 1/m1``).
+    """
+    value = complex(start)
+    n = matrix.shape[0] - 1
+    for k in range(1, steps + 1):
+        t = target * k / steps
+        c = np.array([np.polyval(row[::-1], t) for row in matrix], dtype=complex)
+        while n > 0 and c[n] == 0:
+            n -= 1
+        roots = np.roots(c[: n + 1][::-1])
+        value = complex(roots[np.argmin(np.abs(roots - value))])
+        n = matrix.shape[0] - 1
+    return value
