@@ -1,1 +1,38 @@
-"""The exact layer (sympy): the single source of truth for every formula of SPEC §3-§5."""
+"""The exact layer (sympy): the single source of truth for every formula of SPEC §3-§5.
+
+Public functions (case names from :data:`CASES`; results in ``theta1, theta2, h, gK,
+gV, gO``, expand with :func:`in_beta`):
+
+* :func:`moments`, :func:`cumulants` -- ``m_1..m_q``, ``kappa_1..kappa_q`` (SPEC §3, §4);
+* :func:`dof_series` -- large-``lam`` coefficients of ``w(lam)`` (SPEC §5);
+* :func:`s_transform`, :func:`s_relation` -- the S-transform (SPEC §3, §4).
+
+The building blocks live in :mod:`~freege.symbolic.series` (series, transforms),
+:mod:`~freege.symbolic.laws` (the law algebra) and :mod:`~freege.symbolic.cases`
+(the SPEC §4 laws).
+"""
+
+from freege.symbolic.cases import CASES, case_law
+from freege.symbolic.closed_forms import (
+    MAX_ORDER,
+    cumulants,
+    dof_expression,
+    dof_series,
+    moments,
+    s_relation,
+    s_transform,
+)
+from freege.symbolic.symbols import in_beta
+
+__all__ = [
+    "CASES",
+    "MAX_ORDER",
+    "case_law",
+    "cumulants",
+    "dof_expression",
+    "dof_series",
+    "in_beta",
+    "moments",
+    "s_relation",
+    "s_transform",
+]

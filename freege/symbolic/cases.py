@@ -1,0 +1,105 @@
+"""The limiting laws of SPEC §4, written as compositions of the law algebra.
+
+Each case is the SPEC §4 table entry spelled with :mod:`freege.symbolic.laws`:
+
+====================================  =====================================================
+``attention``                         ``nu_att = rho_{gK} ⊠ MP_{1/h}``
+``head-average``                      ``rho_{gK} ⊠ pi_1``
+``head-average-shared-key``           ``rho_{gK/h} ⊠ pi_1``
+``value``                             ``nu_att ⊠ pi_{gV}``
+``mha`` (independent, GQA, MQA)       ``nu_att ⊠ MP_{1/gV} ⊠ pi_{gO}``
+``value-tied``                        ``pi(mu_KV, h)``
+``mha-tied``                          ``D_{1/gK}( pi(mu_KV, h) ⊠ pi_{gO} )``
+====================================  =====================================================
+
+``mu_KV`` is the image of ``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x +
+(h/gK) theta2 x^2``; its moments come from that definition, its S-relation from the
+resultant elimination of :func:`freege.symbolic.pushforward.tied_jump_relation`.
+The normalized law ``nubar`` (SPEC §3) is ``D_{1/m_1} nu``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy as sp
+
+from freege.symbolic import laws
+from freege.symbolic.laws import Law
+from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
+
+CASES: tuple[str, ...] = (
+    "attention",
+    "head-average",
+    "head-average-shared-key",
+    "value",
+    "mha",
+    "value-tied",
+    "mha-tied",
+)
+
+#: cases whose law involves the tied jump law ``mu_KV`` (SPEC §1.1 tying, §4)
+TIED_CASES: tuple[str, ...] = ("value-tied", "mha-tied")
+
+
+def check_case(name: str) -> str:
+    """``name`` if it is a SPEC §4 case, else a ValueError listing the valid ones."""
+    if name not in CASES:
+        raise ValueError(f"case must be one of {', '.join(CASES)} (got {name!r})")
+    return name
+
+
+def tied_jump_map() -> list[sp.Expr]:
+    """Coefficients ``[0, theta1 - theta2, (h/gK) theta2]`` of
+    ``phi(x) = (theta1 - theta2) x + (h/gK) theta2 x^2`` (SPEC §4)."""
+    return [sp.Integer(0), theta1 - theta2, h * theta2 / gK]
+
+
+def _tied_relation() -> sp.Expr:
+    from freege.symbolic.pushforward import tied_jump_relation
+
+    return tied_jump_relation()
+
+
+@functools.cache
+def tied_jump_law() -> Law:
+    """``mu_KV = phi_* pi_{gK/h}`` (SPEC §4): moments ``int phi(x)^q d pi_{gK/h}(x)``
+    (Narayana moments of the free Poisson law, exact), S-relation by resultants."""
+    return laws.pushforward(
+        laws.free_poisson(gK / h), tied_jump_map(), _tied_relation, name="mu_KV"
+    )
+
+
+@functools.cache
+def attention_law() -> Law:
+    """``nu_att = rho_{gK} ⊠ MP_{1/h}`` (SPEC §4)."""
+    return laws.free_mult_conv(laws.rho(gK), laws.marchenko_pastur(1 / h))
+
+
+def _build(name: str) -> Law:
+    if name == "attention":
+        return attention_law()
+    if name == "head-average":
+        return laws.free_mult_conv(laws.rho(gK), laws.free_poisson(1))
+    if name == "head-average-shared-key":
+        return laws.free_mult_conv(laws.rho(gK / h), laws.free_poisson(1))
+    if name == "value":
+        return laws.free_mult_conv(attention_law(), laws.free_poisson(gV))
+    if name == "mha":
+        return laws.free_mult_conv(
+            attention_law(), laws.marchenko_pastur(1 / gV), laws.free_poisson(gO)
+        )
+    tied_value = laws.compound_free_poisson(tied_jump_law(), h)
+    if name == "value-tied":
+        return tied_value
+    return laws.dilation(laws.free_mult_conv(tied_value, laws.free_poisson(gO)), 1 / gK)
+
+
+@functools.cache
+def case_law(name: str, normalized: bool = False) -> Law:
+    """The SPEC §4 law of case ``name``; with ``normalized``, ``nubar = D_{1/m_1} nu``
+    (mean 1, SPEC §3). A ValueError lists the valid names for an unknown case."""
+    law = _build(check_case(name))
+    if normalized:
+        return laws.dilation(law, 1 / law.mean)
+    return law

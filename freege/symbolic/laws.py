@@ -1,0 +1,331 @@
+"""The law algebra of SPEC §3: symbolic laws that know their moments and S-transform.
+
+A :class:`Law` carries
+
+* its moments ``m_1, m_2, ...`` to any order, exact, as elements of
+  :data:`~freege.symbolic.series.FIELD` (rational functions of ``theta1, theta2, h, gK,
+  gV, gO``), computed on demand from the way the law was built;
+* its S-relation ``E(S, w)``: a polynomial in the shared symbols ``S`` and ``w`` whose
+  root with ``S(0) = 1/m_1`` is the S-transform (SPEC §3), and, when that root can be
+  written down (degree <= 2 in ``S``), the explicit ``S(w)`` on that branch.
+
+Constructors: :func:`marchenko_pastur`, :func:`free_poisson`, :func:`rho`,
+:func:`affine`, :func:`dilation`, :func:`pushforward` (polynomial image),
+:func:`free_mult_conv` (``⊠``), :func:`compound_free_poisson` and :func:`from_moments`.
+All results are exact; relations are derived by substitution (``⊠`` with rational
+S-transforms, dilation, affine maps, compound Poisson) or by resultants (``⊠`` of two
+algebraic S-transforms), never numerically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sympy as sp
+
+from freege.symbolic import series
+from freege.symbolic.series import FIELD
+from freege.symbolic.symbols import S, theta1, theta2, w
+
+MomentsFn = Callable[[int], list[Any]]
+
+
+def to_field(value: Any) -> Any:
+    """``value`` (a sympy expression in the SPEC parameters, or a number) as a FIELD element."""
+    return FIELD.from_expr(sp.sympify(value))
+
+
+def clear_relation(expr: sp.Expr) -> sp.Expr:
+    """The numerator of ``expr`` as a polynomial in ``S`` and ``w`` with polynomial
+    coefficients, made canonical (expanded, content and sign removed)."""
+    numer = sp.numer(sp.together(sp.expand(expr)))
+    poly = sp.Poly(numer, S, w)
+    _, prim = poly.primitive()
+    if prim.LC().could_extract_minus_sign():
+        prim = -prim
+    return sp.collect(sp.expand(prim.as_expr()), [S, w])
+
+
+def explicit_branch(relation: sp.Expr, m1: sp.Expr) -> sp.Expr | None:
+    """The root ``S(w)`` of ``relation`` with ``S(0) = 1/m1`` when the relation has degree
+    1 or 2 in ``S`` (SPEC §3), else None. A quadratic ``A S^2 + B S + C`` is solved in the
+    form ``S = -2C / (B ± sqrt(B^2 - 4AC))``, finite where ``A`` vanishes, and the sign is
+    the one whose value at ``w = 0`` equals ``1/m1`` provably (None when neither is)."""
+    poly = sp.Poly(relation, S)
+    if poly.degree() == 1:
+        b, c = poly.all_coeffs()
+        return sp.factor(-c / b)
+    if poly.degree() != 2:
+        return None
+    a, b, c = (sp.factor(x) for x in poly.all_coeffs())
+    root = _sqrt_pulling_squares(b**2 - 4 * a * c)
+    for sign in (1, -1):
+        candidate = sp.factor(-2 * c / (b + sign * root))
+        at_zero = candidate.subs(w, 0)
+        if at_zero.is_finite is not False and sp.simplify(at_zero - 1 / m1) == 0:
+            return candidate
+    return None
+
+
+def _sqrt_pulling_squares(expr: sp.Expr) -> sp.Expr:
+    """A square root of ``expr`` with the squared polynomial factors taken outside. The sign
+    this fixes is immaterial: :func:`explicit_branch` tries both signs of the root."""
+    content, factors = sp.factor_list(expr)
+    outside, inside = sp.Integer(1), sp.sympify(content)
+    for factor, mult in factors:
+        outside *= factor ** (mult // 2)
+        inside *= factor ** (mult % 2)
+    return outside * sp.sqrt(inside)
+
+
+class Law:
+    """A symbolic law of SPEC §3: moments to any order and an S-relation ``E(S, w)``.
+
+    Build laws with the module's constructors rather than directly. ``moments_fn(order)``
+    returns ``m_1..m_order`` as FIELD elements; ``relation_fn()`` returns the S-relation
+    (computed lazily, once); ``explicit_fn(relation)`` the explicit S-transform or None.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        moments_fn: MomentsFn,
+        relation_fn: Callable[[], sp.Expr],
+        explicit_fn: Callable[[sp.Expr], sp.Expr | None] | None = None,
+        inverse_linear_s: tuple[Any, Any] | None = None,
+    ) -> None:
+        self.name = name
+        #: ``(a, b)`` (FIELD elements) when ``S(w) = 1/(a + b w)`` (MP, free Poisson)
+        self.inverse_linear_s = inverse_linear_s
+        self._moments_fn = moments_fn
+        self._relation_fn = relation_fn
+        self._explicit_fn = explicit_fn
+        self._moments: list[Any] = []
+        self._relation: sp.Expr | None = None
+        self._explicit: tuple[sp.Expr | None] | None = None
+
+    def __repr__(self) -> str:
+        return f"Law({self.name})"
+
+    def field_moments(self, order: int) -> list[Any]:
+        """``m_1..m_order`` as FIELD elements (exact; memoised to the longest order asked)."""
+        if order > len(self._moments):
+            self._moments = list(self._moments_fn(order))
+        return self._moments[:order]
+
+    def moments(self, order: int) -> list[sp.Expr]:
+        """``m_1..m_order`` as simplified sympy expressions (factored rational functions)."""
+        return [sp.factor(m.as_expr()) for m in self.field_moments(order)]
+
+    def field_cumulants(self, order: int) -> list[Any]:
+        return series.moments_to_cumulants(self.field_moments(order))
+
+    def cumulants(self, order: int) -> list[sp.Expr]:
+        """Free cumulants ``kappa_1..kappa_order`` (SPEC §3), simplified."""
+        return [sp.factor(k.as_expr()) for k in self.field_cumulants(order)]
+
+    @property
+    def mean(self) -> sp.Expr:
+        """``m_1``."""
+        return self.moments(1)[0]
+
+    @property
+    def s_relation(self) -> sp.Expr:
+        """``E(S, w)``, polynomial in ``S`` and ``w``; the S-transform is its root with
+        ``S(0) = 1/m_1`` (SPEC §3)."""
+        if self._relation is None:
+            self._relation = self._relation_fn()
+        return self._relation
+
+    @property
+    def s_explicit(self) -> sp.Expr | None:
+        """The S-transform ``S(w)`` on the branch ``S(0) = 1/m_1`` when it has a closed
+        form (relation of degree <= 2 in ``S``), else None."""
+        if self._explicit is None:
+            fn = self._explicit_fn or (lambda rel: explicit_branch(rel, self.mean))
+            self._explicit = (fn(self.s_relation),)
+        return self._explicit[0]
+
+
+def from_moments(
+    name: str,
+    moments_fn: Callable[[int], Sequence[Any]],
+    relation_fn: Callable[[], sp.Expr],
+) -> Law:
+    """A law given by a moments function (``order -> m_1..m_order``, sympy expressions or
+    FIELD elements) and a function returning its S-relation ``E(S, w)``."""
+    return Law(name, lambda n: [to_field(m) for m in moments_fn(n)], relation_fn)
+
+
+def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
+    """``m_q = scale^q sum_k N(q, k) t^k`` with the Narayana numbers
+    ``N(q, k) = C(q, k) C(q, k-1) / q``: the moments of ``D_scale pi_t`` (SPEC §3)."""
+    return [
+        scale**q * sum(
+            (sp.binomial(q, k) * sp.binomial(q, k - 1) / q) * t**k for k in range(1, q + 1)
+        )
+        for q in range(1, order + 1)
+    ]
+
+
+def free_poisson(t: Any) -> Law:
+    """``pi_t``: all free cumulants ``t``, mean ``t``, ``S(w) = 1/(t + w)`` (SPEC §3)."""
+    tf = to_field(t)
+    return Law(
+        f"pi[{t}]",
+        lambda n: _narayana_moments(tf, FIELD.one, n),
+        lambda: clear_relation(S * (t + w) - 1),
+        inverse_linear_s=(tf, FIELD.one),
+    )
+
+
+def marchenko_pastur(s: Any) -> Law:
+    """``MP_s``: mean 1, variance ``s``, free cumulants ``s^(q-1)``, ``S(w) = 1/(1 + s w)``
+    (SPEC §3); it is ``D_s pi_{1/s}``, whose moments are Narayana polynomials."""
+    sf = to_field(s)
+    return Law(
+        f"MP[{s}]",
+        lambda n: _narayana_moments(1 / sf, sf, n),
+        lambda: clear_relation(S * (1 + s * w) - 1),
+        inverse_linear_s=(FIELD.one, sf),
+    )
+
+
+def _poly_image_moments(law: Law, coeffs: Sequence[Any], order: int) -> list[Any]:
+    """``m_q(phi_* law) = sum_j [x^j] phi(x)^q m_j(law)`` for the polynomial
+    ``phi(x) = sum_j coeffs[j] x^j`` (exact; needs ``deg(phi) q`` moments of ``law``)."""
+    degree = len(coeffs) - 1
+    base = [FIELD.one, *law.field_moments(degree * order)]
+    out, phi_q = [], [FIELD.one]
+    for q in range(1, order + 1):
+        phi_q = series.mul(phi_q, coeffs, degree * q + 1)
+        out.append(sum((c * m for c, m in zip(phi_q, base, strict=False)), FIELD.zero))
+    return out
+
+
+def pushforward(
+    law: Law, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr], name: str = ""
+) -> Law:
+    """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (SPEC §4, tied jump
+    law). Moments exact from the definition ``m_q = int phi(x)^q d law``; the S-relation of
+    a nonlinear image is not a substitution, so ``relation_fn`` supplies it (for the tied
+    law, the resultant elimination of :mod:`freege.symbolic.pushforward`)."""
+    cf = [to_field(c) for c in coeffs]
+    label = name or f"phi[{', '.join(map(str, coeffs))}]_*{law.name}"
+    return Law(label, lambda n: _poly_image_moments(law, cf, n), relation_fn)
+
+
+def affine(law: Law, a: Any, b: Any) -> Law:
+    """The law of ``a X + b`` (``a != 0``). Moments by the binomial expansion; since
+    ``R_{aX+b}(z) = a R_X(a z) + b`` and ``S R(w S) = 1`` (SPEC §3), the S-relation is
+    ``E(a S / (1 - b S), w (1 - b S))`` with the denominators cleared."""
+    a, b = sp.sympify(a), sp.sympify(b)
+    if a == 0:
+        raise ValueError("affine map needs a != 0")
+    cf = [to_field(b), to_field(a)]
+    return Law(
+        f"({a}*{law.name}+{b})",
+        lambda n: _poly_image_moments(law, cf, n),
+        lambda: clear_relation(law.s_relation.subs({S: a * S / (1 - b * S), w: w * (1 - b * S)},
+                                                   simultaneous=True)),
+    )
+
+
+def dilation(law: Law, a: Any) -> Law:
+    """``D_a law``, the law of ``a X`` (``a != 0``): ``m_q -> a^q m_q``, S divided by ``a``
+    (SPEC §3)."""
+    return affine(law, a, 0)
+
+
+def rho(t: Any) -> Law:
+    """``rho_t``, the law of ``(theta1 - theta2) + theta2 X`` with ``X ~ MP_{1/t}`` (SPEC §3);
+    its R-transform is ``theta1 - theta2 + theta2 / (1 - theta2 z / t)``."""
+    return affine(marchenko_pastur(1 / sp.sympify(t)), theta2, theta1 - theta2)
+
+
+def _rational_s(law: Law) -> sp.Expr | None:
+    """The S-transform of ``law`` when it is a rational function of ``w``, else None."""
+    explicit = law.s_explicit
+    if explicit is not None and explicit.is_rational_function(w):
+        return explicit
+    return None
+
+
+def _product_relation(laws: Sequence[Law]) -> sp.Expr:
+    """S-relation of ``⊠ laws`` (SPEC §3, S-transforms multiply): substitute
+    ``S -> S / prod(rational S)`` into the one non-rational factor's relation; with several
+    algebraic factors, eliminate by resultants and keep the factor through
+    ``(S, w) = (1/m_1, 0)``."""
+    rational = [_rational_s(law) for law in laws]
+    others = [law for law, r in zip(laws, rational, strict=True) if r is None]
+    known = sp.Mul(*[r for r in rational if r is not None])
+    if not others:
+        return clear_relation(S - known)
+    relation = others[0].s_relation.subs(S, S / known)
+    if len(others) == 1:
+        return clear_relation(relation)
+    for other in others[1:]:
+        relation = _resultant_product(clear_relation(relation), other.s_relation)
+    m1 = sp.Mul(*[law.mean for law in laws])
+    return _factor_through(clear_relation(relation), 1 / m1)
+
+
+def _resultant_product(e1: sp.Expr, e2: sp.Expr) -> sp.Expr:
+    """Relation of ``S = S1 S2`` from ``e1(S1, w) = 0`` and ``e2(S2, w) = 0``:
+    ``Res_{S1}(e1(S1, w), S1^{deg} e2(S/S1, w))``."""
+    s1 = sp.Dummy("s1")
+    degree = sp.Poly(e2, S).degree()
+    second = sp.expand(s1**degree * e2.subs(S, S / s1))
+    return sp.resultant(e1.subs(S, s1), second, s1)
+
+
+def _factor_through(relation: sp.Expr, s0: sp.Expr) -> sp.Expr:
+    """The irreducible factor of ``relation`` that vanishes at ``(S, w) = (s0, 0)``."""
+    _, factors = sp.factor_list(relation, S, w)
+    if len(factors) == 1:
+        return relation
+    for factor, _mult in factors:
+        if factor.has(S) and sp.simplify(factor.subs({S: s0, w: 0})) == 0:
+            return clear_relation(factor)
+    raise ArithmeticError("no factor of the S-relation passes through S(0) = 1/m1")
+
+
+def _product_moments(laws: Sequence[Law], order: int) -> list[Any]:
+    """Moments of ``⊠ laws``: the general factors by multiplying S-series, then each factor
+    with ``S = 1/(a + b w)`` by the division-free Lagrange formula of
+    :func:`~freege.symbolic.series.conv_inverse_linear_moments` (exact either way)."""
+    simple = [law for law in laws if law.inverse_linear_s is not None]
+    general = [law for law in laws if law.inverse_linear_s is None]
+    if not general:
+        general = [simple.pop(0)]
+    if len(general) == 1:
+        moments = general[0].field_moments(order)
+    else:
+        moments = series.s_product_moments([law.field_moments(order) for law in general])
+    for law in simple:
+        moments = series.conv_inverse_linear_moments(moments, *law.inverse_linear_s)
+    return moments
+
+
+def free_mult_conv(*laws: Law) -> Law:
+    """``laws[0] ⊠ laws[1] ⊠ ...`` (SPEC §3): S-transforms multiply. Moments exact at every
+    order (S-series products by Lagrange inversion; see :func:`_product_moments`)."""
+    if len(laws) < 2:
+        raise ValueError("free_mult_conv needs at least two laws")
+    return Law(
+        " ⊠ ".join(law.name for law in laws),
+        lambda n: _product_moments(laws, n),
+        lambda: _product_relation(laws),
+    )
+
+
+def compound_free_poisson(mu: Law, t: Any) -> Law:
+    """``pi(mu, t)`` (SPEC §3): free cumulants ``t m_q(mu)``;
+    ``S(w) = S_mu(w / t) / (t + w)``."""
+    tf = to_field(t)
+    return Law(
+        f"pi({mu.name}, {t})",
+        lambda n: series.cumulants_to_moments([tf * m for m in mu.field_moments(n)]),
+        lambda: clear_relation(mu.s_relation.subs({S: S * (t + w), w: w / t}, simultaneous=True)),
+    )
