@@ -13,8 +13,8 @@ Each case is the SPEC §4 table entry spelled with :mod:`freege.symbolic.laws`:
 ====================================  =====================================================
 
 ``mu_KV`` is the image of ``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x +
-(h/gK) theta2 x^2``; its moments come from that definition, its S-relation from the
-resultant elimination of :func:`freege.symbolic.pushforward.tied_jump_relation`.
+(h/gK) theta2 x^2``; its moments and S-relation (resultant elimination) come from
+:mod:`freege.symbolic.pushforward`.
 The normalized law ``nubar`` (SPEC §3) is ``D_{1/m_1} nu``.
 """
 
@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import functools
 
-import sympy as sp
-
 from freege.symbolic import laws
 from freege.symbolic.laws import Law
-from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
+from freege.symbolic.symbols import gK, gO, gV, h
 
 CASES: tuple[str, ...] = (
     "attention",
@@ -49,25 +47,14 @@ def check_case(name: str) -> str:
     return name
 
 
-def tied_jump_map() -> list[sp.Expr]:
-    """Coefficients ``[0, theta1 - theta2, (h/gK) theta2]`` of
-    ``phi(x) = (theta1 - theta2) x + (h/gK) theta2 x^2`` (SPEC §4)."""
-    return [sp.Integer(0), theta1 - theta2, h * theta2 / gK]
-
-
-def _tied_relation() -> sp.Expr:
-    from freege.symbolic.pushforward import tied_jump_relation
-
-    return tied_jump_relation()
-
-
 @functools.cache
 def tied_jump_law() -> Law:
-    """``mu_KV = phi_* pi_{gK/h}`` (SPEC §4): moments ``int phi(x)^q d pi_{gK/h}(x)``
-    (Narayana moments of the free Poisson law, exact), S-relation by resultants."""
-    return laws.pushforward(
-        laws.free_poisson(gK / h), tied_jump_map(), _tied_relation, name="mu_KV"
-    )
+    """``mu_KV = phi_* pi_{gK/h}`` (SPEC §4), from :mod:`freege.symbolic.pushforward`:
+    moments ``int phi(x)^q d pi_{gK/h}(x)`` (exact, Narayana moments) and the S-relation
+    eliminated by resultants."""
+    from freege.symbolic.pushforward import tied_jump_moments, tied_jump_relation
+
+    return laws.from_moments("mu_KV", tied_jump_moments, tied_jump_relation)
 
 
 @functools.cache

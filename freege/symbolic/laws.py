@@ -59,24 +59,30 @@ def explicit_branch(relation: sp.Expr, m1: sp.Expr) -> sp.Expr | None:
     if poly.degree() != 2:
         return None
     a, b, c = (sp.factor(x) for x in poly.all_coeffs())
-    root = _sqrt_pulling_squares(b**2 - 4 * a * c)
+    outside, radical = _sqrt_pulling_squares(b**2 - 4 * a * c)
+    root = outside * radical
     for sign in (1, -1):
-        candidate = sp.factor(-2 * c / (b + sign * root))
-        at_zero = candidate.subs(w, 0)
+        candidate = sp.factor(-2 * c / (b + sign * root)).replace(
+            lambda e: e.is_Add and e.has(radical), lambda e: sp.collect(e, radical)
+        )
+        at_zero = candidate.subs(w, 0).replace(
+            lambda e: e.is_Pow and e.exp == sp.S.Half, lambda e: sp.sqrt(sp.factor(e.base))
+        )
         if at_zero.is_finite is not False and sp.simplify(at_zero - 1 / m1) == 0:
             return candidate
     return None
 
 
-def _sqrt_pulling_squares(expr: sp.Expr) -> sp.Expr:
-    """A square root of ``expr`` with the squared polynomial factors taken outside. The sign
-    this fixes is immaterial: :func:`explicit_branch` tries both signs of the root."""
+def _sqrt_pulling_squares(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """A square root of ``expr`` as ``(outside, sqrt(inside))``, the squared polynomial
+    factors taken outside. The sign this fixes is immaterial: :func:`explicit_branch`
+    tries both signs of the root."""
     content, factors = sp.factor_list(expr)
     outside, inside = sp.Integer(1), sp.sympify(content)
     for factor, mult in factors:
         outside *= factor ** (mult // 2)
         inside *= factor ** (mult % 2)
-    return outside * sp.sqrt(inside)
+    return outside, sp.sqrt(inside)
 
 
 class Law:
@@ -205,15 +211,23 @@ def _poly_image_moments(law: Law, coeffs: Sequence[Any], order: int) -> list[Any
 
 
 def pushforward(
-    law: Law, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr], name: str = ""
+    law: Law, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None
 ) -> Law:
     """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (SPEC §4, tied jump
-    law). Moments exact from the definition ``m_q = int phi(x)^q d law``; the S-relation of
-    a nonlinear image is not a substitution, so ``relation_fn`` supplies it (for the tied
-    law, the resultant elimination of :mod:`freege.symbolic.pushforward`)."""
+    law). Moments exact from the definition ``m_q = int phi(x)^q d law``. The S-relation
+    of a nonlinear image is an elimination, not a substitution: ``relation_fn`` supplies
+    it (for ``mu_KV``, :func:`freege.symbolic.pushforward.tied_jump_relation`); without
+    it, asking for the relation raises NotImplementedError."""
     cf = [to_field(c) for c in coeffs]
-    label = name or f"phi[{', '.join(map(str, coeffs))}]_*{law.name}"
-    return Law(label, lambda n: _poly_image_moments(law, cf, n), relation_fn)
+
+    def no_relation() -> sp.Expr:
+        raise NotImplementedError("the S-relation of a polynomial image needs relation_fn")
+
+    return Law(
+        f"phi[{', '.join(map(str, coeffs))}]_*{law.name}",
+        lambda n: _poly_image_moments(law, cf, n),
+        relation_fn or no_relation,
+    )
 
 
 def affine(law: Law, a: Any, b: Any) -> Law:
