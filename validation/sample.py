@@ -9,8 +9,8 @@ time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) --
 O(h n^2).
 
 Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
-(restarted for each model) and the GE noise, so the softmax and GE models of the same
-seed see the *same* weights, whichever of them is computed (SPEC §6.1).
+and the GE noise, so the softmax and GE models of the same seed see the *same* weights,
+whichever of them is computed (SPEC §6.1).
 
 Gaussian equivalent (SPEC §2): ``Y_r = (sqrt(theta2) S_r + sqrt(theta1 - theta2) W_r) /
 sqrt(n)``. Where only ``Y_r V_r`` is needed (value and MHA cases) the n x n noise is
@@ -190,18 +190,23 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
         yield terms
 
 
-def _output(Z: Any, dims: Dims, bk: Backend, wgen: Any) -> Any:
-    """``Z W^O`` with ``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))) drawn in row blocks of
-    about max(dV, 1024) rows, so W^O is never held whole (SPEC §1)."""
+def _output(zs: dict[str, Any], dims: Dims, bk: Backend, wgen: Any) -> dict[str, Any]:
+    """``Z W^O`` for every model's ``Z``, the same ``W^O`` (h dV x dO, i.i.d.
+    N(0, 1/(h dV))) for all, drawn in row blocks of max(dV, min(n, 1024)) rows, so it is
+    never held whole and a block costs O(n dO) memory (SPEC §1)."""
     rows = dims.h * dims.dV
-    step = max(dims.dV, 1024)
-    out = None
+    step = max(dims.dV, min(dims.n, 1024))
+    out: dict[str, Any] = {}
     for lo in range(0, rows, step):
         hi = min(rows, lo + step)
         block = bk.normal(wgen, (hi - lo, dims.dO))
         block /= math.sqrt(rows)
-        piece = Z[:, lo:hi] @ block
-        out = piece if out is None else out + piece
+        for model, z in zs.items():
+            piece = z[:, lo:hi] @ block
+            if model in out:
+                out[model] += piece
+            else:
+                out[model] = piece
     return out
 
 
@@ -234,8 +239,7 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
         s = _scale(case, model, dims.n, dims.h)
         acc[model] *= s * s if case == "attention" else s
     if case.startswith("mha"):
-        for model in models:  # the same W^O for every model: its own stream, restarted
-            acc[model] = _output(acc[model], dims, bk, bk.generator(output_seq))
+        acc = _output(acc, dims, bk, bk.generator(output_seq))
     return acc
 
 

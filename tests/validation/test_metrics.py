@@ -77,3 +77,11 @@ def test_moment_errors():
     x = np.array([1.0, 3.0])
     assert metrics.empirical_moments(x, 2) == [2.0, 5.0]
     assert metrics.moment_errors(x, [2.0, 4.0]) == pytest.approx([0.0, 0.25])
+
+
+def test_density_l1_small_for_the_true_density_large_for_a_shift():
+    """Histogram noise gives L1 about sqrt(2 bins / (pi N)); a shifted density is far."""
+    x = np.random.default_rng(3).standard_normal(20000)
+    noise = math.sqrt(2 * 60 / (math.pi * x.size))
+    assert metrics.density_l1(x, stats.norm.pdf, bins=60) <= 2 * noise
+    assert metrics.density_l1(x, lambda t: stats.norm.pdf(t, 0.5), bins=60) > 5 * noise
