@@ -17,6 +17,7 @@ from freege.cli.common import add_format_option, emit
 from freege.params import SHARINGS, Dims, positive_int
 from validation.backend import BACKENDS
 from validation.presets import PRESETS, get_preset
+from validation.runner import Validation
 
 #: default number of draws of ``freege validate`` (SPEC §6.1 uses 10; bert-base takes
 #: about 0.1-0.5 s per draw on a 2-core CPU, so 10 fit well under a minute)
@@ -141,7 +142,7 @@ def run_validate(args: argparse.Namespace) -> int:
     summary = result.summary()
     data = {"preset": preset, "config": _dims_dict(dims), **summary}
     if args.plot is not None:
-        _plot_validation(args.plot, result, preset, dims)
+        data["density_l1"] = _plot_validation(args.plot, result, preset, dims)
     emit(data, args.format, lambda d: _validate_text(d, preset, dims))
     return 0
 
@@ -166,26 +167,31 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"GE {pm(err['ge'])}",
         f"  seconds per draw:                {d['seconds_per_draw']:.3f}",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
+        *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
+           f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
     ])
 
 
-def _limiting_density(dims: Dims):  # noqa: ANN202 - callable or None
-    """The SPEC §4 limiting density as a vectorised callable, from freege.numeric."""
-    return None
-
-
-def _plot_validation(path: str, result, preset: str | None, dims: Dims) -> None:  # noqa: ANN001
+def _plot_validation(path: str, result: Validation, preset: str | None,
+                     dims: Dims) -> dict[str, float]:
+    """Histogram of the pooled spectra of both models with the SPEC §4 limiting density
+    (freege.numeric) overlaid; returns each model's L1 distance to that density."""
     import numpy as np
 
+    from freege.numeric.law import law
+    from validation.metrics import density_l1
     from validation.plots import spectrum_histogram
+    from validation.sample import case_for
 
+    pdf = law(case_for(dims), dims).pdf
     samples = {
         "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
         "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
     }
     title = f"{_config_text(preset, dims)}\n{len(result.draws)} draws, all n eigenvalues"
-    spectrum_histogram(path, samples, title, density=_limiting_density(dims),
-                       mean=result.limiting_mean)
+    spectrum_histogram(path, samples, title, density=pdf, mean=result.limiting_mean)
+    return {"softmax": density_l1(samples["softmax MHA^perp"], pdf),
+            "ge": density_l1(samples["Gaussian equivalent"], pdf)}
 
 
 def run_ladder(args: argparse.Namespace) -> int:
