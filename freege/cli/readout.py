@@ -1,0 +1,149 @@
+"""``freege readout ridge|dof|loss|arrival``: SPEC §5 readout predictions for features
+normalized to the mean-one law (``F = MHA / sqrt(m)``, SPEC §5).
+
+* ``dof`` -- ``w(lam) = int x/(x+lam) dnubar``;
+* ``ridge`` -- ``w(lam)`` and the ridge coefficient error ``E(lam)`` (isotropic teacher,
+  label noise ``sigma2``);
+* ``loss`` -- the gradient-flow loss ``L(t) = int exp(-2 t x) dnubar`` at the ``--t`` times;
+* ``arrival`` -- the first ``t`` with ``L(t) = level``.
+
+Evaluations are :mod:`freege.numeric.readout`'s; with ``--dps D`` they run with guard
+digits and every printed number has D correct significant digits.
+"""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.cli.law import (
+    GUARD_DIGITS,
+    LawSpec,
+    add_law_options,
+    build_law,
+    describe,
+    law_spec,
+    real_option,
+    text_value,
+)
+from freege.numeric import readout
+from freege.numeric.law import CASES
+from freege.params import Number, to_mpf
+
+#: SPEC §6.3 defaults
+DEFAULT_LAM = "1e-4"
+DEFAULT_SIGMA2 = "0.1"
+DEFAULT_LEVEL = "0.1"
+
+
+def sigma2_option(text: str) -> Number:
+    """``--sigma2``: label-noise variance, a finite number >= 0."""
+    try:
+        if Fraction(text) == 0:
+            return Fraction(0)
+    except (ValueError, ZeroDivisionError):
+        pass
+    try:
+        return real_option("--sigma2", text)
+    except ValueError:
+        raise ValueError(f"--sigma2 must be a finite number >= 0 (got {text!r})") from None
+
+
+def level_option(text: str) -> Number:
+    """``--level``: a relative loss in (0, 1)."""
+    level = real_option("--level", text)
+    if level >= 1:
+        raise ValueError(f"--level must be in (0, 1) (got {text!r})")
+    return level
+
+
+def as_input(value: Number, dps: int | None) -> Any:
+    """A validated input as an output number (float64, or mpf with guard digits)."""
+    if dps is None:
+        return float(value)
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        return to_mpf(value)
+
+
+def evaluate(kind: str, args: argparse.Namespace, spec: LawSpec) -> dict[str, Any]:
+    """The numbers of one readout sub-command (inputs are validated before any work)."""
+    dps = args.dps
+    lam = real_option("--lam", args.lam) if kind in ("dof", "ridge") else None
+    sigma2 = sigma2_option(args.sigma2) if kind == "ridge" else None
+    times = [real_option("--t", t) for t in args.t] if kind == "loss" else []
+    level = level_option(args.level) if kind == "arrival" else None
+    features = build_law(LawSpec(spec.case, spec.config, True), dps)
+    if kind == "dof":
+        return {"lam": as_input(lam, dps), "w": readout.dof(features, lam)}
+    if kind == "ridge":
+        return {
+            "lam": as_input(lam, dps), "sigma2": as_input(sigma2, dps),
+            "w": readout.dof(features, lam),
+            "error": readout.ridge_error(features, lam, sigma2),
+        }
+    if kind == "loss":
+        return {
+            "t": [as_input(t, dps) for t in times],
+            "loss": [readout.flow_loss(features, t) for t in times],
+        }
+    return {"level": as_input(level, dps), "t": readout.arrival_time(features, level)}
+
+
+def render(data: dict[str, Any], title: str, dps: int | None) -> str:
+    lines = [title]
+    if "loss" in data:
+        lines.append("t  loss")
+        lines += [f"{text_value(t, dps)}  {text_value(v, dps)}"
+                  for t, v in zip(data["t"], data["loss"], strict=True)]
+    else:
+        lines += [f"{key:<7}{text_value(value, dps)}" for key, value in data.items()]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = law_spec(args)
+    data = evaluate(args.readout, args, spec)
+    title = f"readout {args.readout}: features of the {describe(spec)}, normalized (SPEC §5)"
+    emit(data, args.format, lambda d: render(d, title, args.dps), args.dps)
+    return 0
+
+
+_HELP = {
+    "dof": "effective degrees of freedom w(lam) (SPEC §5)",
+    "ridge": "ridge coefficient error E(lam) and w(lam) (SPEC §5)",
+    "loss": "gradient-flow loss L(t) at the --t times (SPEC §5)",
+    "arrival": "first time t with L(t) = --level (SPEC §5)",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "readout", help="SPEC §5 readout predictions: dof, ridge error, loss, arrival time",
+        description="SPEC §5 readout predictions for features normalized to mean one.",
+    )
+    kinds = parser.add_subparsers(dest="readout", metavar="KIND")
+    kinds.required = True
+    for kind, text in _HELP.items():
+        sub = kinds.add_parser(kind, help=text, description=text)
+        # the ridge error involves gO, so it is defined for the MHA laws only (SPEC §5)
+        cases = ("mha", "mha-tied") if kind == "ridge" else CASES
+        add_law_options(sub, cases, default_case="mha", normalized_option=False)
+        if kind in ("dof", "ridge"):
+            sub.add_argument("--lam", default=DEFAULT_LAM,
+                             help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
+        if kind == "ridge":
+            sub.add_argument("--sigma2", default=DEFAULT_SIGMA2,
+                             help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
+        if kind == "loss":
+            sub.add_argument("--t", nargs="+", required=True, metavar="T",
+                             help="gradient-flow times t > 0")
+        if kind == "arrival":
+            sub.add_argument("--level", default=DEFAULT_LEVEL,
+                             help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")
+        add_format_option(sub)
+        add_dps_option(sub)
+        sub.set_defaults(func=run)

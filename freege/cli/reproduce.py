@@ -1,0 +1,188 @@
+"""``freege reproduce temperature|headcount|budget|sharing|arrival``: the SPEC §6.3 setups,
+theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
+``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
+
+JSON shapes:
+
+* temperature -- ``{"rows": [{"beta", "error_64_192", "error_128_128", "ratio"}, ...],
+  "crossover_beta"}``;
+* headcount -- ``{"curves": [{"h", "dK", "dV", "dO", "t", "loss"}, ...],
+  "rows": [{"h", "dK", "dV", "dO", "n_params", "error"}, ...]}``;
+* budget -- ``{"rows": [{"h", "dK", "dV", "dO", "n_params", "error"}, ...], "n_params"}``;
+* sharing -- ``{"rows": [{"h", "dK", "error_gqa", "error_tied", "difference"}, ...]}``;
+* arrival -- ``{"rows": [{"h_kv", "t_fixed_widths", "t_fixed_budget",
+  "width_fixed_budget"}, ...], "n_params"}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from freege import experiments, plotting
+from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.cli.law import GUARD_DIGITS, real_option, text_value
+from freege.cli.readout import DEFAULT_LAM, DEFAULT_LEVEL, DEFAULT_SIGMA2, sigma2_option
+from freege.params import positive_int
+
+#: table columns of each setup (``curves`` is headcount's second table)
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "temperature": ("beta", "error_64_192", "error_128_128", "ratio"),
+    "headcount": ("h", "dK", "dV", "dO", "n_params", "error"),
+    "curves": ("h", "dK", "dV", "dO", "t", "loss"),
+    "budget": ("h", "dK", "dV", "dO", "n_params", "error"),
+    "sharing": ("h", "dK", "error_gqa", "error_tied", "difference"),
+    "arrival": ("h_kv", "t_fixed_widths", "t_fixed_budget", "width_fixed_budget"),
+}
+
+_HELP = {
+    "temperature": "coefficient errors of (dK, dV) = (64, 192) vs (128, 128) over beta, "
+    "their ratio and the crossover beta (h = 96, n = 8192, d = dO = 12288)",
+    "headcount": "learning curves for h in {32, 64, 128} (dO = 2n) and errors at fixed "
+    "output dO = 2048 for h from 16 to 120 (n = d = 4096, dK = dV = 64)",
+    "budget": "errors at the fixed budget h dK (3n + dO) = 6 n^2, width solved per h "
+    "(n = d = 4096, dO = 2048)",
+    "sharing": "GQA (2 query heads per K/V pair) vs tied K = V: errors and their difference "
+    "(n = 4096, d = 8192, dO = 2048, h dK = 2048)",
+    "arrival": "time to relative loss --level vs h_kv at fixed widths and at fixed N_par "
+    "(h = 64, n = d = 4096, dO = 2n)",
+}
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], dps: int | None) -> str:
+    """A fixed-width text table carrying the JSON's digits."""
+    cells = [list(columns)] + [[text_value(row[c], dps) for c in columns] for row in rows]
+    widths = [max(len(line[k]) for line in cells) for k in range(len(columns))]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
+                     for line in cells)
+
+
+def render(setup: str, data: dict[str, Any], dps: int | None) -> str:
+    parts = [f"SPEC §6.3 {setup}: {_HELP[setup]}"]
+    if setup == "headcount":
+        parts += ["learning curves L(t), dO = 2n:", table(data["curves"], COLUMNS["curves"], dps),
+                  "coefficient error at fixed output dO = 2048:"]
+    parts.append(table(data["rows"], COLUMNS[setup], dps))
+    if setup == "temperature":
+        parts.append(f"crossover_beta  {text_value(data['crossover_beta'], dps)}")
+    if "n_params" in data:
+        parts.append(f"n_params  {data['n_params']}")
+    return "\n".join(parts)
+
+
+def _column(rows: Sequence[dict[str, Any]], key: str) -> list[float]:
+    return [float(row[key]) for row in rows]
+
+
+def plot(setup: str, path: str, data: dict[str, Any]) -> None:
+    """Draw the setup's curves (float64 is ample for a figure)."""
+    rows = data["rows"]
+    if setup == "temperature":
+        cross = data["crossover_beta"]
+        plotting.curves(
+            path, {"error(64,192) / error(128,128)": (_column(rows, "beta"),
+                                                      _column(rows, "ratio"))},
+            "beta", "ratio of coefficient errors", "SPEC §6.3 temperature", hline=1.0,
+            vline=None if cross is None else float(cross),
+        )
+    elif setup == "headcount":
+        series = {}
+        for h in dict.fromkeys(row["h"] for row in data["curves"]):
+            mine = [row for row in data["curves"] if row["h"] == h]
+            series[f"h = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
+        plotting.curves(path, series, "t", "L(t)", "SPEC §6.3 learning curves (dO = 2n)",
+                        logx=True)
+    elif setup == "budget":
+        plotting.curves(path, {"fixed budget": (_column(rows, "h"), _column(rows, "error"))},
+                        "h", "coefficient error", "SPEC §6.3 fixed budget")
+    elif setup == "sharing":
+        x = _column(rows, "h")
+        plotting.curves(path, {"GQA (2 heads / pair)": (x, _column(rows, "error_gqa")),
+                               "tied K = V": (x, _column(rows, "error_tied"))},
+                        "h", "coefficient error", "SPEC §6.3 sharing", logx=True)
+    else:
+        x = _column(rows, "h_kv")
+        plotting.curves(path, {"fixed widths": (x, _column(rows, "t_fixed_widths")),
+                               "fixed N_par": (x, _column(rows, "t_fixed_budget"))},
+                        "h_kv", "arrival time", "SPEC §6.3 arrival", logx=True)
+
+
+def _progress(args: argparse.Namespace) -> experiments.Progress:
+    if args.quiet:
+        return experiments.quiet
+    return lambda message: print(f"freege: {message}", file=sys.stderr, flush=True)
+
+
+def _ints(option: str, texts: list[str]) -> list[int]:
+    return [positive_int(option, t) for t in texts]
+
+
+def run(args: argparse.Namespace) -> int:
+    setup = args.setup
+    if args.plot:
+        plotting.check_target(args.plot)
+    settings = experiments.Readout(
+        lam=real_option("--lam", args.lam),
+        sigma2=sigma2_option(args.sigma2),
+        level=real_option("--level", args.level) if setup == "arrival" else DEFAULT_LEVEL,
+    )
+    kwargs: dict[str, Any] = {
+        "settings": settings, "progress": _progress(args),
+        "dps": None if args.dps is None else args.dps + GUARD_DIGITS,
+    }
+    if setup == "temperature" and args.betas:
+        kwargs["betas"] = [real_option("--betas", b) for b in args.betas]
+    if setup == "headcount":
+        if args.curve_heads:
+            kwargs["curve_heads"] = _ints("--curve-heads", args.curve_heads)
+        if args.times:
+            kwargs["times"] = [real_option("--times", t) for t in args.times]
+    if setup in ("headcount", "budget", "sharing") and args.heads:
+        kwargs["heads"] = _ints("--heads", args.heads)
+    if setup == "arrival" and args.h_kv:
+        kwargs["groups"] = _ints("--h-kv", args.h_kv)
+    data = experiments.SETUPS[setup](**kwargs)
+    emit(data, args.format, lambda d: render(setup, d, args.dps), args.dps)
+    if args.plot:
+        plot(setup, args.plot, data)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "reproduce", help="the SPEC §6.3 readout experiments, theory side",
+        description="The SPEC §6.3 setups (beta = 1, lam = 1e-4, sigma2 = 0.1 unless "
+        "varied): tables of limiting predictions (SPEC §5).",
+    )
+    setups = parser.add_subparsers(dest="setup", metavar="SETUP")
+    setups.required = True
+    for setup, text in _HELP.items():
+        sub = setups.add_parser(setup, help=text, description=text)
+        sub.add_argument("--lam", default=DEFAULT_LAM, help="ridge penalty lam > 0")
+        sub.add_argument("--sigma2", default=DEFAULT_SIGMA2, help="label-noise variance >= 0")
+        if setup == "temperature":
+            sub.add_argument("--betas", nargs="+", metavar="B",
+                             help="beta grid (default 0.25, 0.30, ..., 1.50)")
+        if setup == "headcount":
+            sub.add_argument("--curve-heads", nargs="+", metavar="H",
+                             help="heads of the learning curves (default 32 64 128)")
+            sub.add_argument("--times", nargs="+", metavar="T",
+                             help="learning-curve times (default 10^(k/4), k = -8..12)")
+        if setup in ("headcount", "budget"):
+            sub.add_argument("--heads", nargs="+", metavar="H",
+                             help="heads (default 16, 24, ..., 120)")
+        if setup == "sharing":
+            sub.add_argument("--heads", nargs="+", metavar="H",
+                             help="heads, even divisors of 2048 (default 2 4 8 16 32)")
+        if setup == "arrival":
+            sub.add_argument("--h-kv", dest="h_kv", nargs="+", metavar="K",
+                             help="K/V groups in [1, 64] (default 64 32 ... 1)")
+            sub.add_argument("--level", default=DEFAULT_LEVEL,
+                             help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")
+        sub.add_argument("--plot", metavar="FILE", help="draw the curves (.png or .svg)")
+        sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        add_format_option(sub)
+        add_dps_option(sub)
+        sub.set_defaults(func=run)

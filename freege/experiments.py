@@ -1,0 +1,318 @@
+"""The SPEC §6.3 readout experiments, theory side.
+
+Each setup lists the configurations SPEC §6.3 prescribes and evaluates the SPEC §5
+limiting predictions on them (features normalized to the mean-one MHA law):
+
+* :func:`temperature` -- h = 96, n = 8192, d = dO = 12288, (dK, dV) = (128, 128) versus
+  (64, 192) (equal parameter counts), coefficient errors over a beta grid, their ratio and
+  the beta where the ratio crosses 1;
+* :func:`headcount` -- n = d = 4096, dK = dV = 64: learning curves L(t) for
+  h in {32, 64, 128} at dO = 2n, and coefficient errors at fixed output dO = 2048 for
+  h from 16 to 120;
+* :func:`budget` -- the same with the per-head width solved from the fixed budget
+  ``h dK (3n + dO) = 6 n^2`` at each h;
+* :func:`sharing` -- n = 4096, d = 8192, dO = 2048, h dK = 2048, dK = dV: GQA with two
+  query heads per K/V pair against complete within-head tying;
+* :func:`arrival` -- h = 64, n = d = 4096, dO = 2n: time to relative loss 0.1 against
+  the number of K/V groups, at fixed widths and at a fixed parameter count.
+
+Widths solved from a parameter budget are real numbers: the limiting laws depend on the
+widths only through the ratios ``gK = h dK / n``, ``gV = h dV / n`` (SPEC §1.2), so a
+solved width enters exactly (as a fraction) through :class:`freege.params.Ratios`;
+the finite model would round it to an integer.
+
+Numbers: every evaluation is done by :mod:`freege.numeric` -- float64 (accurate to about
+1e-13) when ``dps`` is None, otherwise mpmath values with ``dps`` correct significant
+digits (the numeric layer works with guard digits).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from freege.numeric import readout
+from freege.numeric.law import law as make_law
+from freege.params import Dims, Number, Ratios, positive, to_mpf
+
+#: SPEC §6.3 defaults: inverse temperature, ridge penalty, label-noise variance
+BETA = Fraction(1)
+LAM = Fraction(1, 10_000)
+SIGMA2 = Fraction(1, 10)
+#: relative-loss level that defines the arrival time (SPEC §6.3)
+LEVEL = Fraction(1, 10)
+
+#: beta grid of the temperature setup: 0.25, 0.30, ..., 1.50
+TEMPERATURE_BETAS: tuple[Fraction, ...] = tuple(Fraction(k, 100) for k in range(25, 151, 5))
+#: heads of the learning-curve and fixed-output / fixed-budget setups
+CURVE_HEADS: tuple[int, ...] = (32, 64, 128)
+HEADCOUNT_HEADS: tuple[int, ...] = tuple(range(16, 121, 8))
+SHARING_HEADS: tuple[int, ...] = (2, 4, 8, 16, 32)
+ARRIVAL_GROUPS: tuple[int, ...] = (64, 32, 16, 8, 4, 2, 1)
+#: learning-curve times: 10^(k/4), k = -8..12 (0.01 .. 1000)
+CURVE_TIMES: tuple[str, ...] = tuple(f"1e{k / 4:g}" for k in range(-8, 13))
+
+Progress = Callable[[str], None]
+Row = dict[str, Any]
+
+
+def quiet(_: str) -> None:
+    """The default progress callback: say nothing."""
+
+
+@dataclass(frozen=True)
+class Readout:
+    """The SPEC §5 readout settings shared by the setups."""
+
+    lam: Number = LAM
+    sigma2: Number = SIGMA2
+    level: Number = LEVEL
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lam", positive("lam", self.lam))
+        sigma2 = self.sigma2
+        if sigma2 != 0:
+            sigma2 = positive("sigma2", sigma2)
+        object.__setattr__(self, "sigma2", sigma2)
+        level = positive("level", self.level)
+        if level >= 1:
+            raise ValueError(f"level must be in (0, 1) (got {self.level!r})")
+        object.__setattr__(self, "level", level)
+
+
+def number(x: Number | str, dps: int | None) -> Any:
+    """An input value as an output number: float64, or an mpf at ``dps`` digits."""
+    if isinstance(x, str):
+        return float(x) if dps is None else mpmath.mpf(x)
+    if dps is None:
+        return float(x)
+    with mpmath.workdps(dps):
+        return to_mpf(x)
+
+
+# -- the numeric layer, in one place ---------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def mha_law(config: Ratios | Dims, dps: int | None) -> Any:
+    """The normalized (mean-one) MHA law of a configuration, tied or not (SPEC §4, §5).
+    Memoised per configuration (a law caches its support and atoms), so a setup run twice
+    in one process, or a crossover checked afterwards, does not redo the work; distinct
+    configurations (e.g. different ``h_kv``) are always evaluated separately."""
+    return make_law("mha", config, normalized=True, dps=dps)
+
+
+def error(config: Ratios | Dims, settings: Readout, dps: int | None) -> Any:
+    """Ridge coefficient error E(lam) of the normalized MHA features (SPEC §5)."""
+    return readout.ridge_error(mha_law(config, dps), settings.lam, settings.sigma2)
+
+
+# -- configurations (SPEC §6.3) ---------------------------------------------------------
+
+
+def temperature_dims(beta: Number) -> dict[str, Dims]:
+    """The two equal-budget allocations of the temperature setup, keyed ``dK_dV``."""
+    return {
+        f"{dk}_{dv}": Dims(n=8192, d=12288, h=96, dK=dk, dV=dv, dO=12288, beta=beta)
+        for dk, dv in ((64, 192), (128, 128))
+    }
+
+
+def curve_dims(h: int, beta: Number = BETA) -> Dims:
+    """Learning-curve configuration: n = d = 4096, dK = dV = 64, dO = 2n."""
+    return Dims(n=4096, h=h, dK=64, dV=64, dO=8192, beta=beta)
+
+
+def fixed_output_dims(h: int, beta: Number = BETA) -> Dims:
+    """Fixed-output configuration: n = d = 4096, dK = dV = 64, dO = 2048."""
+    return Dims(n=4096, h=h, dK=64, dV=64, dO=2048, beta=beta)
+
+
+def width_for_budget(n_params: int, **dims: Any) -> Fraction:
+    """The per-head width ``w = dK = dV`` at which ``Dims(dK=w, dV=w, **dims).n_params``
+    equals ``n_params`` (SPEC §5). The count is linear and homogeneous in ``w`` (every
+    term carries one width), so ``w = n_params / count(w = 1)``, exactly; the linearity
+    is checked against ``count(w = 2)``."""
+    one = Dims(dK=1, dV=1, **dims).n_params
+    if Dims(dK=2, dV=2, **dims).n_params != 2 * one:
+        raise ValueError("parameter count is not linear in the width for this configuration")
+    return Fraction(n_params, one)
+
+
+def width_ratios(n: int, h: int, width: Fraction, dO: int, beta: Number,
+                 sharing: str = "none") -> Ratios:
+    """Limit ratios of a configuration with a real per-head width ``dK = dV = width``."""
+    g = Fraction(h) * width / n
+    return Ratios(beta=beta, h=h, gK=g, gV=g, gO=Fraction(dO, n), sharing=sharing)
+
+
+def budget_width(h: int, n: int = 4096, dO: int = 2048) -> Fraction:
+    """Per-head width spending the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d)."""
+    return width_for_budget(6 * n * n, n=n, h=h, dO=dO)
+
+
+def sharing_dims(h: int, beta: Number = BETA) -> dict[str, Dims]:
+    """GQA (two query heads per K/V pair) and tied configurations with h dK = 2048."""
+    if 2048 % h or h % 2:
+        raise ValueError(f"h must be an even divisor of 2048 (got {h})")
+    dk = 2048 // h
+    common = {"n": 4096, "d": 8192, "h": h, "dK": dk, "dV": dk, "dO": 2048, "beta": beta}
+    return {
+        "gqa": Dims(sharing="gqa", h_kv=h // 2, **common),
+        "tied": Dims(sharing="tied", **common),
+    }
+
+
+def arrival_dims(h_kv: int, beta: Number = BETA) -> Dims:
+    """Fixed-width arrival configuration: h = 64, n = d = 4096, dK = dV = 64, dO = 2n."""
+    sharing = "none" if h_kv == 64 else "mqa" if h_kv == 1 else "gqa"
+    return Dims(n=4096, h=64, dK=64, dV=64, dO=8192, beta=beta, sharing=sharing, h_kv=h_kv)
+
+
+# -- setups -----------------------------------------------------------------------------
+
+
+def temperature(
+    betas: Sequence[Number] = TEMPERATURE_BETAS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+) -> dict[str, Any]:
+    """Coefficient errors of the (64, 192) and (128, 128) allocations over ``betas``,
+    ``ratio = error_64_192 / error_128_128``, and ``crossover_beta``: the beta in the grid's
+    range where the two errors are equal, found by the numeric crossover finder inside
+    the first grid interval where the ratio crosses 1 (None if it never does)."""
+    rows: list[Row] = []
+    for k, beta in enumerate(betas, 1):
+        progress(f"temperature: beta = {float(beta):g} ({k}/{len(betas)})")
+        dims = temperature_dims(beta)
+        e64 = error(dims["64_192"], settings, dps)
+        e128 = error(dims["128_128"], settings, dps)
+        rows.append({
+            "beta": number(beta, dps), "error_64_192": e64, "error_128_128": e128,
+            "ratio": e64 / e128,
+        })
+    crossover_beta = None
+    for lo, hi, row_lo, row_hi in zip(betas, betas[1:], rows, rows[1:], strict=False):
+        if (row_lo["ratio"] - 1) * (row_hi["ratio"] - 1) <= 0:
+            progress(f"temperature: crossover in [{float(lo):g}, {float(hi):g}]")
+            crossover_beta = readout.crossover(
+                lambda b: error(temperature_dims(b)["64_192"], settings, dps),
+                number(lo, dps), number(hi, dps),
+                g=lambda b: error(temperature_dims(b)["128_128"], settings, dps), dps=dps,
+            )
+            break
+    return {"rows": rows, "crossover_beta": crossover_beta}
+
+
+def headcount(
+    curve_heads: Iterable[int] = CURVE_HEADS,
+    times: Sequence[Number | str] = CURVE_TIMES,
+    heads: Iterable[int] = HEADCOUNT_HEADS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+) -> dict[str, Any]:
+    """Learning curves L(t) at dO = 2n for ``curve_heads`` (``curves``: one row per head
+    and time) and coefficient errors at fixed output dO = 2048 for ``heads`` (``rows``)."""
+    curves: list[Row] = []
+    for h in curve_heads:
+        dims = curve_dims(h)
+        progress(f"headcount: learning curve h = {h}")
+        law = mha_law(dims, dps)
+        for t in times:
+            curves.append({
+                "h": h, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO,
+                "t": number(t, dps), "loss": readout.flow_loss(law, t),
+            })
+    rows: list[Row] = []
+    for h in heads:
+        progress(f"headcount: fixed output h = {h}")
+        dims = fixed_output_dims(h)
+        rows.append({
+            "h": h, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO,
+            "n_params": dims.n_params, "error": error(dims, settings, dps),
+        })
+    return {"curves": curves, "rows": rows}
+
+
+def budget(
+    heads: Iterable[int] = HEADCOUNT_HEADS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+) -> dict[str, Any]:
+    """Coefficient errors at the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d = 4096,
+    dO = 2048, dK = dV solved per h as a real width)."""
+    n, d_out = 4096, 2048
+    rows: list[Row] = []
+    for h in heads:
+        progress(f"budget: h = {h}")
+        width = budget_width(h, n, d_out)
+        config = width_ratios(n, h, width, d_out, BETA)
+        rows.append({
+            "h": h, "dK": number(width, dps), "dV": number(width, dps), "dO": d_out,
+            "n_params": 6 * n * n, "error": error(config, settings, dps),
+        })
+    return {"rows": rows, "n_params": 6 * n * n}
+
+
+def sharing(
+    heads: Iterable[int] = SHARING_HEADS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+) -> dict[str, Any]:
+    """Coefficient errors of GQA (h_kv = h/2) and of complete tying, and
+    ``difference = error_gqa - error_tied``."""
+    rows: list[Row] = []
+    for h in heads:
+        progress(f"sharing: h = {h}")
+        dims = sharing_dims(h)
+        e_gqa = error(dims["gqa"], settings, dps)
+        e_tied = error(dims["tied"], settings, dps)
+        rows.append({
+            "h": h, "dK": dims["gqa"].dK, "error_gqa": e_gqa, "error_tied": e_tied,
+            "difference": e_gqa - e_tied,
+        })
+    return {"rows": rows}
+
+
+def arrival(
+    groups: Iterable[int] = ARRIVAL_GROUPS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+) -> dict[str, Any]:
+    """Time for the gradient-flow loss to reach ``settings.level`` against the number of
+    K/V groups: at fixed widths dK = dV = 64 (each configuration's own law, evaluated --
+    SPEC §4 predicts no change), and at the parameter count of the h_kv = h model with
+    the per-head width grown to spend the saved K/V weights."""
+    reference = arrival_dims(64).n_params
+    rows: list[Row] = []
+    for h_kv in groups:
+        progress(f"arrival: h_kv = {h_kv}")
+        dims = arrival_dims(h_kv)
+        width = width_for_budget(
+            reference, n=dims.n, d=dims.d, h=dims.h, dO=dims.dO,
+            sharing=dims.sharing, h_kv=h_kv,
+        )
+        grown = width_ratios(dims.n, dims.h, width, dims.dO, dims.beta)
+        rows.append({
+            "h_kv": h_kv,
+            "t_fixed_widths": readout.arrival_time(mha_law(dims, dps), settings.level),
+            "t_fixed_budget": readout.arrival_time(mha_law(grown, dps), settings.level),
+            "width_fixed_budget": number(width, dps),
+        })
+    return {"rows": rows, "n_params": reference}
+
+
+SETUPS: dict[str, Callable[..., dict[str, Any]]] = {
+    "temperature": temperature, "headcount": headcount, "budget": budget,
+    "sharing": sharing, "arrival": arrival,
+}
