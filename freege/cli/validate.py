@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="sample softmax MHA vs its Gaussian equivalent at model dimensions (SPEC §6.1)",
         description="Sample softmax MHA and its Gaussian equivalent (same weights, fresh "
         "noise) and compare all n eigenvalues of MHA^perp MHA^perp^T and (1/n) MHA^G "
-        "MHA^G^T: relative W1 (over the SPEC §4 limiting mean) and KS, mean ± 95%% "
+        "MHA^G^T: relative W1 (over the SPEC §4 limiting mean) and KS, mean ± 95% "
         f"Student-t half-width over draws. Presets: {', '.join(PRESETS)}; or give an "
         "explicit configuration with --n --h --dk --do [--dv --h-kv --sharing --d].",
     )
