@@ -1,0 +1,145 @@
+"""``freege derive``: the exact closed forms of SPEC §3-§5, printed from the sympy layer.
+
+Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
+
+* ``moments`` / ``cumulants --order Q [--normalized]``: ``m_1..m_Q`` / ``kappa_1..kappa_Q``;
+* ``s-transform [--normalized]``: the explicit S-transform (when it has one) and the
+  polynomial relation ``E(S, w) = 0`` (SPEC §3);
+* ``dof --order Q``: the large-``lam`` coefficients of ``w(lam)`` (SPEC §5);
+* ``cauchy``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
+
+Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
+JSON expressions are strings that ``sympy.sympify`` parses back, in ``beta, h, gK, gV,
+gO`` only. Results come from the cached derivations (:mod:`freege.symbolic.cache`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import sympy as sp
+
+from freege.cli.common import add_format_option, emit
+from freege.symbolic import closed_forms
+from freege.symbolic.cases import CASES
+from freege.symbolic.symbols import PARAM_NAMES, in_beta
+
+FORMATS = ("text", "latex", "json")
+THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
+THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
+
+
+def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> None:
+    parser.add_argument("--case", required=True, choices=CASES, help="SPEC §4 case")
+    if order:
+        parser.add_argument(
+            "--order", required=True, type=int,
+            help=f"highest order, 1..{closed_forms.MAX_ORDER}",
+        )
+    if normalized:
+        parser.add_argument(
+            "--normalized", action="store_true", help="the mean-one law nubar (SPEC §3)"
+        )
+    add_format_option(parser, FORMATS)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "derive", help="exact closed forms (sympy): moments, cumulants, S, dof, Cauchy"
+    )
+    sub = parser.add_subparsers(dest="quantity", metavar="QUANTITY")
+    sub.required = True
+    for name, helptext in (("moments", "moments m_1..m_Q (SPEC §3, §4)"),
+                           ("cumulants", "free cumulants kappa_1..kappa_Q (SPEC §3)")):
+        p = sub.add_parser(name, help=helptext)
+        _common(p, order=True, normalized=True)
+        p.set_defaults(func=_sequence_handler(name))
+    p = sub.add_parser("s-transform", help="S-transform and its relation E(S, w) = 0 (SPEC §3)")
+    _common(p, order=False, normalized=True)
+    p.set_defaults(func=_s_transform)
+    p = sub.add_parser("dof", help="large-lam series of the degrees of freedom w(lam) (SPEC §5)")
+    _common(p, order=True, normalized=False)
+    p.set_defaults(func=_dof)
+    p = sub.add_parser("cauchy", help="Cauchy polynomial P(G, z) = 0 (SPEC §3)")
+    _common(p, order=False, normalized=False)
+    p.set_defaults(func=_cauchy)
+
+
+def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> Callable[[dict], str]:
+    """Text or LaTeX renderer of ``(text name, latex name, expression)`` lines."""
+    if fmt == "latex":
+        body = [f"{tex} = {sp.latex(expr)}" for _, tex, expr in lines]
+        return lambda _data: "\n".join([f"% {title}", f"% {THETA_LATEX}", *body])
+    body = [f"{name} = {expr}" for name, _, expr in lines]
+    return lambda _data: "\n".join([f"# {title}", f"# {THETA_LINE}", *body])
+
+
+def _header(args: argparse.Namespace) -> dict:
+    data = {"case": args.case, "symbols": list(PARAM_NAMES)}
+    if getattr(args, "normalized", False):
+        data["normalized"] = True
+    return data
+
+
+def _title(args: argparse.Namespace, what: str) -> str:
+    norm = " (normalized, mean 1)" if getattr(args, "normalized", False) else ""
+    return f"{what} of case {args.case}{norm}"
+
+
+def _sequence_handler(kind: str) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        derive = closed_forms.moments if kind == "moments" else closed_forms.cumulants
+        values = derive(args.case, closed_forms.check_order(args.order), args.normalized)
+        letter, tex = ("m", "m") if kind == "moments" else ("kappa", r"\kappa")
+        lines = [(f"{letter}_{q}", f"{tex}_{{{q}}}", v) for q, v in enumerate(values, 1)]
+        data = {**_header(args), kind: {str(q): str(in_beta(v)) for q, v in
+                                        enumerate(values, 1)}}
+        emit(data, args.format, _render(args.format, lines, _title(args, kind)))
+        return 0
+
+    return handler
+
+
+def _s_transform(args: argparse.Namespace) -> int:
+    relation = closed_forms.s_relation(args.case, args.normalized)
+    result = closed_forms.s_transform(args.case, args.normalized)
+    explicit = None if closed_forms.is_relation(result) else result
+    lines = [("E(S, w)", "E(S, w)", relation)]
+    if explicit is not None:
+        lines.insert(0, ("S(w)", "S(w)", explicit))
+    data = {
+        **_header(args),
+        "variables": ["S", "w"],
+        "s_transform": None if explicit is None else str(in_beta(explicit)),
+        "relation": str(in_beta(relation)),
+    }
+    title = _title(args, "S-transform (branch S(0) = 1/m1; relation E(S, w) = 0)")
+    emit(data, args.format, _render(args.format, lines, title))
+    return 0
+
+
+def _dof(args: argparse.Namespace) -> int:
+    coeffs = closed_forms.dof_series(args.case, closed_forms.check_order(args.order))
+    lines = [(f"c_{k}", f"c_{{{k}}}", v) for k, v in enumerate(coeffs, 1)]
+    total = closed_forms.dof_expression(args.case, args.order)
+    data = {
+        **_header(args),
+        "variable": "lam",
+        "dof": {str(k): str(in_beta(v)) for k, v in enumerate(coeffs, 1)},
+        "series": str(in_beta(total)),
+    }
+    title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (SPEC §5)")
+    emit(data, args.format, _render(args.format, lines, title))
+    return 0
+
+
+def _cauchy(args: argparse.Namespace) -> int:
+    from freege.symbolic.equations import cauchy_polynomial
+
+    poly = cauchy_polynomial(args.case)
+    expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
+    data = {**_header(args), "variables": ["G", "z"], "polynomial": str(in_beta(expr))}
+    title = _title(args, "Cauchy polynomial P(G, z) = 0")
+    emit(data, args.format, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title))
+    return 0
