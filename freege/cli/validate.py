@@ -142,7 +142,9 @@ def run_validate(args: argparse.Namespace) -> int:
     summary = result.summary()
     data = {"preset": preset, "config": _dims_dict(dims), **summary}
     if args.plot is not None:
-        data["density_l1"] = _plot_validation(args.plot, result, preset, dims)
+        distances = _plot_validation(args.plot, result, preset, dims)
+        if distances is not None:
+            data["density_l1"] = distances
     emit(data, args.format, lambda d: _validate_text(d, preset, dims))
     return 0
 
@@ -175,9 +177,10 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
 
 
 def _plot_validation(path: str, result: Validation, preset: str | None,
-                     dims: Dims) -> dict[str, float]:
+                     dims: Dims) -> dict[str, float] | None:
     """Histogram of the pooled spectra of both models with the SPEC §4 limiting density
-    (freege.numeric) overlaid; returns each model's L1 distance to that density."""
+    (freege.numeric) overlaid; returns each model's L1 distance to that density. When
+    the density cannot be evaluated, says so on stderr and plots without it (None)."""
     import numpy as np
 
     from freege.numeric.law import law
@@ -185,15 +188,21 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     from validation.plots import spectrum_histogram
     from validation.sample import case_for
 
-    pdf = law(case_for(dims), dims).pdf
     samples = {
         "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
         "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
     }
+    pdf = law(case_for(dims), dims).pdf
+    try:
+        distances = {"softmax": density_l1(samples["softmax MHA^perp"], pdf),
+                     "ge": density_l1(samples["Gaussian equivalent"], pdf)}
+    except (ArithmeticError, ValueError) as exc:
+        print(f"freege: warning: limiting density unavailable ({exc}); plotted without it",
+              file=sys.stderr)
+        pdf, distances = None, None
     title = f"{_config_text(preset, dims)}\n{len(result.draws)} draws, all n eigenvalues"
     spectrum_histogram(path, samples, title, density=pdf, mean=result.limiting_mean)
-    return {"softmax": density_l1(samples["softmax MHA^perp"], pdf),
-            "ge": density_l1(samples["Gaussian equivalent"], pdf)}
+    return distances
 
 
 def run_ladder(args: argparse.Namespace) -> int:
