@@ -192,8 +192,8 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
         "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
         "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
     }
-    pdf = law(case_for(dims), dims).pdf
     try:
+        pdf = law(case_for(dims), dims).pdf
         distances = {"softmax": density_l1(samples["softmax MHA^perp"], pdf),
                      "ge": density_l1(samples["Gaussian equivalent"], pdf)}
     except (ArithmeticError, ValueError) as exc:
