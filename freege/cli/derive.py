@@ -10,7 +10,10 @@ Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
 JSON expressions are strings that ``sympy.sympify`` parses back, in ``beta, h, gK, gV,
-gO`` only. Results come from the cached derivations (:mod:`freege.symbolic.cache`).
+gO`` only: pass the names as locals (``sympify(text, locals={n: Symbol(n) for n in
+data["symbols"]})``, as the ``"parse"`` entry says), since bare ``beta`` is sympy's Beta
+function; :func:`freege.symbolic.symbols.parse` does it with freege's symbols. Results
+come from the cached derivations (:mod:`freege.symbolic.cache`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from freege.symbolic.symbols import PARAM_NAMES, in_beta
 
 FORMATS = ("text", "latex", "json")
 THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
+PARSE_HINT = "sympy.sympify(text, locals={name: sympy.Symbol(name) for name in symbols})"
 THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
 
 
@@ -76,7 +80,7 @@ def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> Call
 
 
 def _header(args: argparse.Namespace) -> dict:
-    data = {"case": args.case, "symbols": list(PARAM_NAMES)}
+    data = {"case": args.case, "symbols": list(PARAM_NAMES), "parse": PARSE_HINT}
     if getattr(args, "normalized", False):
         data["normalized"] = True
     return data
