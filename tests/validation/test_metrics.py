@@ -85,3 +85,12 @@ def test_density_l1_small_for_the_true_density_large_for_a_shift():
     noise = math.sqrt(2 * 60 / (math.pi * x.size))
     assert metrics.density_l1(x, stats.norm.pdf, bins=60) <= 2 * noise
     assert metrics.density_l1(x, lambda t: stats.norm.pdf(t, 0.5), bins=60) > 5 * noise
+
+
+def test_density_l1_leaves_the_atom_at_zero_out():
+    """A 30% atom at 0 plus an exponential law: compared with the continuous part
+    (0.7 times the exponential density) the distance is histogram noise only."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([np.zeros(6000), rng.exponential(size=14000)])
+    noise = math.sqrt(2 * 60 / (math.pi * x.size))
+    assert metrics.density_l1(x, lambda t: 0.7 * stats.expon.pdf(t), bins=60) <= 2 * noise
