@@ -19,10 +19,11 @@ from validation.backend import BACKENDS
 from validation.presets import PRESETS, get_preset
 from validation.runner import Validation
 
-#: default number of draws of ``freege validate`` (SPEC §6.1 uses 10; bert-base takes
-#: about 0.1-0.5 s per draw on a 2-core CPU, so 10 fit well under a minute)
+#: default number of draws of ``freege validate`` (SPEC §6.1 uses 10). bert-base takes
+#: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
+#: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
-#: default number of ladder trials (about 2.5 s each at n = 1000 on a 2-core CPU)
+#: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
 
 
