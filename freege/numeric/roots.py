@@ -50,6 +50,8 @@ from freege.symbolic.symbols import G, z
 FLOAT64_RTOL = 2e-14
 #: digits used when a float64 point needs more precision
 RESCUE_DPS = 30
+#: digits of the exact edge computation behind float64 laws
+FLOAT64_EDGE_DPS = 17
 
 
 @functools.lru_cache(maxsize=64)
@@ -75,16 +77,6 @@ def _to_fraction(x: object) -> Fraction:
         return Fraction(x)
     man, exp = mpmath.mpf(x).man_exp
     return Fraction(man) * Fraction(2) ** exp
-
-
-def _fujiwara_bound(coeffs: Sequence[Fraction]) -> float:
-    """Fujiwara's bound on the moduli of the roots of ``sum coeffs[k] x^k``."""
-    n = len(coeffs) - 1
-    lead = coeffs[n]
-    terms = [
-        abs(float(coeffs[n - k] / lead)) ** (1.0 / k) for k in range(1, n + 1) if coeffs[n - k]
-    ]
-    return 2.0 * max(terms, default=1.0)
 
 
 class CauchyEquation:
@@ -143,13 +135,14 @@ class CauchyEquation:
         return [mpmath.polyval(row[::-1], zv) for row in self._matrix_mp()]
 
     def exact(self) -> sp.Poly:
-        """``P`` over QQ with the parameters rationalised at the working precision + 40 bits
-        (cached per precision). Used for the discriminant and the atom polynomial."""
+        """``P`` over QQ with the parameters rounded to the working precision + 10 bits
+        (cached per precision; short rationals keep the exact discriminant and its root
+        isolation fast). Used for the discriminant and the atom polynomial."""
         prec = mpmath.mp.prec
         if prec not in self._exact_cache:
-            with mpmath.workprec(prec + 40):
-                vals = [sp.Rational(_to_fraction(v).numerator, _to_fraction(v).denominator)
-                        for v in self.values()]
+            with mpmath.workprec(prec + 10):
+                vals = [sp.Rational(f.numerator, f.denominator)
+                        for f in (_to_fraction(+mpmath.mpf(v)) for v in self.values())]
             subs = dict(zip(self.symbols, vals, strict=True))
             expr = self.poly.as_expr().xreplace(subs)
             self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
@@ -157,19 +150,15 @@ class CauchyEquation:
 
     # ------------------------------------------------------------------ float64 tracking
     def radius(self) -> float:
-        """A bound on every branch point (discriminant and leading-coefficient roots):
+        """The largest modulus of a branch point (discriminant and leading-coefficient
+        roots), at least 1 and the mean:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
-            with mpmath.workdps(15):
-                disc = self.discriminant()
-                lead = sp.Poly(self.exact().as_expr(), G).LC()
-            bounds = [_fujiwara_bound([Fraction(int(c.p), int(c.q)) for c in
-                                       reversed(disc.all_coeffs())])]
-            lead_poly = sp.Poly(lead, z)
-            if lead_poly.degree() > 0:
-                bounds.append(_fujiwara_bound([Fraction(int(c.p), int(c.q)) for c in
-                                               reversed(lead_poly.all_coeffs())]))
-            self._radius = max(1.0, abs(self.mean), *bounds)
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
+                everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
+                lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
+                everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
+            self._radius = max([1.0, abs(self.mean)] + [float(abs(r)) for r in everything])
         return self._radius
 
     def _horner(self, c: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -370,23 +359,59 @@ class CauchyEquation:
         return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
 
 
-def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
-    """Distinct real roots of an exact univariate polynomial, isolated exactly and refined
-    to ``dps`` digits relative (absolute near 0)."""
-    sqf = sp.Poly(sp.quo(poly, sp.gcd(poly, poly.diff())), *poly.gens) if poly.degree() > 0 \
-        else poly
+def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
+    digits.
+
+    The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
+    (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
+    does not converge) finds all roots; those with ``|Im| <= 10^-(dps/2) max(1, |r|)`` are
+    the real ones (a simple real root comes out with ``Im`` at the working precision or
+    exactly 0), each Newton-polished in real arithmetic (quadratic convergence).
+    """
+    if poly.degree() <= 0:
+        return [], []
+    sqf = poly.sqf_part()
     if sqf.degree() <= 0:
-        return []
-    out = []
-    eps = sp.Rational(1, 10 ** (dps + 8))
-    for (a, b), _ in sqf.intervals():
-        a, b = sp.Rational(a), sp.Rational(b)
-        if a != b:
-            scale = max(abs(a), abs(b), sp.Rational(1, 10**6))
-            a, b = sqf.refine_root(a, b, eps=eps * scale)
-        with mpmath.workdps(dps + 10):
-            out.append((mpmath.mpf(int(a.p)) / int(a.q) + mpmath.mpf(int(b.p)) / int(b.q)) / 2)
-    return out
+        return [], []
+    with mpmath.workdps(dps + 10):
+        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
+        scale = max(abs(c) for c in coeffs)
+        coeffs = [c / scale for c in coeffs]
+        dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
+                                         strict=True)]
+        found = None
+        for extra in (20, 60, 150, 400):
+            try:
+                found = mpmath.polyroots(coeffs, maxsteps=100 + extra, cleanup=True,
+                                         extraprec=extra, error=False)
+                break
+            except mpmath.libmp.libhyper.NoConvergence:
+                continue
+        if found is None:
+            raise ArithmeticError(f"polyroots did not converge on a degree-{sqf.degree()} "
+                                  "discriminant")
+        found = [mpmath.mpc(r) for r in found]
+        tol = mpmath.mpf(10) ** (-(dps // 2))
+        real = [r for r in found if abs(r.imag) <= tol * max(abs(r), mpmath.mpf(1))]
+        reals = []
+        for r in real:
+            x = r.real
+            for _ in range(30):
+                d = mpmath.polyval(dcoeffs, x)
+                if d == 0:
+                    break
+                step = mpmath.polyval(coeffs, x) / d
+                x -= step
+                if abs(step) <= mpmath.eps * max(abs(x), mpmath.mpf(1)) * 4:
+                    break
+            reals.append(x)
+    return found, sorted(reals)
+
+
+def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
+    """Distinct real roots of an exact univariate polynomial (see :func:`polynomial_roots`)."""
+    return polynomial_roots(poly, dps)[1]
 
 
 def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
@@ -424,14 +449,14 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); the physical one is the candidate nearest
-    ``1 - continuous_mass`` (the integrated density), so the choice is also the mass
-    check. A ValueError if no candidate is within 1e-6 of it.
+    ``1 - continuous_mass`` (the integrated density, to ~1e-6), so the choice is also a
+    mass check: an ArithmeticError if no candidate is within 1e-4 of it.
     """
     with mpmath.workdps(dps):
         cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
     expected = 1.0 - continuous_mass
     best = min(cands, key=lambda r: abs(r - expected), default=None)
-    if best is None or abs(best - expected) > 1e-6:
+    if best is None or abs(best - expected) > 1e-4:
         raise ArithmeticError(
             f"mass check failed: continuous mass {continuous_mass} leaves {expected} at 0, "
             f"atom candidates are {[float(c) for c in cands]}"
