@@ -2,7 +2,8 @@
 
 Every solver of :mod:`freege.numeric` is lambdified from the exact expressions returned
 here, never retyped; keeping the imports in one module keeps the contract in one place.
-All results are memoised per ``(case, normalized)`` (the symbolic layer caches on disk).
+The symbolic layer caches its derivations (memory and disk); results are also memoised
+here per ``(case, normalized)``.
 """
 
 from __future__ import annotations
@@ -11,35 +12,40 @@ import functools
 
 import sympy as sp
 
-from freege.symbolic import cases, equations
-from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
+from freege import symbolic
+from freege.symbolic import equations
+from freege.symbolic.symbols import S, gK, gO, gV, h, theta1, theta2, w
 
-#: parameter symbols in the order :func:`freege.numeric.law.Law` supplies their values
+#: parameter symbols in the order :class:`freege.numeric.law.Law` supplies their values
 PARAMETERS: tuple[sp.Symbol, ...] = (theta1, theta2, h, gK, gV, gO)
 
 
 @functools.cache
 def cauchy_polynomial(case: str, normalized: bool) -> sp.Poly:
     """``P(G, z)`` of the case (SPEC §3 polynomial method), gens ``(G, z)``."""
-    law = cases.case_law(case, normalized=normalized)
-    return equations.cauchy_from_s_relation(law.s_relation)
+    return equations.cauchy_polynomial(case, normalized)
 
 
 @functools.cache
 def s_polynomial(case: str, normalized: bool) -> sp.Poly:
-    """The S-relation ``E(S, w)`` as a Poly in gens ``(S, w)`` (SPEC §3)."""
-    from freege.symbolic.symbols import S, w
-
+    """The S-relation ``E(S, w)`` as a Poly in gens ``(S, w)`` (SPEC §3), the image of
+    :func:`cauchy_polynomial` under ``G = S w``, ``z = (1 + w)/(S w)``."""
     return sp.Poly(equations.s_relation_from_cauchy(cauchy_polynomial(case, normalized)), S, w)
 
 
 @functools.cache
 def moment_expressions(case: str, order: int, normalized: bool) -> tuple[sp.Expr, ...]:
     """Exact ``m_1..m_order`` (SPEC §3, §4)."""
-    return tuple(cases.case_law(case, normalized=normalized).moments(order))
+    return tuple(symbolic.moments(case, order, normalized))
 
 
 @functools.cache
 def ridge_polynomial(case: str) -> sp.Poly:
     """``F(w, lam)`` of the normalized law (SPEC §5), gens ``(w, lam)``."""
-    return equations.ridge_from_s_relation(cases.case_law(case, normalized=True).s_relation)
+    return equations.ridge_polynomial(case)
+
+
+@functools.cache
+def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
+    """``(F_w, F_lam)`` of :func:`ridge_polynomial` (SPEC §5)."""
+    return equations.ridge_derivatives(case)

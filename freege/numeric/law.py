@@ -404,15 +404,15 @@ class Law:
         return s.real if mpmath.im(w) == 0 and abs(s.imag) <= abs(s) * mpmath.eps * 10 else s
 
     def expect(self, func: Callable[[Any], Any]) -> Any:
-        """``int func dnu`` (atom included): ``func`` must accept numpy arrays in float64
-        mode and mpmath numbers otherwise. Integrates in the variable ``t`` of
+        """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
+        numpy arrays in float64 mode and mpmath numbers otherwise. Integrates in the variable ``t`` of
         :meth:`_cosine_series` (``x = a + (b - a)(1 - cos t)/2``) by the midpoint rule,
         spectrally accurate for smooth ``func`` (float64: nodes double from 64 to 8192
         until two levels agree to 1e-15; mpmath: to ``10^-(dps + 2)``)."""
         with self._ctx():
             mp = self.dps is not None
             total = self._atom_mp() * func(mpmath.mpf(0)) if mp else \
-                float(self._atom_mp()) * float(func(np.zeros(1))[0])
+                float(self._atom_mp()) * func(np.zeros(1))[0]
             for a, b in self._intervals_mp():
                 n, prev = 64, None
                 while True:
@@ -427,7 +427,7 @@ class Law:
                         fa, fb = float(a), float(b)
                         t = math.pi * (np.arange(n) + 0.5) / n
                         x = fa + (fb - fa) * (1 - np.cos(t)) / 2
-                        part = float(np.sum(self.pdf(x) * (fb - fa) * np.sin(t) / 2 * func(x)))
+                        part = np.sum(self.pdf(x) * (fb - fa) * np.sin(t) / 2 * func(x))
                         part *= math.pi / n
                         tol = 1e-15
                     if prev is not None and abs(part - prev) <= tol * max(abs(part), 1):
@@ -436,7 +436,7 @@ class Law:
                         break
                     prev, n = part, 2 * n
                 total += part
-            return self._out(total) if mp else total
+            return self._out(total) if mp else np.asarray(total).item()
 
     def dof(self, lam: Any) -> Any:
         """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5);

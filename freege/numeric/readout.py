@@ -47,11 +47,9 @@ INTERNAL_DPS = 30
 @functools.lru_cache(maxsize=32)
 def _ridge_functions(case: str) -> tuple[Callable[..., Any], ...]:
     """``F``, ``F_w``, ``F_lam`` lambdified (mpmath) in ``(w, lam, *parameters)``."""
-    poly = _symbolic.ridge_polynomial(case).as_expr()
+    exprs = (_symbolic.ridge_polynomial(case), *_symbolic.ridge_derivatives(case))
     args = (W, LAM, *_symbolic.PARAMETERS)
-    return tuple(
-        sp.lambdify(args, e, modules="mpmath") for e in (poly, sp.diff(poly, W), sp.diff(poly, LAM))
-    )
+    return tuple(sp.lambdify(args, e.as_expr(), modules="mpmath") for e in exprs)
 
 
 def _normalized(law: Law) -> Law:
