@@ -28,31 +28,32 @@ from freege.symbolic.cache import cached
 from freege.symbolic.symbols import G, S, gK, gO, h, lam, theta1, theta2, w, z
 
 
-def _numerator(expr: sp.Expr) -> sp.Expr:
-    """Numerator of ``expr`` after combining over a common denominator, expanded."""
-    return sp.expand(sp.numer(sp.together(expr)))
+def _image(
+    expr: sp.Expr,
+    subs: dict[sp.Symbol, sp.Expr],
+    gens: tuple[sp.Symbol, sp.Symbol],
+    lines: tuple[sp.Expr, ...],
+) -> sp.Poly:
+    """The curve ``expr(subs) = 0`` in ``gens``: numerator, exceptional lines removed.
 
-
-def _curve_factor(expr: sp.Expr, x: sp.Symbol, y: sp.Symbol) -> sp.Poly:
-    """The one irreducible factor of ``expr`` involving both ``x`` and ``y``, as Poly(x, y).
-
-    Factors in a single variable are exceptional lines of the change of variables (or
-    pure parameter factors), never the curve of a law. More than one genuine factor means
-    the input relation was reducible: a ValueError says so (pick its physical factor first).
+    The changes of variables of this module are birational, so the image of an
+    irreducible curve is irreducible up to factors that are powers of the exceptional
+    lines ``lines`` of the map (``G``, ``z``, ``z G - 1`` for the Cauchy map, ...). Those
+    are divided out exactly and the content in the parameters is removed: no multivariate
+    factorization is needed. Normalised deterministically (primitive, positive leading
+    coefficient).
     """
-    _, factors = sp.factor_list(sp.expand(expr), x, y)
-    curves = [f for f, _ in factors if f.has(x) and f.has(y)]
-    if len(curves) != 1:
-        raise ValueError(
-            f"expected one irreducible curve in ({x}, {y}), found {len(curves)}: "
-            "reduce the relation to its physical factor first"
-        )
-    poly = sp.Poly(curves[0], x, y)
-    # deterministic normalisation: primitive part with a positive leading coefficient
+    numerator = sp.numer(sp.together(sp.sympify(expr).subs(subs, simultaneous=True)))
+    poly = sp.Poly(sp.expand(numerator), *gens)
+    for line in lines:
+        divisor = sp.Poly(line, *gens)
+        while True:
+            quotient, remainder = poly.div(divisor)
+            if not remainder.is_zero or quotient.is_zero:
+                break
+            poly = quotient
     _, poly = poly.primitive()
-    if poly.LC().could_extract_minus_sign():
-        poly = -poly
-    return poly
+    return -poly if poly.LC().could_extract_minus_sign() else poly
 
 
 def physical_relation_factor(relation: sp.Expr, mean: sp.Expr) -> sp.Expr:
@@ -78,10 +79,7 @@ def cauchy_from_s_relation(relation: sp.Expr) -> sp.Poly:
     exceptional factors. Exact; the result is a Poly in gens ``(G, z)`` with coefficients
     in ``ZZ[parameters]``, primitive, positive leading coefficient.
     """
-    image = _numerator(
-        sp.sympify(relation).subs({S: G / (z * G - 1), w: z * G - 1}, simultaneous=True)
-    )
-    return _curve_factor(image, G, z)
+    return _image(relation, {S: G / (z * G - 1), w: z * G - 1}, (G, z), (G, z, z * G - 1))
 
 
 def s_relation_from_cauchy(poly: sp.Poly | sp.Expr) -> sp.Expr:
@@ -91,8 +89,7 @@ def s_relation_from_cauchy(poly: sp.Poly | sp.Expr) -> sp.Expr:
     primitive irreducible factor in ``(S, w)`` as an expanded expression.
     """
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else sp.sympify(poly)
-    image = _numerator(expr.subs({G: S * w, z: (1 + w) / (S * w)}, simultaneous=True))
-    return _curve_factor(image, S, w).as_expr()
+    return _image(expr, {G: S * w, z: (1 + w) / (S * w)}, (S, w), (S, w, 1 + w)).as_expr()
 
 
 def cauchy_series_residual(poly: sp.Poly | sp.Expr, moments: Sequence[sp.Expr]) -> list[sp.Expr]:
@@ -138,14 +135,11 @@ def ridge_from_s_relation(relation: sp.Expr) -> sp.Poly:
     ``E(S, w)``, clears denominators and keeps the irreducible curve. Exact; a Poly in
     gens ``(w, lam)``.
     """
-    image = _numerator(
-        sp.sympify(relation).subs({S: (1 - w) / (lam * w), w: -w}, simultaneous=True)
-    )
-    return _curve_factor(image, w, lam)
+    return _image(relation, {S: (1 - w) / (lam * w), w: -w}, (w, lam), (w, lam, 1 - w))
 
 
 @cached
-def ridge_tied_explicit() -> sp.Poly:
+def tied_ridge_relation() -> sp.Poly:
     """The tied-MHA ridge relation of SPEC §5 built from the explicit formula.
 
     ``lam w = (1 - w)(h - w)(gO - w) / (gK m S_muKV(-w/h))``, ``m = gO (theta1 + h theta2/gK)``:
@@ -157,5 +151,50 @@ def ridge_tied_explicit() -> sp.Poly:
 
     mean = gO * (theta1 + h * theta2 / gK)
     s_mu = (1 - w) * (h - w) * (gO - w) / (gK * mean * lam * w)
-    image = _numerator(tied_jump_relation().subs({S: s_mu, w: -w / h}, simultaneous=True))
-    return _curve_factor(image, w, lam)
+    return _image(tied_jump_relation(), {S: s_mu, w: -w / h}, (w, lam), (w, lam, 1 - w))
+
+
+def _case_relation(case: str, normalized: bool) -> sp.Expr:
+    """The physical irreducible factor of the S-relation of a SPEC §4 case."""
+    from freege.symbolic.cases import case_law, check_case
+    from freege.symbolic.closed_forms import s_relation
+
+    law = case_law(check_case(case), normalized)
+    return physical_relation_factor(s_relation(case, normalized), law.mean)
+
+
+@cached
+def cauchy_polynomial(case: str, normalized: bool = False) -> sp.Poly:
+    """``P(G, z)``, the Cauchy polynomial of the SPEC §4 law of ``case`` (of ``nubar``
+    when ``normalized``), exact.
+
+    The S-relation of the case (SPEC §4 compositions; tied cases from the resultant
+    elimination of ``mu_KV``) is reduced to its physical factor and mapped by
+    :func:`cauchy_from_s_relation`. Poly in gens ``(G, z)`` over
+    ``ZZ[theta1, theta2, h, gK, gV, gO]`` (only the parameters the case uses); irreducible,
+    with the branch ``G ~ 1/z`` at infinity. Degree in ``G``: 4 (attention, head
+    averages), 6 (value, value-tied), 8 (mha, mha-tied).
+    """
+    return cauchy_from_s_relation(_case_relation(case, normalized))
+
+
+@cached
+def ridge_polynomial(case: str) -> sp.Poly:
+    """``F(w, lam)``: the ridge equation of SPEC §5 for the normalized law of ``case``.
+
+    ``lam w = (1 - w) / S_nubar(-w)`` with ``S_nubar`` eliminated through its relation
+    (:func:`ridge_from_s_relation`); Poly in gens ``(w, lam)``, degree 2 in ``lam``. For
+    the independent cases it is the SPEC §5 form
+    ``lam^2 w - lam (1 - c w/g) Pi - (c (1 - c)/g) Pi^2`` (``g = gK``, or ``gK/h`` with one
+    shared key) up to a nonzero factor; for ``mha-tied`` it is the tied relation of
+    :func:`tied_ridge_relation`. The physical root is ``w(lam) = 1/lam + O(lam^-2)``.
+    """
+    return ridge_from_s_relation(_case_relation(case, True))
+
+
+@cached
+def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
+    """``(dF/dw, dF/dlam)`` of :func:`ridge_polynomial` (SPEC §5), for the implicit
+    derivative ``w'(lam) = -F_lam / F_w`` (exact polynomial derivatives)."""
+    ridge = ridge_polynomial(case)
+    return ridge.diff(w), ridge.diff(lam)
