@@ -29,7 +29,7 @@ digits (the numeric layer works with guard digits).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -83,6 +83,12 @@ class Readout:
         if level >= 1:
             raise ValueError(f"level must be in (0, 1) (got {self.level!r})")
         object.__setattr__(self, "level", level)
+
+
+def precision(dps: int | None) -> Any:
+    """The working precision for arithmetic on results (ratios, differences): ``dps``
+    digits, or the float64-equivalent default when ``dps`` is None."""
+    return mpmath.workdps(dps or 15)
 
 
 def number(x: Number | str, dps: int | None) -> Any:
@@ -187,19 +193,21 @@ def temperature(
     ``ratio = error_64_192 / error_128_128``, and ``crossover_beta``: the beta in the grid's
     range where the two errors are equal, found by the numeric crossover finder inside
     the first grid interval where the ratio crosses 1 (None if it never does)."""
+    configs = [temperature_dims(beta) for beta in betas]  # every input checked first
     rows: list[Row] = []
-    for k, beta in enumerate(betas, 1):
+    for k, (beta, dims) in enumerate(zip(betas, configs, strict=True), 1):
         progress(f"temperature: beta = {float(beta):g} ({k}/{len(betas)})")
-        dims = temperature_dims(beta)
         e64 = error(dims["64_192"], settings, dps)
         e128 = error(dims["128_128"], settings, dps)
+        with precision(dps):
+            ratio = e64 / e128
         rows.append({
             "beta": number(beta, dps), "error_64_192": e64, "error_128_128": e128,
-            "ratio": e64 / e128,
+            "ratio": ratio,
         })
     crossover_beta = None
     for lo, hi, row_lo, row_hi in zip(betas, betas[1:], rows, rows[1:], strict=False):
-        if (row_lo["ratio"] - 1) * (row_hi["ratio"] - 1) <= 0:
+        if (row_lo["ratio"] > 1) != (row_hi["ratio"] > 1) or row_lo["ratio"] == 1:
             progress(f"temperature: crossover in [{float(lo):g}, {float(hi):g}]")
             crossover_beta = readout.crossover(
                 lambda b: error(temperature_dims(b)["64_192"], settings, dps),
@@ -211,18 +219,21 @@ def temperature(
 
 
 def headcount(
-    curve_heads: Iterable[int] = CURVE_HEADS,
+    curve_heads: Sequence[int] = CURVE_HEADS,
     times: Sequence[Number | str] = CURVE_TIMES,
-    heads: Iterable[int] = HEADCOUNT_HEADS,
+    heads: Sequence[int] = HEADCOUNT_HEADS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
 ) -> dict[str, Any]:
     """Learning curves L(t) at dO = 2n for ``curve_heads`` (``curves``: one row per head
     and time) and coefficient errors at fixed output dO = 2048 for ``heads`` (``rows``)."""
+    curve_configs = [curve_dims(h) for h in curve_heads]  # every input checked first
+    configs = [fixed_output_dims(h) for h in heads]
+    times = [t if isinstance(t, str) else positive("t", t) for t in times]
     curves: list[Row] = []
-    for h in curve_heads:
-        dims = curve_dims(h)
+    for dims in curve_configs:
+        h = dims.h
         progress(f"headcount: learning curve h = {h}")
         law = mha_law(dims, dps)
         for t in times:
@@ -231,9 +242,9 @@ def headcount(
                 "t": number(t, dps), "loss": readout.flow_loss(law, t),
             })
     rows: list[Row] = []
-    for h in heads:
+    for dims in configs:
+        h = dims.h
         progress(f"headcount: fixed output h = {h}")
-        dims = fixed_output_dims(h)
         rows.append({
             "h": h, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO,
             "n_params": dims.n_params, "error": error(dims, settings, dps),
@@ -242,7 +253,7 @@ def headcount(
 
 
 def budget(
-    heads: Iterable[int] = HEADCOUNT_HEADS,
+    heads: Sequence[int] = HEADCOUNT_HEADS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
@@ -250,10 +261,10 @@ def budget(
     """Coefficient errors at the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d = 4096,
     dO = 2048, dK = dV solved per h as a real width)."""
     n, d_out = 4096, 2048
+    widths = [budget_width(h, n, d_out) for h in heads]  # every input checked first
     rows: list[Row] = []
-    for h in heads:
+    for h, width in zip(heads, widths, strict=True):
         progress(f"budget: h = {h}")
-        width = budget_width(h, n, d_out)
         config = width_ratios(n, h, width, d_out, BETA)
         rows.append({
             "h": h, "dK": number(width, dps), "dV": number(width, dps), "dO": d_out,
@@ -263,28 +274,31 @@ def budget(
 
 
 def sharing(
-    heads: Iterable[int] = SHARING_HEADS,
+    heads: Sequence[int] = SHARING_HEADS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
 ) -> dict[str, Any]:
     """Coefficient errors of GQA (h_kv = h/2) and of complete tying, and
     ``difference = error_gqa - error_tied``."""
+    configs = [sharing_dims(h) for h in heads]  # every input checked first
     rows: list[Row] = []
-    for h in heads:
+    for dims in configs:
+        h = dims["gqa"].h
         progress(f"sharing: h = {h}")
-        dims = sharing_dims(h)
         e_gqa = error(dims["gqa"], settings, dps)
         e_tied = error(dims["tied"], settings, dps)
+        with precision(dps):
+            difference = e_gqa - e_tied
         rows.append({
             "h": h, "dK": dims["gqa"].dK, "error_gqa": e_gqa, "error_tied": e_tied,
-            "difference": e_gqa - e_tied,
+            "difference": difference,
         })
     return {"rows": rows}
 
 
 def arrival(
-    groups: Iterable[int] = ARRIVAL_GROUPS,
+    groups: Sequence[int] = ARRIVAL_GROUPS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
@@ -294,10 +308,11 @@ def arrival(
     SPEC §4 predicts no change), and at the parameter count of the h_kv = h model with
     the per-head width grown to spend the saved K/V weights."""
     reference = arrival_dims(64).n_params
+    configs = [arrival_dims(h_kv) for h_kv in groups]  # every input checked first
     rows: list[Row] = []
-    for h_kv in groups:
+    for dims in configs:
+        h_kv = dims.h_kv
         progress(f"arrival: h_kv = {h_kv}")
-        dims = arrival_dims(h_kv)
         width = width_for_budget(
             reference, n=dims.n, d=dims.d, h=dims.h, dO=dims.dO,
             sharing=dims.sharing, h_kv=h_kv,

@@ -24,7 +24,13 @@ from typing import Any
 from freege import experiments, plotting
 from freege.cli.common import add_dps_option, add_format_option, emit
 from freege.cli.law import GUARD_DIGITS, real_option, text_value
-from freege.cli.readout import DEFAULT_LAM, DEFAULT_LEVEL, DEFAULT_SIGMA2, sigma2_option
+from freege.cli.readout import (
+    DEFAULT_LAM,
+    DEFAULT_LEVEL,
+    DEFAULT_SIGMA2,
+    level_option,
+    sigma2_option,
+)
 from freege.params import positive_int
 
 #: table columns of each setup (``curves`` is headcount's second table)
@@ -126,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     settings = experiments.Readout(
         lam=real_option("--lam", args.lam),
         sigma2=sigma2_option(args.sigma2),
-        level=real_option("--level", args.level) if setup == "arrival" else DEFAULT_LEVEL,
+        level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
     kwargs: dict[str, Any] = {
         "settings": settings, "progress": _progress(args),
