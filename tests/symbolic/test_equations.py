@@ -1,0 +1,197 @@
+"""Derived equations (SPEC §3-§5): Cauchy polynomials P(G, z) and ridge polynomials F(w, lam)."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from freege.symbolic import laws
+from freege.symbolic.cases import CASES, TIED_CASES
+from freege.symbolic.closed_forms import dof_series, moments, s_relation
+from freege.symbolic.equations import (
+    cauchy_from_s_relation,
+    cauchy_polynomial,
+    cauchy_series_residual,
+    physical_relation_factor,
+    ridge_derivatives,
+    ridge_from_s_relation,
+    ridge_polynomial,
+    s_relation_from_cauchy,
+    tied_ridge_relation,
+)
+from freege.symbolic.symbols import G, S, gK, gO, gV, h, lam, theta1, theta2, w, z
+
+ORDER = 6
+PARAMETERS = (theta1, theta2, h, gK, gV, gO)
+RATIONAL = st.fractions(min_value=sp.Rational(1, 10), max_value=9, max_denominator=16)
+POINTS = st.tuples(*[RATIONAL] * len(PARAMETERS)).map(
+    lambda values: {
+        s: sp.Rational(v.numerator, v.denominator) for s, v in zip(PARAMETERS, values, strict=True)
+    }
+)
+#: G-degree of each case's Cauchy polynomial (documented in equations.cauchy_polynomial)
+DEGREE = {
+    "attention": 4,
+    "head-average": 4,
+    "head-average-shared-key": 4,
+    "value": 6,
+    "mha": 8,
+    "value-tied": 6,
+    "mha-tied": 8,
+}
+
+
+def proportional(a: sp.Poly | sp.Expr, b: sp.Poly | sp.Expr) -> bool:
+    """``a = k b`` for a nonzero ``k`` free of the equation's variables."""
+    a = a.as_expr() if isinstance(a, sp.Poly) else a
+    b = b.as_expr() if isinstance(b, sp.Poly) else b
+    ratio = sp.cancel(a / b)
+    return ratio != 0 and not ratio.has(G, z, S, w, lam)
+
+
+# --- the generic maps on laws typed in from SPEC §3 ---------------------------------------
+
+
+def test_marchenko_pastur_cauchy_polynomial():
+    """MP_s (S = 1/(1 + s w)): G^-1(g) = R(g) + 1/g = 1/(1 - s g) + 1/g (SPEC §3)."""
+    s = sp.Symbol("s", positive=True)
+    poly = cauchy_from_s_relation(S * (1 + s * w) - 1)
+    assert proportional(poly, s * z * G**2 - (z + s - 1) * G + 1)
+    assert proportional(s_relation_from_cauchy(poly), S * (1 + s * w) - 1)
+
+
+def test_free_poisson_product_cauchy_polynomial():
+    """pi_t ⊠ pi_u (S = 1/((t + w)(u + w)), SPEC §3): P annihilates the law algebra's moments."""
+    t, u = sp.Rational(1, 3), sp.Rational(5, 2)
+    poly = cauchy_from_s_relation(S * (t + w) * (u + w) - 1)
+    assert poly.degree(G) == 3
+    product = laws.free_mult_conv(laws.free_poisson(t), laws.free_poisson(u))
+    assert all(c == 0 for c in cauchy_series_residual(poly, product.moments(8)))
+
+
+def test_ridge_of_marchenko_pastur():
+    """SPEC §5 with nubar = MP_s: lam w = (1 - w)(1 - s w)."""
+    s = sp.Symbol("s", positive=True)
+    assert proportional(ridge_from_s_relation(S * (1 + s * w) - 1), lam * w - (1 - w) * (1 - s * w))
+
+
+def test_reducible_relation_is_rejected():
+    with pytest.raises(ValueError, match="factors of the S relation"):
+        physical_relation_factor((S * (1 + w) - 1) * (S * (2 + w) - 1), sp.Integer(3))
+
+
+def test_unknown_case_is_rejected():
+    with pytest.raises(ValueError, match="attention"):
+        cauchy_polynomial("softmax")
+    with pytest.raises(ValueError, match="mha-tied"):
+        ridge_polynomial("nope")
+
+
+# --- every SPEC §4 case -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cauchy_polynomial_shape(case):
+    poly = cauchy_polynomial(case)
+    assert poly.gens == (G, z)
+    assert poly.degree(G) == DEGREE[case]
+    assert all(c.is_polynomial(*PARAMETERS) for c in poly.coeffs())
+    # birational round trip back to the (physical factor of the) S relation
+    assert proportional(s_relation_from_cauchy(poly), s_relation(case))
+
+
+@pytest.mark.parametrize("case", CASES)
+@settings(max_examples=3)
+@given(point=POINTS)
+def test_cauchy_polynomial_is_irreducible(case, point):
+    """Irreducible at a rational point with the same bidegree implies irreducible."""
+    poly = cauchy_polynomial(case)
+    special = sp.Poly(poly.as_expr().subs(point), G, z)
+    assume(special.degree(G) == poly.degree(G) and special.degree(z) == poly.degree(z))
+    _, factors = sp.factor_list(special.as_expr(), G, z)
+    assert sum(m for f, m in factors if f.has(G) or f.has(z)) == 1
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("normalized", [False, True])
+@settings(max_examples=3)
+@given(point=POINTS)
+def test_cauchy_polynomial_annihilates_moment_series(case, normalized, point):
+    """G = sum m_k z^(-k-1) with core's moments (SPEC §3): the low orders of P vanish."""
+    poly = sp.Poly(cauchy_polynomial(case, normalized).as_expr().subs(point), G, z)
+    series = [m.subs(point) for m in moments(case, ORDER, normalized)]
+    assert all(c == 0 for c in cauchy_series_residual(poly, series))
+    # and a perturbed series does not: the check has teeth
+    series[-1] += 1
+    assert any(c != 0 for c in cauchy_series_residual(poly, series))
+
+
+def _spec_ridge(case: str) -> sp.Expr:
+    """SPEC §5 independent form lam^2 w - lam (1 - c w/g) Pi - (c (1-c)/g) Pi^2 (SPEC §4
+    factors: rho_g with g = gK, or gK/h for one shared key; MP_{1/h}, pi_1, pi_gV, MP_{1/gV},
+    pi_gO each contribute 1 - w/g_j at -w after normalization)."""
+    c = theta2 / theta1
+    g = gK / h if case == "head-average-shared-key" else gK
+    factors = {
+        "attention": [1, h],
+        "head-average": [1, 1],
+        "head-average-shared-key": [1, 1],
+        "value": [1, h, gV],
+        "mha": [1, h, gV, gO],
+    }[case]
+    pi = sp.Mul(*[1 - w / gj for gj in factors])
+    return lam**2 * w - lam * (1 - c * w / g) * pi - c * (1 - c) / g * pi**2
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c not in TIED_CASES])
+def test_ridge_polynomial_matches_spec_form(case):
+    assert proportional(ridge_polynomial(case), _spec_ridge(case))
+
+
+def test_tied_ridge_relation_matches_generic_route():
+    """SPEC §5 tied form (from S_muKV) = the ridge map of D_{1/m}(pi(mu_KV, h) ⊠ pi_gO)."""
+    assert proportional(tied_ridge_relation(), ridge_polynomial("mha-tied"))
+
+
+@pytest.mark.parametrize("case", CASES)
+@settings(max_examples=3)
+@given(point=POINTS)
+def test_ridge_large_lambda_series(case, point):
+    """w = mbar1/lam - mbar2/lam^2 + ... (SPEC §5) solves F(w, lam) = 0 to that order."""
+    eps = sp.Symbol("eps")
+    coefficients = [c.subs(point) for c in dof_series(case, ORDER)]
+    series = sum(c * eps**k for k, c in enumerate(coefficients, start=1))
+    ridge = ridge_polynomial(case).as_expr().subs(point)
+    residual = sp.expand(ridge.subs({w: series, lam: 1 / eps}) * eps**2)
+    assert all(residual.coeff(eps, k) == 0 for k in range(ORDER + 1))
+    wrong = sp.expand(ridge.subs({w: series + eps**ORDER, lam: 1 / eps}) * eps**2)
+    assert any(wrong.coeff(eps, k) != 0 for k in range(ORDER + 1))
+
+
+@pytest.mark.parametrize("case", ["mha", "mha-tied", "head-average-shared-key"])
+def test_ridge_derivatives_give_w_prime(case):
+    """w'(lam) = -F_lam/F_w against a central difference of the solved w(lam) (SPEC §5)."""
+    point = {theta1: mpmath.e - 1, theta2: 1, h: 4, gK: sp.Rational(1, 2), gV: 2, gO: 3}
+    f, f_w, f_lam = (
+        sp.lambdify((w, lam), p.as_expr().subs(point), "mpmath")
+        for p in (ridge_polynomial(case), *ridge_derivatives(case))
+    )
+    with mpmath.workdps(30):
+        lam0, step = mpmath.mpf("0.7"), mpmath.mpf("1e-8")
+
+        def solve(at):
+            # the physical branch is w ~ 1/lam at large lam: follow it down to lam0
+            value = 1 / mpmath.mpf(1000)
+            for x in [1000 * (at / 1000) ** (k / 40) for k in range(1, 41)]:
+                value = mpmath.findroot(lambda v, x=x: f(v, x), value)
+            return value
+
+        w0 = solve(lam0)
+        assert 0 < w0 < 1
+        difference = (solve(lam0 + step) - solve(lam0 - step)) / (2 * step)
+        derivative = -f_lam(w0, lam0) / f_w(w0, lam0)
+        assert derivative < 0
+        assert abs(difference / derivative - 1) < mpmath.mpf(10) ** -12
