@@ -54,8 +54,10 @@ CURVE_HEADS: tuple[int, ...] = (32, 64, 128)
 HEADCOUNT_HEADS: tuple[int, ...] = tuple(range(16, 121, 8))
 SHARING_HEADS: tuple[int, ...] = (2, 4, 8, 16, 32)
 ARRIVAL_GROUPS: tuple[int, ...] = (64, 32, 16, 8, 4, 2, 1)
-#: learning-curve times: 10^(k/4), k = -8..12 (0.01 .. 1000)
-CURVE_TIMES: tuple[str, ...] = tuple(f"1e{k / 4:g}" for k in range(-8, 13))
+#: learning-curve times: 1, 2, 5 per decade from 0.01 to 1000 (exact decimals)
+CURVE_TIMES: tuple[Fraction, ...] = (
+    *(m * Fraction(10) ** e for e in range(-2, 3) for m in (1, 2, 5)), Fraction(1000),
+)
 
 Progress = Callable[[str], None]
 Row = dict[str, Any]
@@ -91,10 +93,8 @@ def precision(dps: int | None) -> Any:
     return mpmath.workdps(dps or 15)
 
 
-def number(x: Number | str, dps: int | None) -> Any:
+def number(x: Number, dps: int | None) -> Any:
     """An input value as an output number: float64, or an mpf at ``dps`` digits."""
-    if isinstance(x, str):
-        return float(x) if dps is None else mpmath.mpf(x)
     if dps is None:
         return float(x)
     with mpmath.workdps(dps):
@@ -220,17 +220,20 @@ def temperature(
 
 def headcount(
     curve_heads: Sequence[int] = CURVE_HEADS,
-    times: Sequence[Number | str] = CURVE_TIMES,
+    times: Sequence[Number] = CURVE_TIMES,
     heads: Sequence[int] = HEADCOUNT_HEADS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
 ) -> dict[str, Any]:
     """Learning curves L(t) at dO = 2n for ``curve_heads`` (``curves``: one row per head
-    and time) and coefficient errors at fixed output dO = 2048 for ``heads`` (``rows``)."""
+    and time) and coefficient errors at fixed output dO = 2048 for ``heads`` (``rows``).
+    SPEC §6.3 scales the curve features by ``1/sqrt(2(e - 1))``: at beta = 1, dO = 2n the
+    MHA mean is ``m = gO theta1 = 2(e - 1)`` (SPEC §4), so that is the mean-one
+    normalization every setup uses."""
     curve_configs = [curve_dims(h) for h in curve_heads]  # every input checked first
     configs = [fixed_output_dims(h) for h in heads]
-    times = [t if isinstance(t, str) else positive("t", t) for t in times]
+    times = [positive("t", t) for t in times]
     curves: list[Row] = []
     for dims in curve_configs:
         h = dims.h

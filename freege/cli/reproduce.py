@@ -175,7 +175,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             sub.add_argument("--curve-heads", nargs="+", metavar="H",
                              help="heads of the learning curves (default 32 64 128)")
             sub.add_argument("--times", nargs="+", metavar="T",
-                             help="learning-curve times (default 10^(k/4), k = -8..12)")
+                             help="learning-curve times (default 0.01, 0.02, 0.05, ..., 1000)")
         if setup in ("headcount", "budget"):
             sub.add_argument("--heads", nargs="+", metavar="H",
                              help="heads (default 16, 24, ..., 120)")
