@@ -39,9 +39,9 @@ _DIM_OPTIONS = (("n", "--n"), ("dK", "--dk"), ("dV", "--dv"), ("dO", "--do"))
 
 @dataclass(frozen=True)
 class LawSpec:
-    """What the law options describe: a SPEC §4 case, its configuration (limit ratios or
-    finite dimensions), the K/V group count (``None`` unless given) and whether the law
-    is normalized to mean one (SPEC §3)."""
+    """What the law options describe: a SPEC §4 case, its configuration (limit ratios, or
+    finite dimensions with the K/V group count) and whether the law is normalized to
+    mean one (SPEC §3)."""
 
     case: str
     config: Ratios | Dims
