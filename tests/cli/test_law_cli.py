@@ -182,3 +182,11 @@ def test_svg_density_plot_with_atom(tmp_path):
     plotting.density(str(target), xs, [1 / x for x in xs], {0.0: 0.25}, "test")
     text = target.read_text()
     assert text.lstrip().startswith("<?xml") and "<svg" in text
+
+
+def test_plot_without_matplotlib_is_one_line(capsys, monkeypatch):
+    """matplotlib is the optional extra ``plot``: without it ``--plot`` fails up front
+    with one line naming the extra (simulated by blocking the import)."""
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    err = bad(capsys, "law", "--case", "mha", *RATIOS, "--plot", "density.png")
+    assert "freege[plot]" in err
