@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         plotting.check_target(args.plot)
     settings = experiments.Readout(
-        lam=real_option("--lam", args.lam),
-        sigma2=sigma2_option(args.sigma2),
+        lam=real_option("--lam", getattr(args, "lam", DEFAULT_LAM)),
+        sigma2=sigma2_option(getattr(args, "sigma2", DEFAULT_SIGMA2)),
         level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
     kwargs: dict[str, Any] = {
@@ -166,8 +166,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     setups.required = True
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
-        sub.add_argument("--lam", default=DEFAULT_LAM, help="ridge penalty lam > 0")
-        sub.add_argument("--sigma2", default=DEFAULT_SIGMA2, help="label-noise variance >= 0")
+        if setup != "arrival":  # the ridge settings of the coefficient errors (SPEC §5)
+            sub.add_argument("--lam", default=DEFAULT_LAM,
+                             help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
+            sub.add_argument("--sigma2", default=DEFAULT_SIGMA2,
+                             help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
         if setup == "temperature":
             sub.add_argument("--betas", nargs="+", metavar="B",
                              help="beta grid (default 0.25, 0.30, ..., 1.50)")
