@@ -18,7 +18,8 @@ from freege.symbolic.cases import case_law, check_case
 from freege.symbolic.symbols import S, lam
 
 #: highest moment / cumulant / dof order the closed forms are derived to (the method is
-#: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes about a minute)
+#: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes under a minute
+#: cold, normalized or not)
 MAX_ORDER = 12
 
 

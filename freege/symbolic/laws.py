@@ -36,6 +36,22 @@ def to_field(value: Any) -> Any:
     return FIELD.from_expr(sp.sympify(value))
 
 
+def field_to_expr(value: Any) -> sp.Expr:
+    """A FIELD element as a readable sympy expression: the monomial and integer content of
+    the numerator pulled out, the (small) denominator factored. Exact and deterministic;
+    far cheaper than ``sympy.factor`` of the whole rational function at high order."""
+    content, numer = value.numer.primitive()
+    terms = numer.terms()
+    shared = [min(monom[i] for monom, _ in terms) for i in range(len(FIELD.symbols))]
+    monomial = sp.Mul(*[s**e for s, e in zip(FIELD.symbols, shared, strict=True)])
+    rest = sp.Add(*[
+        sp.sympify(coeff) * sp.Mul(*[s ** (e - g) for s, e, g in
+                                     zip(FIELD.symbols, monom, shared, strict=True)])
+        for monom, coeff in terms
+    ])
+    return sp.sympify(content) * monomial * rest / sp.factor(value.denom.as_expr())
+
+
 def clear_relation(expr: sp.Expr) -> sp.Expr:
     """The numerator of ``expr`` as a polynomial in ``S`` and ``w`` with polynomial
     coefficients, made canonical (expanded, content and sign removed)."""
@@ -121,15 +137,15 @@ class Law:
         return self._moments[:order]
 
     def moments(self, order: int) -> list[sp.Expr]:
-        """``m_1..m_order`` as simplified sympy expressions (factored rational functions)."""
-        return [sp.factor(m.as_expr()) for m in self.field_moments(order)]
+        """``m_1..m_order`` as simplified sympy expressions (see :func:`field_to_expr`)."""
+        return [field_to_expr(m) for m in self.field_moments(order)]
 
     def field_cumulants(self, order: int) -> list[Any]:
         return series.moments_to_cumulants(self.field_moments(order))
 
     def cumulants(self, order: int) -> list[sp.Expr]:
         """Free cumulants ``kappa_1..kappa_order`` (SPEC §3), simplified."""
-        return [sp.factor(k.as_expr()) for k in self.field_cumulants(order)]
+        return [field_to_expr(k) for k in self.field_cumulants(order)]
 
     @property
     def mean(self) -> sp.Expr:
