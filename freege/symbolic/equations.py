@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from freege.params import positive_int
 from freege.symbolic.cache import cached
 from freege.symbolic.symbols import G, S, gK, gO, h, lam, theta1, theta2, w, z
 
@@ -198,3 +199,44 @@ def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
     derivative ``w'(lam) = -F_lam / F_w`` (exact polynomial derivatives)."""
     ridge = ridge_polynomial(case)
     return ridge.diff(w), ridge.diff(lam)
+
+
+@cached
+def ridge_series(case: str, order: int) -> list[sp.Expr]:
+    """``[c_1, ..., c_order]`` with ``w(lam) = sum_k c_k lam^-k``, solved from F (SPEC §5).
+
+    The physical root of :func:`ridge_polynomial` at large ``lam``: with ``eps = 1/lam``,
+    ``eps^2 F(w, 1/eps)`` is a polynomial in ``eps`` and ``w``; writing ``w = sum c_k eps^k``,
+    the ``eps^k`` coefficient is ``a c_k + (terms in c_1..c_{k-1})`` with ``a`` the
+    coefficient of ``w lam^2`` in F, so the ``c_k`` follow one by one (exact, truncated
+    power-series arithmetic over the parameters' fraction field). SPEC §5 states
+    ``c_k = (-1)^(k+1) mbar_k``, which the tests check against the law algebra.
+    """
+    order = positive_int("order", order)
+    ridge = ridge_polynomial(case)
+    field, *_ = sp.field(sorted(ridge.free_symbols - {w, lam}, key=str), sp.QQ)
+    zero = field.zero
+    # eps^2 F(w, 1/eps) = sum_i w^i q_i(eps), q_i = sum_j f_ij eps^(2 - j): lists by power
+    by_power: dict[int, list] = {}
+    for (i, j), coeff in ridge.terms():
+        q = by_power.setdefault(i, [zero] * 3)
+        q[2 - j] += field.from_expr(coeff)
+    lead = by_power[1][0]  # the w lam^2 coefficient
+    if lead == 0 or by_power.get(0, [zero])[0] != 0:
+        raise ArithmeticError(f"{case}: F has no root w ~ 1/lam at large lam")
+    series = [zero] * (order + 1)  # w = sum series[k] eps^k
+    for k in range(1, order + 1):
+        residual, power = [zero] * (k + 1), [field.one] + [zero] * k
+        for i in range(max(by_power) + 1):
+            for m, q in enumerate(by_power.get(i, ())):
+                for n in range(k + 1 - m):
+                    residual[m + n] += q * power[n]
+            power = _series_product(power, series, k)
+        series[k] = -residual[k] / lead
+    # numerator expanded over a factored denominator (factoring numerators costs seconds)
+    return [c.numer.as_expr() / sp.factor(c.denom.as_expr()) for c in series[1:]]
+
+
+def _series_product(a: list, b: list, order: int) -> list:
+    """Truncated product of two power series given as coefficient lists (up to ``order``)."""
+    return [sum((a[n] * b[k - n] for n in range(k + 1)), a[0] * 0) for k in range(order + 1)]
