@@ -6,7 +6,7 @@ Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
 * ``s-transform [--normalized]``: the explicit S-transform (when it has one) and the
   polynomial relation ``E(S, w) = 0`` (SPEC §3);
 * ``dof --order Q``: the large-``lam`` coefficients of ``w(lam)`` (SPEC §5);
-* ``cauchy``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
+* ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
 JSON expressions are strings that ``sympy.sympify`` parses back, in ``beta, h, gK, gV,
@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p, order=True, normalized=False)
     p.set_defaults(func=_dof)
     p = sub.add_parser("cauchy", help="Cauchy polynomial P(G, z) = 0 (SPEC §3)")
-    _common(p, order=False, normalized=False)
+    _common(p, order=False, normalized=True)
     p.set_defaults(func=_cauchy)
 
 
@@ -141,7 +141,7 @@ def _dof(args: argparse.Namespace) -> int:
 def _cauchy(args: argparse.Namespace) -> int:
     from freege.symbolic.equations import cauchy_polynomial
 
-    poly = cauchy_polynomial(args.case)
+    poly = cauchy_polynomial(args.case, args.normalized)
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
     data = {**_header(args), "variables": ["G", "z"], "polynomial": str(in_beta(expr))}
     title = _title(args, "Cauchy polynomial P(G, z) = 0")

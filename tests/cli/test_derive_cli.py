@@ -11,6 +11,7 @@ import sympy as sp
 
 import freege.symbolic as fs
 from freege.cli import main
+from freege.symbolic.equations import cauchy_polynomial
 from freege.symbolic.symbols import PARAM_NAMES, G, S, beta, gK, h, in_beta, lam, parse, w
 
 
@@ -86,6 +87,11 @@ def test_cauchy_json(capsys: pytest.CaptureFixture) -> None:
     data = json.loads(out)
     poly = parse_back(data["polynomial"])
     assert data["variables"] == ["G", "z"] and poly.has(G)
+    expected = cauchy_polynomial("attention", True).as_expr()
+    code, out, _ = run_cli(capsys, "derive", "cauchy", "--case", "attention", "--normalized",
+                           "--format", "json")
+    assert code == 0
+    assert sp.expand(parse_back(json.loads(out)["polynomial"]) - in_beta(expected)) == 0
 
 
 @pytest.mark.parametrize(
