@@ -24,6 +24,7 @@ from typing import Any
 
 import sympy as sp
 
+from freege.params import positive_int
 from freege.symbolic import series
 from freege.symbolic.series import FIELD
 from freege.symbolic.symbols import S, theta1, theta2, w
@@ -106,7 +107,7 @@ class Law:
 
     Build laws with the module's constructors rather than directly. ``moments_fn(order)``
     returns ``m_1..m_order`` as FIELD elements; ``relation_fn()`` returns the S-relation
-    (computed lazily, once); ``explicit_fn(relation)`` the explicit S-transform or None.
+    (computed lazily, once).
     """
 
     def __init__(
@@ -114,7 +115,6 @@ class Law:
         name: str,
         moments_fn: MomentsFn,
         relation_fn: Callable[[], sp.Expr],
-        explicit_fn: Callable[[sp.Expr], sp.Expr | None] | None = None,
         inverse_linear_s: tuple[Any, Any] | None = None,
     ) -> None:
         self.name = name
@@ -122,7 +122,6 @@ class Law:
         self.inverse_linear_s = inverse_linear_s
         self._moments_fn = moments_fn
         self._relation_fn = relation_fn
-        self._explicit_fn = explicit_fn
         self._moments: list[Any] = []
         self._relation: sp.Expr | None = None
         self._explicit: tuple[sp.Expr | None] | None = None
@@ -132,6 +131,7 @@ class Law:
 
     def field_moments(self, order: int) -> list[Any]:
         """``m_1..m_order`` as FIELD elements (exact; memoised to the longest order asked)."""
+        order = positive_int("order", order)
         if order > len(self._moments):
             self._moments = list(self._moments_fn(order))
         return self._moments[:order]
@@ -165,8 +165,7 @@ class Law:
         """The S-transform ``S(w)`` on the branch ``S(0) = 1/m_1`` when it has a closed
         form (relation of degree <= 2 in ``S``), else None."""
         if self._explicit is None:
-            fn = self._explicit_fn or (lambda rel: explicit_branch(rel, self.mean))
-            self._explicit = (fn(self.s_relation),)
+            self._explicit = (explicit_branch(self.s_relation, self.mean),)
         return self._explicit[0]
 
 
