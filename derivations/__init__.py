@@ -16,7 +16,7 @@ from importlib import import_module
 from pathlib import Path
 
 #: the documents, in the order they are regenerated (one module per name)
-DOCUMENTS: tuple[str, ...] = ("moments",)
+DOCUMENTS: tuple[str, ...] = ("moments", "tied_kv", "ridge", "cauchy")
 
 FOLDER = Path(__file__).resolve().parent
 

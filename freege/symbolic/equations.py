@@ -136,7 +136,15 @@ def ridge_from_s_relation(relation: sp.Expr) -> sp.Poly:
     ``E(S, w)``, clears denominators and keeps the irreducible curve. Exact; a Poly in
     gens ``(w, lam)``.
     """
-    return _image(relation, {S: (1 - w) / (lam * w), w: -w}, (w, lam), (w, lam, 1 - w))
+    return _orient(_image(relation, {S: (1 - w) / (lam * w), w: -w}, (w, lam), (w, lam, 1 - w)))
+
+
+def _orient(ridge: sp.Poly) -> sp.Poly:
+    """``ridge`` with the sign that makes its ``lam^2 w^k`` term of lowest ``k`` positive
+    (the SPEC §5 form starts ``lam^2 w - ...``)."""
+    top = sp.Poly(ridge.as_expr(), lam).LC()
+    lowest = sp.Poly(top, w).terms()[-1][1]
+    return -ridge if lowest.could_extract_minus_sign() else ridge
 
 
 @cached
@@ -152,7 +160,7 @@ def tied_ridge_relation() -> sp.Poly:
 
     mean = gO * (theta1 + h * theta2 / gK)
     s_mu = (1 - w) * (h - w) * (gO - w) / (gK * mean * lam * w)
-    return _image(tied_jump_relation(), {S: s_mu, w: -w / h}, (w, lam), (w, lam, 1 - w))
+    return _orient(_image(tied_jump_relation(), {S: s_mu, w: -w / h}, (w, lam), (w, lam, 1 - w)))
 
 
 def _case_relation(case: str, normalized: bool) -> sp.Expr:

@@ -33,7 +33,7 @@ from freege.symbolic.equations import (
 from freege.symbolic.symbols import G, gK, h, theta1, theta2, z
 
 #: generic symbols of the elimination: phi(x) = a x + b x^2 pushed from pi_t
-_a, _b, _t = sp.symbols("a b t", positive=True)
+a, b, t = sp.symbols("a b t", positive=True)
 
 #: order to which the selected Cauchy factor must annihilate the moment series
 SELECTION_ORDER = 8
@@ -41,7 +41,7 @@ SELECTION_ORDER = 8
 
 def tied_jump_map() -> dict[sp.Symbol, sp.Expr]:
     """``{a, b, t}`` of SPEC §4: ``theta1 - theta2``, ``h theta2/gK``, ``gK/h``."""
-    return {_a: theta1 - theta2, _b: h * theta2 / gK, _t: gK / h}
+    return {a: theta1 - theta2, b: h * theta2 / gK, t: gK / h}
 
 
 def free_poisson_moment(k: int, t: sp.Expr) -> sp.Expr:
@@ -57,6 +57,20 @@ def free_poisson_moment(k: int, t: sp.Expr) -> sp.Expr:
     )
 
 
+def generic_moments(order: int) -> list[sp.Expr]:
+    """``m_1..m_order`` of ``phi_* pi_t`` in the generic ``a, b, t`` (expanded polynomials):
+    ``m_q = sum_i C(q, i) a^i b^(q-i) m_(2q-i)(pi_t)`` (binomial expansion of ``phi^q``)."""
+    return [
+        sp.expand(
+            sum(
+                sp.binomial(q, i) * a**i * b ** (q - i) * free_poisson_moment(2 * q - i, t)
+                for i in range(q + 1)
+            )
+        )
+        for q in range(1, order + 1)
+    ]
+
+
 @cached
 def tied_jump_moments(order: int) -> tuple[sp.Expr, ...]:
     """``(m_1, ..., m_order)`` of ``mu_KV`` in ``theta1, theta2, h, gK`` (SPEC §4), exact.
@@ -65,53 +79,57 @@ def tied_jump_moments(order: int) -> tuple[sp.Expr, ...]:
     expansion of ``phi^q`` against the Narayana moments of ``pi_t``. Each moment is
     returned factored (a rational function of the parameters).
     """
-    order = positive_int("order", order)
     subs = tied_jump_map()
-    out = []
-    for q in range(1, order + 1):
-        m = sum(
-            sp.binomial(q, i) * _a**i * _b ** (q - i) * free_poisson_moment(2 * q - i, _t)
-            for i in range(q + 1)
-        )
-        out.append(sp.factor(m.subs(subs)))
-    return tuple(out)
+    return tuple(sp.factor(m.subs(subs)) for m in generic_moments(positive_int("order", order)))
 
 
 @cached
-def _generic_cauchy_polynomial() -> sp.Poly:
-    """The eliminated Cauchy polynomial of ``phi_* pi_t`` in the generic ``a, b, t``.
+def generic_elimination() -> list[tuple[sp.Expr, int]]:
+    """Factors (with multiplicities) of the eliminant for ``phi_* pi_t``, generic ``a, b, t``.
 
     Two resultants (no quadrature): ``g(x2)`` is eliminated between the free Poisson
     equations at ``x1`` and ``x2 = -a/b - x1`` (with ``g(x1) = g(x2) + G (2 b x1 + a)``,
-    which is the partial-fraction identity ``b (x1 - x2) G = g(x1) - g(x2)``), then ``x1``
-    against ``b x1^2 + a x1 - z``. The physical factor is the one whose moment series
-    residual vanishes to :data:`SELECTION_ORDER`.
+    the partial-fraction identity ``b (x1 - x2) G = g(x1) - g(x2)``), then ``x1`` against
+    ``b x1^2 + a x1 - z``. Returns ``sympy.factor_list`` of the result in ``(G, z)``
+    (the numeric content first, as ``(content, 1)``), sorted deterministically.
     """
     x1, g2 = sp.symbols("x1 g2")
 
     def free_poisson(x: sp.Expr, g: sp.Expr) -> sp.Expr:
-        return x * g**2 - (x + 1 - _t) * g + 1
+        return x * g**2 - (x + 1 - t) * g + 1
 
-    at_x1 = sp.Poly(sp.expand(free_poisson(x1, g2 + G * (2 * _b * x1 + _a))), g2)
-    at_x2 = sp.Poly(sp.expand(_b * free_poisson(-_a / _b - x1, g2)), g2)
+    at_x1 = sp.Poly(sp.expand(free_poisson(x1, g2 + G * (2 * b * x1 + a))), g2)
+    at_x2 = sp.Poly(sp.expand(b * free_poisson(-a / b - x1, g2)), g2)
     no_g = sp.Poly(sp.resultant(at_x1, at_x2).as_expr(), x1)
-    eliminated = sp.resultant(no_g, sp.Poly(_b * x1**2 + _a * x1 - z, x1)).as_expr()
-    _, factors = sp.factor_list(sp.expand(eliminated), G, z)
-    moments = [
-        sum(
-            sp.binomial(q, i) * _a**i * _b ** (q - i) * free_poisson_moment(2 * q - i, _t)
-            for i in range(q + 1)
-        )
-        for q in range(1, SELECTION_ORDER + 1)
-    ]
+    eliminated = sp.resultant(no_g, sp.Poly(b * x1**2 + a * x1 - z, x1)).as_expr()
+    content, factors = sp.factor_list(sp.expand(eliminated), G, z)
+    ordered = sorted(factors, key=lambda fm: (sp.Poly(fm[0], G, z).total_degree(), str(fm[0])))
+    return [(sp.sympify(content), 1), *ordered]
+
+
+@cached
+def generic_cauchy_polynomial() -> sp.Poly:
+    """The Cauchy polynomial of ``phi_* pi_t`` (``phi(x) = a x + b x^2``), generic ``a, b, t``.
+
+    The factor of :func:`generic_elimination` whose moment-series residual
+    (:func:`~freege.symbolic.equations.cauchy_series_residual`) vanishes identically to
+    order :data:`SELECTION_ORDER` against :func:`generic_moments`; exactly one does.
+    """
+    moments = generic_moments(SELECTION_ORDER)
     physical = [
         f
-        for f, _ in factors
+        for f, _ in generic_elimination()
         if f.has(G) and all(c == 0 for c in cauchy_series_residual(f, moments))
     ]
     if len(physical) != 1:  # pragma: no cover - a failed derivation, not user input
         raise RuntimeError(f"tied jump law: {len(physical)} factors carry the moment series")
     return sp.Poly(physical[0], G, z)
+
+
+@cached
+def generic_relation() -> sp.Expr:
+    """The S-relation of ``phi_* pi_t`` in the generic ``a, b, t`` (quadratic in ``S``)."""
+    return s_relation_from_cauchy(generic_cauchy_polynomial())
 
 
 @cached
@@ -122,7 +140,7 @@ def tied_jump_cauchy_polynomial() -> sp.Poly:
     ``G``; derived by resultant elimination (see the module docstring), primitive, with a
     positive leading coefficient.
     """
-    expr = _generic_cauchy_polynomial().as_expr().subs(tied_jump_map(), simultaneous=True)
+    expr = generic_cauchy_polynomial().as_expr().subs(tied_jump_map(), simultaneous=True)
     poly = sp.Poly(sp.expand(sp.numer(sp.together(expr))), G, z)
     _, poly = poly.primitive()
     return -poly if poly.LC().could_extract_minus_sign() else poly

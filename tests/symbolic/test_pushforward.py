@@ -11,7 +11,11 @@ from hypothesis import strategies as st
 from freege.symbolic.equations import cauchy_series_residual
 from freege.symbolic.pushforward import (
     free_poisson_moment,
+    generic_cauchy_polynomial,
+    generic_elimination,
+    generic_relation,
     tied_jump_cauchy_polynomial,
+    tied_jump_map,
     tied_jump_moments,
     tied_jump_relation,
 )
@@ -138,3 +142,16 @@ def test_relation_is_quadratic_and_physical_root_is_inverse_mean():
     at_zero = sp.Poly(relation.as_expr().subs(w, 0), S)
     assert at_zero.degree() == 1  # the second root has a pole at w = 0
     assert sp.simplify(sp.solve(at_zero, S)[0] * tied_jump_moments(1)[0] - 1) == 0
+
+
+def test_generic_relation_specialises_to_the_tied_relation():
+    """The a, b, t elimination and the tied relation agree under a, b, t -> SPEC §4 values."""
+    specialised = sp.numer(sp.together(generic_relation().subs(tied_jump_map())))
+    ratio = sp.cancel(specialised / tied_jump_relation())
+    assert ratio != 0 and not ratio.has(S, w)
+
+
+def test_generic_elimination_has_the_quartic_squared():
+    """x1 <-> x2 symmetry: the physical quartic appears squared in the eliminant."""
+    quartic = generic_cauchy_polynomial().as_expr()
+    assert any(m == 2 and sp.cancel(f / quartic).is_number for f, m in generic_elimination())
