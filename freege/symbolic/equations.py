@@ -20,13 +20,41 @@ exact polynomial arithmetic over ``ZZ[parameters]`` (no square roots, no floatin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
 import sympy as sp
 
 from freege.params import positive_int
 from freege.symbolic.cache import cached
 from freege.symbolic.symbols import G, S, gK, gO, h, lam, theta1, theta2, w, z
+
+
+def cached_poly(func: Callable[..., sp.Poly]) -> Callable[..., sp.Poly]:
+    """:func:`~freege.symbolic.cache.cached` for functions returning a ``sympy.Poly``.
+
+    The disk cache keeps the expression and generators; the Poly is rebuilt without
+    re-expanding (``expand=False``, several times faster than parsing a Poly's srepr), and
+    memoised in memory.
+    """
+
+    @cached
+    @functools.wraps(func)
+    def parts(*args: object, **kwargs: object) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
+        poly = func(*args, **kwargs)
+        return poly.as_expr(), tuple(poly.gens)
+
+    memory: dict[str, sp.Poly] = {}
+
+    @functools.wraps(func)
+    def wrapper(*args: object, **kwargs: object) -> sp.Poly:
+        key = repr((args, sorted(kwargs.items())))
+        if key not in memory:
+            expr, gens = parts(*args, **kwargs)
+            memory[key] = sp.Poly(expr, *gens, expand=False)
+        return memory[key]
+
+    return wrapper
 
 
 def _image(
@@ -147,7 +175,7 @@ def _orient(ridge: sp.Poly) -> sp.Poly:
     return -ridge if lowest.could_extract_minus_sign() else ridge
 
 
-@cached
+@cached_poly
 def tied_ridge_relation() -> sp.Poly:
     """The tied-MHA ridge relation of SPEC §5 built from the explicit formula.
 
@@ -172,7 +200,7 @@ def _case_relation(case: str, normalized: bool) -> sp.Expr:
     return physical_relation_factor(s_relation(case, normalized), law.mean)
 
 
-@cached
+@cached_poly
 def cauchy_polynomial(case: str, normalized: bool = False) -> sp.Poly:
     """``P(G, z)``, the Cauchy polynomial of the SPEC §4 law of ``case`` (of ``nubar``
     when ``normalized``), exact.
@@ -187,7 +215,7 @@ def cauchy_polynomial(case: str, normalized: bool = False) -> sp.Poly:
     return cauchy_from_s_relation(_case_relation(case, normalized))
 
 
-@cached
+@cached_poly
 def ridge_polynomial(case: str) -> sp.Poly:
     """``F(w, lam)``: the ridge equation of SPEC §5 for the normalized law of ``case``.
 
@@ -201,7 +229,7 @@ def ridge_polynomial(case: str) -> sp.Poly:
     return ridge_from_s_relation(_case_relation(case, True))
 
 
-@cached
+@functools.cache
 def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
     """``(dF/dw, dF/dlam)`` of :func:`ridge_polynomial` (SPEC §5), for the implicit
     derivative ``w'(lam) = -F_lam / F_w`` (exact polynomial derivatives)."""

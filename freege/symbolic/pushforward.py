@@ -27,6 +27,7 @@ import sympy as sp
 from freege.params import positive_int
 from freege.symbolic.cache import cached
 from freege.symbolic.equations import (
+    cached_poly,
     cauchy_series_residual,
     s_relation_from_cauchy,
 )
@@ -107,7 +108,7 @@ def generic_elimination() -> list[tuple[sp.Expr, int]]:
     return [(sp.sympify(content), 1), *ordered]
 
 
-@cached
+@cached_poly
 def generic_cauchy_polynomial() -> sp.Poly:
     """The Cauchy polynomial of ``phi_* pi_t`` (``phi(x) = a x + b x^2``), generic ``a, b, t``.
 
@@ -132,7 +133,7 @@ def generic_relation() -> sp.Expr:
     return s_relation_from_cauchy(generic_cauchy_polynomial())
 
 
-@cached
+@cached_poly
 def tied_jump_cauchy_polynomial() -> sp.Poly:
     """``P_mu(G, z)``: the Cauchy polynomial of ``mu_KV`` (SPEC §4), exact.
 
