@@ -9,10 +9,10 @@ Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
 * ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
-JSON expressions are strings that ``sympy.sympify`` parses back, in ``beta, h, gK, gV,
-gO`` only: pass the names as locals (``sympify(text, locals={n: Symbol(n) for n in
-data["symbols"]})``, as the ``"parse"`` entry says), since bare ``beta`` is sympy's Beta
-function; :func:`freege.symbolic.symbols.parse` does it with freege's symbols. Results
+JSON expressions are strings that plain ``sympy.sympify`` parses back, in ``beta, h, gK,
+gV, gO`` only (thetas expanded): names that mean something else to sympify are spelled
+``Symbol('beta')`` and ``Symbol('S')`` (:func:`freege.symbolic.symbols.to_text`);
+:func:`freege.symbolic.symbols.parse` reads them with freege's symbols and assumptions. Results
 come from the cached derivations (:mod:`freege.symbolic.cache`).
 """
 
@@ -26,11 +26,10 @@ import sympy as sp
 from freege.cli.common import add_format_option, emit
 from freege.symbolic import closed_forms
 from freege.symbolic.cases import CASES
-from freege.symbolic.symbols import PARAM_NAMES, in_beta
+from freege.symbolic.symbols import PARAM_NAMES, in_beta, to_text
 
 FORMATS = ("text", "latex", "json")
 THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
-PARSE_HINT = "sympy.sympify(text, locals={name: sympy.Symbol(name) for name in symbols})"
 THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
 
 
@@ -80,7 +79,7 @@ def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> Call
 
 
 def _header(args: argparse.Namespace) -> dict:
-    data = {"case": args.case, "symbols": list(PARAM_NAMES), "parse": PARSE_HINT}
+    data = {"case": args.case, "symbols": list(PARAM_NAMES)}
     if getattr(args, "normalized", False):
         data["normalized"] = True
     return data
@@ -97,7 +96,7 @@ def _sequence_handler(kind: str) -> Callable[[argparse.Namespace], int]:
         values = derive(args.case, closed_forms.check_order(args.order), args.normalized)
         letter, tex = ("m", "m") if kind == "moments" else ("kappa", r"\kappa")
         lines = [(f"{letter}_{q}", f"{tex}_{{{q}}}", v) for q, v in enumerate(values, 1)]
-        data = {**_header(args), kind: {str(q): str(in_beta(v)) for q, v in
+        data = {**_header(args), kind: {str(q): to_text(in_beta(v)) for q, v in
                                         enumerate(values, 1)}}
         emit(data, args.format, _render(args.format, lines, _title(args, kind)))
         return 0
@@ -115,8 +114,8 @@ def _s_transform(args: argparse.Namespace) -> int:
     data = {
         **_header(args),
         "variables": ["S", "w"],
-        "s_transform": None if explicit is None else str(in_beta(explicit)),
-        "relation": str(in_beta(relation)),
+        "s_transform": None if explicit is None else to_text(in_beta(explicit)),
+        "relation": to_text(in_beta(relation)),
     }
     title = _title(args, "S-transform (branch S(0) = 1/m1; relation E(S, w) = 0)")
     emit(data, args.format, _render(args.format, lines, title))
@@ -130,8 +129,8 @@ def _dof(args: argparse.Namespace) -> int:
     data = {
         **_header(args),
         "variable": "lam",
-        "dof": {str(k): str(in_beta(v)) for k, v in enumerate(coeffs, 1)},
-        "series": str(in_beta(total)),
+        "dof": {str(k): to_text(in_beta(v)) for k, v in enumerate(coeffs, 1)},
+        "series": to_text(in_beta(total)),
     }
     title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (SPEC §5)")
     emit(data, args.format, _render(args.format, lines, title))
@@ -143,7 +142,7 @@ def _cauchy(args: argparse.Namespace) -> int:
 
     poly = cauchy_polynomial(args.case, args.normalized)
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
-    data = {**_header(args), "variables": ["G", "z"], "polynomial": str(in_beta(expr))}
+    data = {**_header(args), "variables": ["G", "z"], "polynomial": to_text(in_beta(expr))}
     title = _title(args, "Cauchy polynomial P(G, z) = 0")
     emit(data, args.format, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title))
     return 0

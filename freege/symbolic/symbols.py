@@ -8,6 +8,7 @@ small) and the ratios ``h, gK, gV, gO``; :func:`in_beta` expands the thetas in
 from __future__ import annotations
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 beta, h, gK, gV, gO = sp.symbols("beta h gK gV gO", positive=True)
 theta1, theta2 = sp.symbols("theta1 theta2", positive=True)
@@ -29,6 +30,25 @@ def in_beta(expr: sp.Expr) -> sp.Expr:
 
 
 def parse(text: str) -> sp.Expr:
-    """Parse an expression string back with freege's symbols (and their assumptions)."""
-    names = {s.name: s for s in (*PARAMS, theta1, theta2, S, w, z, G, lam, p)}
-    return sp.sympify(text, locals=names)
+    """Parse an expression string (e.g. from :func:`to_text` or ``freege derive``) back with
+    freege's symbols and their assumptions."""
+    ours = (*PARAMS, theta1, theta2, S, w, z, G, lam, p)
+    expr = sp.sympify(text, locals={s.name: s for s in ours})
+    return expr.subs({sp.Symbol(s.name): s for s in ours})
+
+
+class _PlainSympifyPrinter(StrPrinter):
+    """Prints symbols whose bare name means something else to ``sympy.sympify`` (``beta``
+    is the Beta function, ``S`` the singleton registry) as ``Symbol('name')``."""
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        if not isinstance(sp.sympify(expr.name), sp.Symbol):
+            return f"Symbol('{expr.name}')"
+        return super()._print_Symbol(expr)
+
+
+def to_text(expr: sp.Expr) -> str:
+    """``expr`` as a string that plain ``sympy.sympify`` parses back to the same expression
+    (up to symbol assumptions): ``beta`` and ``S`` are written ``Symbol('beta')``,
+    ``Symbol('S')``; every other name is written bare."""
+    return _PlainSympifyPrinter().doprint(sp.sympify(expr))

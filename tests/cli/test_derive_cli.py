@@ -25,13 +25,16 @@ def run_cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
 
 
 def parse_back(text: str) -> sp.Expr:
-    """The JSON contract: ``sympy.sympify`` parses every expression given the listed
-    symbol names as locals (plain sympify would read ``beta`` as the Beta function); the
-    only parameters are beta, h, gK, gV, gO. Returned with freege's symbols."""
+    """The JSON contract: plain ``sympy.sympify`` (no locals) parses every expression, and
+    the only free names are the parameters beta, h, gK, gV, gO and the equation's
+    variables. Returned with freege's symbols and assumptions."""
     names = [*PARAM_NAMES, "S", "w", "G", "z", "lam"]
-    plain = sp.sympify(text, locals={name: sp.Symbol(name) for name in names})
+    plain = sp.sympify(text)
     assert {s.name for s in plain.free_symbols} <= set(names)
-    return parse(text)
+    parsed = parse(text)
+    assert sp.simplify(plain.subs({s: sp.Symbol(s.name) for s in plain.free_symbols})
+                       - parsed.subs({s: sp.Symbol(s.name) for s in parsed.free_symbols})) == 0
+    return parsed
 
 
 @pytest.mark.parametrize("normalized", [False, True])
