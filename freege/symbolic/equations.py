@@ -101,13 +101,17 @@ def physical_relation_factor(relation: sp.Expr, mean: sp.Expr) -> sp.Expr:
     return keep[0]
 
 
-def cauchy_from_s_relation(relation: sp.Expr) -> sp.Poly:
-    """P(G, z) from an irreducible S-relation ``E(S, w)`` (SPEC §3, polynomial method).
+def cauchy_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp.Poly:
+    """P(G, z) from an S-relation ``E(S, w)`` (SPEC §3, polynomial method).
 
     Substitutes ``w = z G - 1``, ``S = G / (z G - 1)``, clears denominators and removes the
-    exceptional factors. Exact; the result is a Poly in gens ``(G, z)`` with coefficients
-    in ``ZZ[parameters]``, primitive, positive leading coefficient.
+    exceptional factors. ``relation`` must be irreducible, or ``mean`` (``m1``) given to
+    select its physical factor first (:func:`physical_relation_factor`). Exact; the result
+    is a Poly in gens ``(G, z)`` with coefficients in ``ZZ[parameters]``, primitive,
+    positive leading coefficient.
     """
+    if mean is not None:
+        relation = physical_relation_factor(relation, mean)
     return _image(relation, {S: G / (z * G - 1), w: z * G - 1}, (G, z), (G, z, z * G - 1))
 
 
@@ -157,13 +161,17 @@ def _truncate(poly: sp.Poly, order: int) -> sp.Poly:
     )
 
 
-def ridge_from_s_relation(relation: sp.Expr) -> sp.Poly:
+def ridge_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp.Poly:
     """F(w, lam) from the S-relation of a normalized law (SPEC §5).
 
     ``lam w = (1 - w) / S(-w)``: substitutes ``S -> (1 - w) / (lam w)``, ``w -> -w`` into
-    ``E(S, w)``, clears denominators and keeps the irreducible curve. Exact; a Poly in
-    gens ``(w, lam)``.
+    ``E(S, w)``, clears denominators and removes the exceptional factors ``w``, ``lam``,
+    ``1 - w``. ``relation`` must be irreducible, or ``mean`` given (as in
+    :func:`cauchy_from_s_relation`; 1 for a normalized law). Exact; a Poly in gens
+    ``(w, lam)`` whose ``lam^2 w`` term is positive, as in SPEC §5.
     """
+    if mean is not None:
+        relation = physical_relation_factor(relation, mean)
     return _orient(_image(relation, {S: (1 - w) / (lam * w), w: -w}, (w, lam), (w, lam, 1 - w)))
 
 

@@ -79,9 +79,13 @@ def test_ridge_of_marchenko_pastur():
     assert proportional(ridge_from_s_relation(S * (1 + s * w) - 1), lam * w - (1 - w) * (1 - s * w))
 
 
-def test_reducible_relation_is_rejected():
+def test_reducible_relation_physical_factor():
+    """A product of two MP-type relations: ``mean`` picks the factor through S(0) = 1/m1."""
+    product = sp.expand((S * (1 + w) - 1) * (S * (2 + w) - 1))  # MP_1 and pi_2
+    assert proportional(cauchy_from_s_relation(product, mean=1), z * G**2 - z * G + 1)
+    assert proportional(ridge_from_s_relation(product, mean=1), lam * w - (1 - w) ** 2)
     with pytest.raises(ValueError, match="factors of the S relation"):
-        physical_relation_factor((S * (1 + w) - 1) * (S * (2 + w) - 1), sp.Integer(3))
+        physical_relation_factor(product, sp.Integer(3))
 
 
 def test_unknown_case_is_rejected():

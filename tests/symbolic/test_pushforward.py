@@ -5,7 +5,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from freege.symbolic.equations import cauchy_series_residual
@@ -83,6 +83,8 @@ def _evaluate(expr: sp.Expr, values: dict[sp.Symbol, mpmath.mpf]) -> mpmath.mpf:
 
 @settings(max_examples=12, deadline=None)
 @given(PARAMS)
+@example((1.0, 8, 0.5))  # t = gK/h < 1: the atom at 0
+@example((1.0, 1, 3.0))  # t > 1
 def test_moments_match_quadrature(params):
     with mpmath.workdps(DPS):
         values = _numeric(*params)
@@ -100,6 +102,8 @@ def test_cauchy_polynomial_annihilates_the_moment_series():
 
 @settings(max_examples=12, deadline=None)
 @given(PARAMS, st.sampled_from([3 + 1j, -2 + 0.5j, 0.5 - 2j, 40j]).map(mpmath.mpc))
+@example((1.0, 8, 0.5), mpmath.mpc(3, 1))  # t < 1
+@example((1.5, 2, 5.0), mpmath.mpc(-2, 0.5))  # t > 1
 def test_cauchy_polynomial_vanishes_at_quadrature_g(params, zval):
     """P_mu(G, z) = 0 for G = int dpi_t/(z - phi(x)) by quadrature (complex z off the axis)."""
     with mpmath.workdps(DPS):
