@@ -39,6 +39,8 @@ from freege.symbolic.cases import CASES, TIED_CASES, check_case
 
 #: the precision floor of the mpmath mode (below it float64 is the better tool)
 MIN_DPS = 15
+#: |z| / R below which float64 seeds are not trusted (hard edge / pole at 0, SPEC §7.1)
+NEAR_ZERO = 1e-6
 #: cases the ``tied`` sharing scheme replaces by their tied counterpart (SPEC §4)
 TIED_COUNTERPART = {"value": "value-tied", "mha": "mha-tied"}
 
@@ -192,11 +194,11 @@ class Law:
             n, prev = 256, None
             while True:
                 t = math.pi * (np.arange(n) + 0.5) / n
-                x = a + (b - a) * (1 - np.cos(t)) / 2
+                x, dx = self._map(a, b, t)
                 dens = np.zeros(n)
                 inside = (x > a) & (x < b)
                 dens[inside] = -self._seed_f64(x[inside] + 0j)[0].imag / math.pi
-                part = float(np.sum(np.maximum(dens, 0) * (b - a) * np.sin(t) / 2)) * math.pi / n
+                part = float(np.sum(np.maximum(dens, 0) * dx)) * math.pi / n
                 if prev is not None and abs(part - prev) < 1e-7 or n >= 16384:
                     break
                 prev, n = part, 2 * n
@@ -221,15 +223,21 @@ class Law:
         R = self.equation.radius()
         points = np.concatenate([edges, [0.0]])  # edges and the pole/hard edge at 0
         dist = np.min(np.abs(zs[:, None] - points[None, :]), axis=1)
-        eta_min = np.clip(1e-3 * dist, 1e-15 * R, 1e-9 * R)
-        return self.equation.stieltjes_f64(zs, eta_min)
+        eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * R)
+        g, err = self.equation.stieltjes_f64(zs, eta_min)
+        # SPEC §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
+        # precision in its coefficients; no float64 seed there (mpmath tracks instead)
+        near = np.abs(zs) < NEAR_ZERO * R
+        return np.where(near, np.nan, g), np.where(near, np.inf, err)
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         """Physical G in float64; points whose error estimate exceeds
-        :data:`roots.FLOAT64_RTOL` are recomputed at 30 digits (SPEC §7.1)."""
+        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO R`` of 0 (``R`` the
+        branch point radius), are recomputed at 30 digits (SPEC §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
-        bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(np.abs(g), 1e-300))
+        with np.errstate(all="ignore"):
+            bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(np.abs(g), 1e-300))
         for k in np.flatnonzero(bad):
             with mpmath.workdps(roots.RESCUE_DPS):
                 g[k] = complex(self.equation.stieltjes_mp(_mp_arg(zs[k]), g[k]))
@@ -246,6 +254,43 @@ class Law:
         for a, b in self._intervals_mp():
             inside |= (x > float(a)) & (x < float(b))
         return inside
+
+    def _edge_power(self, a: Any, b: Any) -> float:
+        """Exponent ``k`` of the substitution ``x = a + (b - a) sin(t/2)^(2k)`` that makes
+        ``pdf(x) dx/dt`` smooth and even in ``t`` at both ends of ``[a, b]``.
+
+        Soft edges (``pdf ~ |x - edge|^(1/2)``) and a simple hard edge at 0 (``x^(-1/2)``)
+        need ``k = 1`` (the cosine map: ``pdf dx/dt`` smooth and even, spectral
+        convergence). Where ``m`` Marchenko-Pastur ratios equal 1 the density is
+        ``x^(-m/(m+1))`` times a series in ``x^(1/(m+1))``; ``k = (m+1)/2`` cancels the
+        singularity (``pdf dx/dt`` bounded, convergence algebraic but fast: ~1e-9 at 8192
+        nodes for m = 2). ``m`` is read off the measured local exponent (snapped to
+        ``m/(m+1)``, m <= 8) from the density at ``1e-12 b`` and ``1e-10 b``."""
+        key = ("power", float(a), float(b))
+        if key not in self._cache:
+            k = 1.0
+            if a == 0:
+                x1, x2 = 1e-12 * float(b), 1e-10 * float(b)
+                f64 = self if self.dps is None else self.with_dps(None)
+                d1, d2 = f64.pdf(np.array([x1, x2]))
+                if d1 > 0 and d2 > 0:
+                    alpha = -math.log(d2 / d1) / math.log(x2 / x1)
+                    m = min(range(1, 9), key=lambda j: abs(alpha - j / (j + 1)))
+                    if abs(alpha - m / (m + 1)) < 0.02:
+                        k = (m + 1) / 2
+            self._cache[key] = k
+        return self._cache[key]
+
+    def _map(self, a: Any, b: Any, t: Any, lib: Any = np) -> tuple[Any, Any]:
+        """``x(t)`` and ``dx/dt`` of :meth:`_edge_power`'s substitution (numpy or mpmath)."""
+        k = self._edge_power(a, b)
+        s = lib.sin(t / 2)
+        return a + (b - a) * s ** (2 * k), (b - a) * k * s ** (2 * k - 1) * lib.cos(t / 2)
+
+    def _unmap(self, a: Any, b: Any, x: Any, lib: Any = math) -> Any:
+        """``t(x)``, the inverse of :meth:`_map`."""
+        k = self._edge_power(a, b)
+        return 2 * lib.asin(((x - a) / (b - a)) ** (1 / (2 * k)))
 
     def _stieltjes_mp_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
         """Physical G at the ambient precision: float64 seeds for all points in one
@@ -294,17 +339,18 @@ class Law:
                 for k in inside]
 
     def _cosine_series(self, a: float, b: float) -> np.ndarray:
-        """Float64 cosine coefficients ``c_j`` of ``g(t) = pdf(x(t)) (b - a) sin(t)/2``,
-        ``x(t) = a + (b - a)(1 - cos t)/2`` on ``[0, pi]``, so that ``int_a^x(t) pdf =
-        c_0 t/2 + sum_j c_j sin(j t)/j``. Square-root and inverse-square-root edges both
-        make ``g`` smooth and even, so convergence is spectral; nodes double from 64 until
-        the last eighth of the coefficients is below 1e-15 (at most 8192 nodes)."""
+        """Float64 cosine coefficients ``c_j`` of ``g(t) = pdf(x(t)) x'(t)`` on ``[0, pi]``
+        (``x(t)`` of :meth:`_map`; the cosine map ``a + (b - a)(1 - cos t)/2`` unless a
+        hard edge sits at 0), so that ``int_a^x(t) pdf = c_0 t/2 + sum_j c_j sin(j t)/j``.
+        The map makes ``g`` smooth and even, so convergence is spectral; nodes double from
+        64 until the last eighth of the coefficients is below 1e-15 (at most 8192)."""
         key = ("series", a, b)
         if key not in self._cache:
             n = 64
             while True:
                 t = math.pi * (np.arange(n) + 0.5) / n
-                g = self.pdf(a + (b - a) * (1 - np.cos(t)) / 2) * (b - a) * np.sin(t) / 2
+                x, dx = self._map(a, b, t)
+                g = self.pdf(x) * dx
                 coef = scipy.fft.dct(g, type=2) / n  # c_j = (2/n) sum_k g_k cos(j t_k)
                 if np.max(np.abs(coef[-n // 8:])) < 1e-15 * max(abs(coef[0]), 1) or n >= 8192:
                     break
@@ -313,9 +359,8 @@ class Law:
         return self._cache[key]
 
     def _g_mp(self, a: Any, b: Any, ts: list[Any]) -> list[Any]:
-        xs = [a + (b - a) * (1 - mpmath.cos(t)) / 2 for t in ts]
-        return [f * (b - a) * mpmath.sin(t) / 2
-                for f, t in zip(self._pdf_mp_batch(xs), ts, strict=True)]
+        xs, dxs = zip(*(self._map(a, b, t, mpmath) for t in ts), strict=True)
+        return [f * dx for f, dx in zip(self._pdf_mp_batch(list(xs)), dxs, strict=True)]
 
     def _partial_mass(self, a: Any, b: Any, x: Any) -> Any:
         """``int_a^min(x, b) pdf`` in the variable ``t`` of :meth:`_cosine_series`.
@@ -328,7 +373,7 @@ class Law:
             coef = self._cosine_series(a, b)
             if x >= b:
                 return coef[0] * math.pi / 2
-            t = math.acos(1 - 2 * (x - a) / (b - a))
+            t = self._unmap(a, b, x)
             j = np.arange(1, coef.size)
             return coef[0] * t / 2 + float(np.sum(coef[1:] * np.sin(j * t) / j))
         if x >= b:
@@ -344,7 +389,7 @@ class Law:
                     prev, n = total, 2 * n
                 self._cache[key] = total
             return self._cache[key]
-        tx = mpmath.acos(1 - 2 * (x - a) / (b - a))
+        tx = self._unmap(a, b, x, mpmath)
         return mpmath.quad(lambda t: self._g_mp(a, b, [t])[0], [0, tx])
 
     def cdf(self, x: Any) -> Any:
@@ -405,8 +450,8 @@ class Law:
 
     def expect(self, func: Callable[[Any], Any]) -> Any:
         """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
-        numpy arrays in float64 mode and mpmath numbers otherwise. Integrates in the variable ``t`` of
-        :meth:`_cosine_series` (``x = a + (b - a)(1 - cos t)/2``) by the midpoint rule,
+        numpy arrays in float64 mode and mpmath numbers otherwise. Integrates in the
+        variable ``t`` of :meth:`_map` by the midpoint rule,
         spectrally accurate for smooth ``func`` (float64: nodes double from 64 to 8192
         until two levels agree to 1e-15; mpmath: to ``10^-(dps + 2)``)."""
         with self._ctx():
@@ -418,7 +463,7 @@ class Law:
                 while True:
                     if mp:
                         ts = [mpmath.pi * (k + mpmath.mpf(1) / 2) / n for k in range(n)]
-                        xs = [a + (b - a) * (1 - mpmath.cos(t)) / 2 for t in ts]
+                        xs = [self._map(a, b, t, mpmath)[0] for t in ts]
                         part = mpmath.fsum(gk * func(xk) for gk, xk in
                                            zip(self._g_mp(a, b, ts), xs, strict=True))
                         part *= mpmath.pi / n
@@ -426,8 +471,8 @@ class Law:
                     else:
                         fa, fb = float(a), float(b)
                         t = math.pi * (np.arange(n) + 0.5) / n
-                        x = fa + (fb - fa) * (1 - np.cos(t)) / 2
-                        part = np.sum(self.pdf(x) * (fb - fa) * np.sin(t) / 2 * func(x))
+                        x, dx = self._map(fa, fb, t)
+                        part = np.sum(self.pdf(x) * dx * func(x))
                         part *= math.pi / n
                         tol = 1e-15
                     if prev is not None and abs(part - prev) <= tol * max(abs(part), 1):

@@ -217,7 +217,7 @@ class CauchyEquation:
         """
         zs = np.asarray(zs, dtype=complex).ravel()
         if eta_min is None:  # well below the distance to the pole/branch point at 0
-            eta_min = np.clip(1e-3 * np.abs(zs.real), 1e-15 * self.radius(), 1e-9 * self.radius())
+            eta_min = np.clip(1e-3 * np.abs(zs.real), 1e-280, 1e-9 * self.radius())
         target = np.maximum(zs.imag, eta_min)
         g = self._track(zs.real, target, ratio=0.7, robust=False)
         u = zs.real * g + 1j * target * g
@@ -260,16 +260,25 @@ class CauchyEquation:
         """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate.
 
         Float64 only (no rescue); see :meth:`stieltjes` for the public entry point."""
-        zs = np.asarray(zs, dtype=complex).ravel()
+        with np.errstate(all="ignore"):  # overflow shows up as a non-finite error estimate
+            return self._stieltjes_f64(np.asarray(zs, dtype=complex).ravel(), eta_min)
+
+    def _stieltjes_f64(
+        self, zs: np.ndarray, eta_min: np.ndarray | float | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         lower = zs.imag < 0
         zz = np.where(lower, zs.conj(), zs)
         g = self.track(zz, eta_min)
         real = zz.imag == 0
         if real.any():
+            # nearest companion root on the axis, then Newton; within 1e-4 R of 0 (pole,
+            # hard edge) the companion matrix is badly scaled, so Newton from the tracked
+            # value alone (the path ended at eta <= 1e-3 |x|, inside the right basin)
             roots = self.all_roots_f64(zz[real])
             pick = np.argmin(np.abs(roots - g[real][:, None]), axis=1)
-            g_r = roots[np.arange(pick.size), pick]
-            g_r = self._newton(zz[real], g_r, 3)
+            near_zero = np.abs(zz[real].real) < 1e-4 * self.radius()
+            g_r = np.where(near_zero, g[real], roots[np.arange(pick.size), pick])
+            g_r = self._newton(zz[real], g_r, 6)
             g[real] = g_r.real - 1j * np.abs(g_r.imag)
         c = self.coeffs_f64(zz)
         _, dp = self._horner(c, g)
@@ -291,6 +300,8 @@ class CauchyEquation:
             zv = mpmath.conj(zv)
             seed = complex(seed).conjugate()
         prec = mpmath.mp.prec
+        if not np.isfinite(seed):  # float64 over/underflow (e.g. x -> 0 at a hard edge)
+            seed = self._track_mp(zv)
         g, lost = self._polish(zv, mpmath.mpc(seed), prec + 20)
         if lost > 10:
             g, _ = self._polish(zv, g, prec + int(lost) + 20)
@@ -299,6 +310,36 @@ class CauchyEquation:
             if real:
                 g = mpmath.mpc(g.real, -abs(g.imag))
             return mpmath.conj(g) if lower else g
+
+    def _track_mp(self, zv: mpmath.mpc) -> mpmath.mpc:
+        """The vertical-path tracking of :meth:`track` for one point in mpmath arithmetic
+        (no overflow, no cancellation in the coefficients), ending at
+        ``Im z = max(Im z, 1e-3 |Re z|)``: the seed where float64 cannot resolve the
+        polynomial (near a hard edge or the atom's pole at 0, SPEC §7.1)."""
+        with mpmath.workdps(20):
+            x, y = mpmath.re(zv), mpmath.im(zv)
+            target = max(y, abs(x) / 1000, mpmath.mpf(10) ** -300)
+            eta = 4 * mpmath.mpf(self.radius()) + abs(x)
+            z0 = mpmath.mpc(x, eta)
+            start = 1 / z0 + self.mean / z0**2
+            g = min(mpmath.polyroots(self.coeffs_mp(z0)[::-1], maxsteps=200, extraprec=60),
+                    key=lambda r: abs(r - start))
+            while eta > target:
+                new = max(eta / 2, target)
+                za, zb = mpmath.mpc(x, eta), mpmath.mpc(x, new)
+                u = za * g
+                c = self.coeffs_mp(za)
+                dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
+                dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
+                      for row in self._matrix_mp()]
+                dz = mpmath.polyval(dc[::-1], g)
+                g = (u + (g - za * dz / dp) * (zb - za)) / zb
+                cb = self.coeffs_mp(zb)
+                desc, ddesc = cb[::-1], [k * cb[k] for k in range(len(cb) - 1, 0, -1)]
+                for _ in range(3):
+                    g -= mpmath.polyval(desc, g) / mpmath.polyval(ddesc, g)
+                eta = new
+            return g
 
     def _polish(self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int) -> tuple[mpmath.mpc, float]:
         """Newton at ``prec`` bits from ``seed`` (``mpmath.polyroots`` nearest the seed if
@@ -448,12 +489,14 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     """Mass at 0, ``lim_{z->0} z G(z)`` (SPEC §7), to ``dps`` digits.
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
-    ``P(m/z, z)`` (exact); the physical one is the candidate nearest
-    ``1 - continuous_mass`` (the integrated density, to ~1e-6), so the choice is also a
-    mass check: an ArithmeticError if no candidate is within 1e-4 of it.
+    ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
+    the candidate nearest ``1 - continuous_mass`` (the integrated density, to ~1e-6), so
+    the choice is also a mass check: an ArithmeticError if none is within 1e-4 of it.
     """
     with mpmath.workdps(dps):
         cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
+    if len(cands) == 1:  # the only admissible mass (nothing to choose, nothing to check)
+        return max(cands[0], mpmath.mpf(0))
     expected = 1.0 - continuous_mass
     best = min(cands, key=lambda r: abs(r - expected), default=None)
     if best is None or abs(best - expected) > 1e-4:
