@@ -42,6 +42,8 @@ from freege.symbolic.symbols import w as W
 
 #: digits used internally by float64 laws for high-precision steps
 INTERNAL_DPS = 30
+#: digits of the Stehfest evaluation behind a float64 loss (degree 58, ~1e-16 delivered)
+LOSS_DPS_FLOAT64 = 20
 
 
 @functools.lru_cache(maxsize=32)
@@ -153,7 +155,7 @@ def flow_loss(law: Law, t: Any) -> Any:
             tv = positive("t", tv)
         else:
             return _out(law, mpmath.mpf(1))
-        with mpmath.workdps(_dps(law)):
+        with mpmath.workdps(law.dps or LOSS_DPS_FLOAT64):
             return _out(law, _loss_mp(nbar, 2 * to_mpf(tv)))
 
     if isinstance(t, np.ndarray | list | tuple):
@@ -176,7 +178,7 @@ def arrival_time(law: Law, level: Any) -> Any:
             f"level must be in (L(inf) = {float(floor)}, 1) (the mass at 0 of the normalized "
             f"law is never trained away), got {level}"
         )
-    with mpmath.workdps(_dps(law)):
+    with mpmath.workdps(law.dps or LOSS_DPS_FLOAT64):
         target = to_mpf(level)
 
         def excess(t: mpmath.mpf) -> mpmath.mpf:

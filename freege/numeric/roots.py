@@ -491,15 +491,18 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
     the candidate nearest ``1 - continuous_mass`` (the integrated density, to ~1e-6), so
-    the choice is also a mass check: an ArithmeticError if none is within 1e-4 of it.
+    the choice is also a mass check: an ArithmeticError unless the nearest is within 1e-2
+    and four times closer than the runner-up.
     """
     with mpmath.workdps(dps):
         cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
     if len(cands) == 1:  # the only admissible mass (nothing to choose, nothing to check)
         return max(cands[0], mpmath.mpf(0))
     expected = 1.0 - continuous_mass
-    best = min(cands, key=lambda r: abs(r - expected), default=None)
-    if best is None or abs(best - expected) > 1e-4:
+    ranked = sorted(cands, key=lambda r: abs(r - expected))
+    best = ranked[0] if ranked else None
+    runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
+    if best is None or abs(best - expected) > min(1e-2, runner_up / 4):
         raise ArithmeticError(
             f"mass check failed: continuous mass {continuous_mass} leaves {expected} at 0, "
             f"atom candidates are {[float(c) for c in cands]}"
