@@ -14,7 +14,6 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from freege.numeric import law as law_module
 from freege.numeric.law import Law, law, mha_law
 from freege.params import Dims, Ratios
 
@@ -243,6 +242,3 @@ def _check_law(L: Law) -> None:
     assert abs(L.cdf(np.inf) - L.cdf(0.0) - (1 - atom)) < 1e-7
     assert L.expect(lambda v: v) == pytest.approx(L.mean(), rel=1e-7)
 
-
-def test_module_exports() -> None:
-    assert set(law_module.__all__) >= {"Law", "law", "mha_law", "Estimate"}
