@@ -30,6 +30,9 @@ Roots (:mod:`freege.numeric.roots`, SPEC §7.1)
     ``CauchyEquation(poly, symbols, values, mean)`` -- branch-tracked physical root of
     ``P(G, z)`` (float64 batch + mpmath polish), ``support_intervals``, ``atom_at_zero``.
 
+Note: ``freege.numeric.law`` (the package attribute) is the factory function; import
+the module's names with ``from freege.numeric.law import ...``.
+
 Bad input raises ValueError naming the parameter and its range (unknown case, dps < 15,
 lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, ...).
 """
