@@ -3,7 +3,12 @@ is reproducible; ``HYPOTHESIS_PROFILE=dev`` gives more, randomized examples loca
 
 import os
 
-from hypothesis import HealthCheck, settings
+# The suite works on small matrices, where BLAS threads only contend for the cores (and
+# spin in the kernel); one thread per process keeps it fast and its timing stable.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "ci",
