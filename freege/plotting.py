@@ -8,6 +8,7 @@ directly (no pyplot state); the format follows the file extension, PNG or SVG.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def density(
     ax.set_xlabel("x")
     ax.set_ylabel("density")
     ax.set_ylim(bottom=0)
-    ax.set_title(title, fontsize=9)
+    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     if atoms:
         mass_ax = ax.twinx()
         for at, mass in atoms.items():
@@ -98,7 +99,7 @@ def curves(
     ax.set_yscale("log" if logy else "linear")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
+    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     if len(series) > 1:
         ax.legend(fontsize=8)
     _save(fig, target)

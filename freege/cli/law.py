@@ -20,7 +20,7 @@ import numpy as np
 
 from freege import plotting
 from freege.cli.common import add_dps_option, add_format_option, emit
-from freege.numeric.law import CASES, Law, law
+from freege.numeric.law import CASES, Law, law, resolve_case
 from freege.params import SHARINGS, Dims, Number, Ratios, positive, positive_int, to_mpf
 
 #: extra digits the numeric layer works with beyond the ``--dps`` digits printed, so that
@@ -87,14 +87,25 @@ def add_law_options(
     group.add_argument("--dv", dest="dV", help="per-head value width dV (default dK when tied)")
     group.add_argument("--do", dest="dO", help="output width dO (integer)")
     group.add_argument(
-        "--sharing", choices=SHARINGS, default="none",
-        help="K/V sharing scheme, SPEC §1.1 (default: none)",
+        "--sharing", choices=SHARINGS, default=None,
+        help="K/V sharing scheme, SPEC §1.1 (default: tied for the *-tied cases, else none)",
     )
     group.add_argument("--h-kv", dest="h_kv", help="K/V groups, 1 <= h_kv <= h (gqa/mqa)")
     if normalized_option:
         group.add_argument(
             "--normalized", action="store_true", help="divide the law by its mean (SPEC §3)"
         )
+
+
+def _sharing(case: str, sharing: str | None) -> str:
+    """The sharing scheme: a ``*-tied`` case means tied K = V (SPEC §1.1, §4)."""
+    if case.endswith("-tied"):
+        if sharing not in (None, "tied"):
+            raise ValueError(
+                f"--case {case} is the tied law: --sharing must be tied (got {sharing})"
+            )
+        return "tied"
+    return sharing or "none"
 
 
 def _check_h_kv(h: int, sharing: str, text: str | None) -> None:
@@ -130,6 +141,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
     """
     beta = real_option("--beta", args.beta)
     h = positive_int("--h", args.h)
+    args.sharing = _sharing(args.case, args.sharing)
     tied = args.sharing == "tied"
     ratio_given = _given(args, _RATIO_OPTIONS)
     dim_given = _given(args, _DIM_OPTIONS)
@@ -187,7 +199,8 @@ def _law(case: str, ratios: Ratios, normalized: bool, dps: int | None) -> Law:
 def describe(spec: LawSpec) -> str:
     """One line naming the law: case, sharing, ratios (and dimensions when given)."""
     r = spec.ratios
-    text = (f"{spec.case} law{' (normalized)' if spec.normalized else ''}, sharing "
+    case = resolve_case(spec.case, r.sharing)
+    text = (f"{case} law{' (normalized)' if spec.normalized else ''}, sharing "
             f"{r.sharing}: beta={float(r.beta):g} h={r.h} gK={float(r.gK):.6g} "
             f"gV={float(r.gV):.6g} gO={float(r.gO):.6g}")
     if isinstance(spec.config, Dims):
