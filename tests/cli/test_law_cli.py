@@ -79,6 +79,16 @@ def test_bad_case(capsys):
     assert "--case" in bad(capsys, "law", "--case", "mlp", *RATIOS)
 
 
+def test_tied_case_implies_tied_sharing(capsys):
+    """A ``*-tied`` case is the tied law (SPEC §4): other sharing schemes contradict it."""
+    err = bad(capsys, "law", "--case", "mha-tied", *RATIOS, "--sharing", "gqa", "--h-kv", "4")
+    assert "--sharing" in err
+    code, out, _ = run_cli(capsys, "law", "--case", "mha-tied", *RATIOS, "--format", "json")
+    explicit = run_cli(capsys, "law", "--case", "mha", *RATIOS, "--sharing", "tied",
+                       "--format", "json")[1]
+    assert code == 0 and json.loads(out)["mean"] == json.loads(explicit)["mean"]
+
+
 def test_no_traceback_in_a_real_process():
     proc = subprocess.run(
         [sys.executable, "-m", "freege", "law", "--case", "mha", "--beta", "-1", "--h", "8",
