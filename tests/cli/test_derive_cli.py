@@ -10,18 +10,9 @@ import pytest
 import sympy as sp
 
 import freege.symbolic as fs
-from freege.cli import main
 from freege.symbolic.equations import cauchy_polynomial
 from freege.symbolic.symbols import PARAM_NAMES, G, S, beta, gK, h, in_beta, lam, parse, w
-
-
-def run_cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.helpers import run_cli
 
 
 def parse_back(text: str) -> sp.Expr:

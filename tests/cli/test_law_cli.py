@@ -10,30 +10,14 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from freege.cli import main
 from freege.params import Dims, Ratios
+from tests.cli.helpers import bad, run_cli
 
 RATIOS = ["--beta", "1", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"]
 #: the same law from dimensions: gK = gV = 8 * 512 / 2048 = 2, gO = 4096 / 2048 = 2
 DIMS = ["--beta", "1", "--h", "8", "--n", "2048", "--dk", "512", "--dv", "512", "--do", "4096"]
 
 
-def run_cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def bad(capsys: pytest.CaptureFixture, *argv: str) -> str:
-    """Run a command that must fail: exit 2, nothing on stdout, one line on stderr."""
-    code, out, err = run_cli(capsys, *argv)
-    assert code == 2, (argv, out, err)
-    assert out == ""
-    assert err.count("\n") == 1 and err.startswith("freege: error:"), err
-    return err
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.cli.test_law_cli import RATIOS, bad, run_cli
+from tests.cli.helpers import bad, run_cli
+from tests.cli.test_law_cli import RATIOS
 
 
 def readout_json(capsys, *argv: str) -> dict:

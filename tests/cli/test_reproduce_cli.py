@@ -10,7 +10,7 @@ import json
 import pytest
 
 from freege import experiments
-from tests.cli.test_law_cli import bad, run_cli
+from tests.cli.helpers import bad, run_cli
 
 
 @pytest.fixture(autouse=True)
