@@ -15,6 +15,7 @@ import sympy as sp
 from freege import symbolic
 from freege.symbolic import equations
 from freege.symbolic.symbols import S, gK, gO, gV, h, theta1, theta2, w
+from freege.symbolic.symbols import lam as lam
 
 #: parameter symbols in the order :class:`freege.numeric.law.Law` supplies their values
 PARAMETERS: tuple[sp.Symbol, ...] = (theta1, theta2, h, gK, gV, gO)

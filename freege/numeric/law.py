@@ -67,6 +67,17 @@ def _moment_function(case: str, q: int, normalized: bool) -> Callable[..., Any]:
     return sp.lambdify(_symbolic.PARAMETERS, expr, modules="mpmath")
 
 
+@functools.lru_cache(maxsize=16)
+def _zero_penalty_roots(case: str) -> Callable[..., list]:
+    """Coefficients (highest degree first) of the square-free part of ``F(w, 0)`` in ``w``
+    (``F`` the ridge polynomial of an independent case), lambdified in the parameters.
+    ``F(w, 0)`` is a multiple of ``Pi(w)^2`` (SPEC §5), whose roots are the ratios of the
+    Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
+    ridge = _symbolic.ridge_polynomial(case).as_expr().subs(_symbolic.lam, 0)
+    poly = sp.Poly(ridge, _symbolic.w).sqf_part()
+    return sp.lambdify(_symbolic.PARAMETERS, poly.all_coeffs(), modules="mpmath")
+
+
 class Law:
     """One SPEC §4 law at one configuration; see the module docstring for the methods.
 
@@ -181,8 +192,20 @@ class Law:
         dps = self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
         key = ("atom", dps)
         if key not in self._cache:
-            self._cache[key] = roots.atom_at_zero(self.equation, dps, self._rough_mass())
+            self._cache[key] = roots.atom_at_zero(self.equation, dps, self._continuous_mass())
         return self._cache[key]
+
+    def _continuous_mass(self) -> Any:
+        """Mass of the continuous part (float64), to pick the atom among the exact candidates.
+        Independent cases: exactly ``w(0+)``, the smallest positive root of the ridge
+        polynomial at ``lam = 0`` (the degrees of freedom at vanishing penalty count the
+        non-zero eigenvalues, SPEC §5); tied cases: :meth:`_rough_mass`."""
+        if self.case in TIED_CASES:
+            return self._rough_mass()
+        # float64 roots suffice to choose between exact candidates (atom_at_zero accepts
+        # 1e-4); the roots are real ratios, so coincident ones (gV = gO) only blur them
+        coeffs = [float(c) for c in _zero_penalty_roots(self.case)(*self._parameter_values())]
+        return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
 
     def _rough_mass(self) -> float:
         """Mass of the continuous part to ~1e-7 (float64 midpoint rule in the variable of

@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from freege.numeric.law import Law, law, mha_law
@@ -242,3 +242,21 @@ def _check_law(L: Law) -> None:
     assert abs(L.cdf(np.inf) - L.cdf(0.0) - (1 - atom)) < 1e-7
     assert L.expect(lambda v: v) == pytest.approx(L.mean(), rel=1e-7)
 
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    beta=st.sampled_from([Fraction(1, 4), Fraction(7, 10), Fraction(3, 2)]),
+    h=st.sampled_from([1, 8, 96]),
+    g_v=st.sampled_from([Fraction(1, 2), 1, Fraction(3, 2)]),
+    g_o=st.sampled_from([Fraction(7, 10), 1, 3]),
+)
+@example(beta=Fraction(7, 10), h=96, g_v=Fraction(3, 2), g_o=Fraction(7, 10))
+def test_mha_atom_is_the_rank_deficiency(beta, h, g_v, g_o):
+    """SPEC §4, §7: the MHA law's only atom is at 0 with mass 1 - min(1, gV, gO) (rank of
+    MHA^perp), found without quadrature (h = 96, gO = 7/10 once broke a mass balance)."""
+    nu = law("mha", Ratios(beta=beta, h=h, gK=Fraction(3, 2), gV=g_v, gO=g_o), normalized=True)
+    expected = 1 - min(1, g_v, g_o)
+    atoms = nu.atoms()
+    assert sum(atoms.values()) == pytest.approx(float(expected), abs=1e-13)
+    assert set(atoms) <= {0.0}
