@@ -14,11 +14,12 @@ import sympy as sp
 
 from freege import symbolic
 from freege.symbolic import equations
-from freege.symbolic.symbols import S, gK, gO, gV, h, theta1, theta2, w
-from freege.symbolic.symbols import lam as lam
+from freege.symbolic.symbols import S, gK, gO, gV, h, lam, theta1, theta2, w
 
 #: parameter symbols in the order :class:`freege.numeric.law.Law` supplies their values
 PARAMETERS: tuple[sp.Symbol, ...] = (theta1, theta2, h, gK, gV, gO)
+#: the variables of the ridge polynomial F(w, lam) (SPEC §5)
+RIDGE_VARIABLES: tuple[sp.Symbol, sp.Symbol] = (w, lam)
 
 
 @functools.cache

@@ -73,8 +73,8 @@ def _zero_penalty_roots(case: str) -> Callable[..., list]:
     (``F`` the ridge polynomial of an independent case), lambdified in the parameters.
     ``F(w, 0)`` is a multiple of ``Pi(w)^2`` (SPEC §5), whose roots are the ratios of the
     Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
-    ridge = _symbolic.ridge_polynomial(case).as_expr().subs(_symbolic.lam, 0)
-    poly = sp.Poly(ridge, _symbolic.w).sqf_part()
+    w, lam = _symbolic.RIDGE_VARIABLES
+    poly = sp.Poly(_symbolic.ridge_polynomial(case).as_expr().subs(lam, 0), w).sqf_part()
     return sp.lambdify(_symbolic.PARAMETERS, poly.all_coeffs(), modules="mpmath")
 
 
