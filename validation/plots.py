@@ -49,6 +49,18 @@ def _save(fig: Any, path: str) -> None:
             os.remove(tmp)
 
 
+def _finish(plt: Any, fig: Any, ax: Any, path: str, xlabel: str, title: str,
+            legend_size: int) -> None:
+    """Label a density figure, write it to ``path`` (atomically) and close it."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("density")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=legend_size)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
 def spectrum_histogram(path: str, samples: dict[str, np.ndarray], title: str,
                        density: Callable[[np.ndarray], np.ndarray] | None = None,
                        mean: float | None = None, bins: int = 80) -> None:
@@ -66,13 +78,7 @@ def spectrum_histogram(path: str, samples: dict[str, np.ndarray], title: str,
         ax.plot(x, density(x), "k-", linewidth=1.0, label="limiting density (SPEC §4)")
     if mean is not None:
         ax.axvline(mean, color="grey", linestyle=":", label=f"limiting mean {mean:.4g}")
-    ax.set_xlabel("eigenvalue")
-    ax.set_ylabel("density")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    _finish(plt, fig, ax, path, "eigenvalue", title, legend_size=8)
 
 
 def ladder_histograms(path: str, spectra: dict[str, np.ndarray], reference: str,
@@ -86,10 +92,4 @@ def ladder_histograms(path: str, spectra: dict[str, np.ndarray], reference: str,
     for label, v in spectra.items():
         ax.hist(v, bins=edges, density=True, histtype="step",
                 linewidth=2.2 if label == reference else 1.0, label=label)
-    ax.set_xlabel("squared singular value (bulk)")
-    ax.set_ylabel("density")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    _finish(plt, fig, ax, path, "squared singular value (bulk)", title, legend_size=7)
