@@ -70,9 +70,9 @@ def _moment_function(case: str, q: int, normalized: bool) -> Callable[..., Any]:
 @functools.lru_cache(maxsize=16)
 def _zero_penalty_roots(case: str) -> Callable[..., list]:
     """Coefficients (highest degree first) of the square-free part of ``F(w, 0)`` in ``w``
-    (``F`` the ridge polynomial of an independent case), lambdified in the parameters.
-    ``F(w, 0)`` is a multiple of ``Pi(w)^2`` (SPEC §5), whose roots are the ratios of the
-    Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
+    (``F`` the ridge polynomial of the case), lambdified in the parameters. ``F(w, 0)`` is
+    a multiple of ``Pi(w)^2`` (SPEC §5), whose roots are the ratios of the free Poisson
+    and Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
     w, lam = _symbolic.RIDGE_VARIABLES
     poly = sp.Poly(_symbolic.ridge_polynomial(case).as_expr().subs(lam, 0), w).sqf_part()
     return sp.lambdify(_symbolic.PARAMETERS, poly.all_coeffs(), modules="mpmath")
@@ -195,38 +195,16 @@ class Law:
             self._cache[key] = roots.atom_at_zero(self.equation, dps, self._continuous_mass())
         return self._cache[key]
 
-    def _continuous_mass(self) -> Any:
-        """Mass of the continuous part (float64), to pick the atom among the exact candidates.
-        Independent cases: exactly ``w(0+)``, the smallest positive root of the ridge
-        polynomial at ``lam = 0`` (the degrees of freedom at vanishing penalty count the
-        non-zero eigenvalues, SPEC §5); tied cases: :meth:`_rough_mass`."""
-        if self.case in TIED_CASES:
-            return self._rough_mass()
+    def _continuous_mass(self) -> float:
+        """Mass of the continuous part (float64), to pick the atom among the exact
+        candidates: ``w(0+)``, the smallest positive root of the ridge polynomial at
+        ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
+        eigenvalues, SPEC §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
+        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed."""
         # float64 roots suffice to choose between exact candidates (atom_at_zero accepts
         # 1e-4); the roots are real ratios, so coincident ones (gV = gO) only blur them
         coeffs = [float(c) for c in _zero_penalty_roots(self.case)(*self._parameter_values())]
         return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
-
-    def _rough_mass(self) -> float:
-        """Mass of the continuous part to ~1e-7 (float64 midpoint rule in the variable of
-        :meth:`_cosine_series`, nodes doubled from 256 until two levels agree, at most
-        16384): enough to pick the atom (SPEC §7)."""
-        total = 0.0
-        for a, b in self._intervals_mp():
-            a, b = float(a), float(b)
-            n, prev = 256, None
-            while True:
-                t = math.pi * (np.arange(n) + 0.5) / n
-                x, dx = self._map(a, b, t)
-                dens = np.zeros(n)
-                inside = (x > a) & (x < b)
-                dens[inside] = -self._seed_f64(x[inside] + 0j)[0].imag / math.pi
-                part = float(np.sum(np.maximum(dens, 0) * dx)) * math.pi / n
-                if prev is not None and abs(part - prev) < 1e-7 or n >= 16384:
-                    break
-                prev, n = part, 2 * n
-            total += part
-        return total
 
     def atoms(self) -> dict[Any, Any]:
         """``{location: mass}`` of the point masses: at most one, at 0 (rank deficiency,

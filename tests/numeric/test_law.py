@@ -260,3 +260,16 @@ def test_mha_atom_is_the_rank_deficiency(beta, h, g_v, g_o):
     atoms = nu.atoms()
     assert sum(atoms.values()) == pytest.approx(float(expected), abs=1e-13)
     assert set(atoms) <= {0.0}
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    h=st.sampled_from([1, 8, 32]),
+    g_k=st.sampled_from([Fraction(1, 2), 1, Fraction(5, 2)]),
+    g_o=st.sampled_from([Fraction(7, 10), 1, 2]),
+)
+def test_tied_atom_is_the_rank_deficiency(h, g_k, g_o):
+    """SPEC §4: tied MHA^perp = [A_r^perp K_r] W^O has rank min(n, h dK, dO), so its atom
+    at 0 has mass 1 - min(1, gK, gO)."""
+    nu = law("mha-tied", Ratios(beta=1, h=h, gK=g_k, gV=g_k, gO=g_o, sharing="tied"))
+    assert sum(nu.atoms().values()) == pytest.approx(float(1 - min(1, g_k, g_o)), abs=1e-13)
