@@ -490,9 +490,10 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
-    the candidate nearest ``1 - continuous_mass`` (the integrated density, to ~1e-6), so
-    the choice is also a mass check: an ArithmeticError unless the nearest is within 1e-2
-    and four times closer than the runner-up.
+    the candidate nearest ``1 - continuous_mass`` (:class:`freege.numeric.law.Law` passes
+    ``w(0+)`` from the ridge polynomial, float64), so the choice is also a consistency
+    check: an ArithmeticError unless the nearest is within 1e-2 and four times closer
+    than the runner-up.
     """
     with mpmath.workdps(dps):
         cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
