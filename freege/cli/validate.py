@@ -12,12 +12,15 @@ import argparse
 import dataclasses
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from freege.cli.common import add_format_option, emit
 from freege.params import SHARINGS, Dims, positive_int
 from validation.backend import BACKENDS
 from validation.presets import PRESETS, get_preset
-from validation.runner import Validation
+
+if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
+    from validation.runner import Validation
 
 #: default number of draws of ``freege validate`` (SPEC §6.1 uses 10). bert-base takes
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
