@@ -2,7 +2,9 @@
 
 Every sub-command module exposes ``register(subparsers)``, which adds its parser(s)
 and sets ``func`` (``args -> int``) as the handler. Bad input -- an argparse error or
-a :class:`ValueError` from the library -- prints one line on stderr and exits 2.
+a :class:`ValueError` from the library -- and a computation that cannot be verified (an
+:class:`ArithmeticError`, e.g. :class:`freege.errors.ConvergenceError`) print one line
+on stderr and exit 2.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = args.func(args)
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:  # bad input, non-convergence, certificate
         fail(str(exc))
     except KeyboardInterrupt:
         print("freege: interrupted", file=sys.stderr)
