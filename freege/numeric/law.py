@@ -152,6 +152,23 @@ class Law:
         ref = getattr(ref_law, method)(*args)
         return Estimate(value, _max_difference(value, ref))
 
+    # ------------------------------------------------------------------ working precision
+    # The public working-precision interface used by :mod:`freege.numeric.readout` and
+    # :mod:`freege.numeric.certify` (everything at the *ambient* mpmath precision).
+    def parameter_values(self) -> tuple[mpmath.mpf, ...]:
+        """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision (SPEC §2)."""
+        return self._parameter_values()
+
+    def atom_mass(self) -> mpmath.mpf:
+        """The mass at 0 at the ambient precision (0 when there is no atom, SPEC §7)."""
+        with mpmath.workprec(mpmath.mp.prec):
+            return +self._atom_mp()
+
+    def stieltjes_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
+        """Physical ``G(z)`` at the ambient precision for a list of points (SPEC §3, §7.1);
+        real ``z`` means ``z + i0``."""
+        return self._stieltjes_mp_batch(zs)
+
     # ------------------------------------------------------------------ moments
     def moment(self, q: int) -> Any:
         """``m_q = int x^q dnu`` from the exact symbolic moment (SPEC §3, §4), q >= 1

@@ -71,11 +71,11 @@ def _out(law: Law, value: Any) -> Any:
 def _w_mp(nbar: Law, lam: mpmath.mpf) -> mpmath.mpf:
     """``w(lam)`` at the ambient precision (see the module docstring)."""
     F, F_w, _ = _ridge_functions(nbar.case)
-    params = nbar._parameter_values()
+    params = nbar.parameter_values()
     if nbar.case in TIED_CASES:
-        w = 1 + lam * nbar._stieltjes_mp_batch([-lam])[0].real
+        w = 1 + lam * nbar.stieltjes_batch([-lam])[0].real
     else:
-        w_max = 1 - nbar._atom_mp()
+        w_max = 1 - nbar.atom_mass()
         w = mpmath.findroot(lambda v: F(v, lam, *params), (mpmath.mpf(0), w_max),
                             solver="anderson", verify=False)
     for _ in range(6):  # Newton polish on F at full precision (quadratic from here)
@@ -108,7 +108,7 @@ def dof_derivative(law: Law, lam: Any) -> Any:
 
 def _w_prime(nbar: Law, lam: mpmath.mpf, w: mpmath.mpf) -> mpmath.mpf:
     _, F_w, F_lam = _ridge_functions(nbar.case)
-    params = nbar._parameter_values()
+    params = nbar.parameter_values()
     return -F_lam(w, lam, *params) / F_w(w, lam, *params)
 
 
@@ -130,7 +130,7 @@ def ridge_error(law: Law, lam: Any, sigma2: Any) -> Any:
 
 def _laplace_batch(nbar: Law, ps: list[mpmath.mpf]) -> list[mpmath.mpf]:
     """``(1 - w(p))/p = -G(-p)`` at the ambient precision, one tracked batch."""
-    return [-g.real for g in nbar._stieltjes_mp_batch([-p for p in ps])]
+    return [-g.real for g in nbar.stieltjes_batch([-p for p in ps])]
 
 
 def _loss_mp(nbar: Law, tau: mpmath.mpf) -> mpmath.mpf:
