@@ -11,24 +11,62 @@ Two shapes of the same thing:
 Every bad input is rejected here, once, with a :class:`ValueError` that names the
 parameter and its allowed range. Ratios computed from dimensions are exact
 :class:`fractions.Fraction` values, so high-precision code loses nothing.
+
+Numbers are read exactly: strings as decimals (``'0.7'`` is 7/10), and Python floats
+through their shortest decimal representation (``0.7`` is read as ``'0.7'``, not as the
+binary double 0.6999999999999999555910790149937...), so ``Ratios(beta=0.7) ==
+Ratios(beta='0.7')`` and a ``dps`` evaluation answers for the decimal the user typed.
+
+Supported domain (checked here, once; outside it every entry point refuses with a
+ValueError naming the parameter and the range):
+
+* ``beta`` in [:data:`BETA_MIN`, :data:`BETA_MAX`]: ``theta1 = e^{beta^2} - 1`` from
+  about 1e-6 to 8.9e6 and ``c = theta2/theta1`` from 1 - 5e-7 down to 1.8e-6; beyond
+  either end the normalized SPEC §4 laws differ from their ``beta -> 0`` or
+  ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
+  the scale of ``theta1`` (measured: beta = 5 no longer converges);
+* ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
+  [1, :data:`H_MAX`] (SPEC §1.2);
+* working precision ``dps`` <= :data:`MAX_DPS` digits;
+* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (SPEC §5).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Real
-
-import mpmath
+from typing import Any
 
 SHARINGS: tuple[str, ...] = ("none", "gqa", "mqa", "tied")
 
 Number = int | float | Fraction
 
+#: smallest supported inverse temperature (theta1 = e^{beta^2} - 1 is about 1e-6)
+BETA_MIN = Fraction(1, 1000)
+#: largest supported inverse temperature (theta1 = e^16 - 1 is about 8.9e6)
+BETA_MAX = Fraction(4)
+#: smallest supported ratio gK, gV, gO (SPEC §1.2)
+RATIO_MIN = Fraction(1, 10**4)
+#: largest supported ratio gK, gV, gO (SPEC §1.2)
+RATIO_MAX = Fraction(10**4)
+#: largest supported number of heads in the limit laws (SPEC §1.2)
+H_MAX = 10**4
+#: largest precision a user may ask for, in decimal digits (``--dps``, ``Ratios.thetas``;
+#: internal guard digits come on top). Measured on a loaded 2-core machine at 200 digits:
+#: ``law`` 4 s, ``readout ridge`` 2 s, ``readout loss`` 5 s, ``readout arrival`` 5 min;
+#: at 300 digits arrival takes over 15 min and at 500 ``readout loss`` 83 s.
+MAX_DPS = 200
+#: supported gradient-flow times t of the readout loss L(t) (SPEC §5)
+T_MIN = Fraction(1, 10**6)
+T_MAX = Fraction(10**6)
 
-def _number(name: str, value: object) -> Number:
-    """Parse ``value`` as a real number (strings are read exactly as decimals)."""
+
+def _number(name: str, value: object) -> int | Fraction:
+    """Parse ``value`` as an exact real number: strings as decimals, floats through their
+    shortest decimal representation (``0.7`` is 7/10), mpmath numbers exactly."""
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number (got {value!r})")
     if isinstance(value, str):
@@ -38,30 +76,86 @@ def _number(name: str, value: object) -> Number:
             raise ValueError(f"{name} must be a number (got {value!r})") from None
     if isinstance(value, int | Fraction):
         return value
-    if isinstance(value, mpmath.mpf):
+    mpmath = sys.modules.get("mpmath")  # not imported here: ``freege --help`` stays fast
+    if mpmath is not None and isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise ValueError(f"{name} must be a finite number (got {value!r})")
         man, exp = value.man_exp
         return Fraction(man) * Fraction(2) ** exp
     if isinstance(value, Real):
-        return float(value)
+        as_float = float(value)
+        if not math.isfinite(as_float):
+            raise ValueError(f"{name} must be a finite number (got {value!r})")
+        return Fraction(repr(as_float))
     raise ValueError(f"{name} must be a number (got {value!r})")
 
 
-def positive(name: str, value: object) -> Number:
-    """``value`` as a finite number > 0, else a ValueError naming ``name``."""
-    x = _number(name, value)
-    if not math.isfinite(float(x)) or x <= 0:
+def positive(name: str, value: object) -> int | Fraction:
+    """``value`` as an exact finite number > 0, else a ValueError naming ``name``."""
+    try:
+        x = _number(name, value)
+    except ValueError:
+        raise ValueError(f"{name} must be a finite number > 0 (got {value!r})") from None
+    if x <= 0:
         raise ValueError(f"{name} must be a finite number > 0 (got {value!r})")
     return x
 
 
 def positive_int(name: str, value: object, minimum: int = 1) -> int:
     """``value`` as an integer >= ``minimum``, else a ValueError naming ``name``."""
-    x = _number(name, value)
-    if not math.isfinite(float(x)) or x != int(x) or int(x) < minimum:
+    try:
+        x = _number(name, value)
+    except ValueError:
+        x = None
+    if x is None or x != int(x) or int(x) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum} (got {value!r})")
     return int(x)
+
+
+def _text(x: Fraction | int) -> str:
+    """A range bound as it is typed: ``0.001``, ``5``, ``1e-06``."""
+    return f"{float(x):g}"
+
+
+def in_range(name: str, value: object, low: Fraction | int, high: Fraction | int,
+             why: str = "") -> int | Fraction:
+    """``value`` as an exact number in ``[low, high]``, else a ValueError naming ``name``,
+    the range and (when given) why the range is what it is."""
+    x = positive(name, value)
+    if not low <= x <= high:
+        reason = f" ({why})" if why else ""
+        got = repr(value) if isinstance(value, str) else _text(x)
+        raise ValueError(f"{name} must be in [{_text(low)}, {_text(high)}]{reason} (got {got})")
+    return x
+
+
+def check_beta(name: str, value: object) -> int | Fraction:
+    """An inverse temperature in the supported domain [BETA_MIN, BETA_MAX] (module
+    docstring): ``theta1 = e^{beta^2} - 1`` between about 1e-6 and 8.9e6."""
+    return in_range(name, value, BETA_MIN, BETA_MAX,
+                    "theta1 = e^(beta^2) - 1 from about 1e-6 to 8.9e6")
+
+
+def check_ratio(name: str, value: object) -> int | Fraction:
+    """A ratio gK, gV or gO in the supported domain [RATIO_MIN, RATIO_MAX] (SPEC §1.2)."""
+    return in_range(name, value, RATIO_MIN, RATIO_MAX)
+
+
+def check_dps(name: str, value: object, minimum: int = 15) -> int:
+    """A working precision in decimal digits, ``minimum <= dps <= MAX_DPS``."""
+    message = f"{name} must be an integer in [{minimum}, {MAX_DPS}] (got {value!r})"
+    try:
+        dps = positive_int(name, value, minimum)
+    except ValueError:
+        raise ValueError(message) from None
+    if dps > MAX_DPS:
+        raise ValueError(message)
+    return dps
+
+
+def check_time(name: str, value: object) -> int | Fraction:
+    """A gradient-flow time in the supported range [T_MIN, T_MAX] (SPEC §5)."""
+    return in_range(name, value, T_MIN, T_MAX)
 
 
 def check_sharing(sharing: str) -> str:
@@ -70,9 +164,11 @@ def check_sharing(sharing: str) -> str:
     return sharing
 
 
-def to_mpf(x: Number) -> mpmath.mpf:
+def to_mpf(x: Number) -> Any:
     """Convert a parameter to an mpmath number at the current working precision, exactly
     for integers and fractions."""
+    import mpmath
+
     if isinstance(x, Fraction):
         return mpmath.mpf(x.numerator) / x.denominator
     return mpmath.mpf(x)
@@ -95,10 +191,13 @@ class Ratios:
     sharing: str = "none"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "beta", positive("beta", self.beta))
-        object.__setattr__(self, "h", positive_int("h", self.h))
+        object.__setattr__(self, "beta", check_beta("beta", self.beta))
+        h = positive_int("h", self.h)
+        if h > H_MAX:
+            raise ValueError(f"h must be an integer in [1, {H_MAX}] (got {self.h!r})")
+        object.__setattr__(self, "h", h)
         for name in ("gK", "gV", "gO"):
-            object.__setattr__(self, name, positive(name, getattr(self, name)))
+            object.__setattr__(self, name, check_ratio(name, getattr(self, name)))
         check_sharing(self.sharing)
         if self.sharing == "tied" and self.gV != self.gK:
             raise ValueError(
@@ -109,20 +208,20 @@ class Ratios:
     def tied(self) -> bool:
         return self.sharing == "tied"
 
-    @property
-    def theta1(self) -> float:
-        """``theta1 = exp(beta^2) - 1`` (SPEC §2), float64."""
-        return math.expm1(float(self.beta) ** 2)
+    def thetas(self, dps: int | None = None) -> tuple:
+        """``(theta1, theta2, c) = (e^{beta^2} - 1, beta^2, theta2/theta1)`` (SPEC §2):
+        mpmath numbers correct to ``dps`` digits, or (``dps=None``) float64 values rounded
+        from a 30-digit evaluation (``beta`` is exact, so only the final rounding errs)."""
+        import mpmath
 
-    @property
-    def theta2(self) -> float:
-        """``theta2 = beta^2`` (SPEC §2), float64."""
-        return float(self.beta) ** 2
-
-    @property
-    def c(self) -> float:
-        """``c = theta2 / theta1`` in (0, 1) (SPEC §2), float64."""
-        return self.theta2 / self.theta1
+        digits = 30 if dps is None else check_dps("dps", dps)
+        with mpmath.workdps(digits + 5):
+            b2 = to_mpf(self.beta) ** 2
+            values = (mpmath.expm1(b2), b2, b2 / mpmath.expm1(b2))
+        if dps is None:
+            return tuple(float(v) for v in values)
+        with mpmath.workdps(dps):
+            return tuple(+v for v in values)
 
     def as_dict(self) -> dict[str, Number | str]:
         return {
@@ -152,7 +251,7 @@ class Dims:
     def __post_init__(self) -> None:
         for name in ("n", "h", "dK", "dV", "dO"):
             object.__setattr__(self, name, positive_int(name, getattr(self, name)))
-        object.__setattr__(self, "beta", positive("beta", self.beta))
+        object.__setattr__(self, "beta", check_beta("beta", self.beta))
         check_sharing(self.sharing)
         d = self.n if self.d is None else positive_int("d", self.d)
         if d < self.n:
@@ -188,13 +287,17 @@ class Dims:
 
     @property
     def ratios(self) -> Ratios:
-        """The limit parameters of this configuration, exact (SPEC §1.2)."""
+        """The limit parameters of this configuration, exact (SPEC §1.2); a ValueError
+        naming the dimensions when a ratio is outside the supported domain."""
+        if self.h > H_MAX:
+            raise ValueError(f"h must be an integer in [1, {H_MAX}] for the limit laws "
+                             f"(got {self.h})")
         return Ratios(
             beta=self.beta,
             h=self.h,
-            gK=Fraction(self.h * self.dK, self.n),
-            gV=Fraction(self.h * self.dV, self.n),
-            gO=Fraction(self.dO, self.n),
+            gK=check_ratio("gK = h dK / n", Fraction(self.h * self.dK, self.n)),
+            gV=check_ratio("gV = h dV / n", Fraction(self.h * self.dV, self.n)),
+            gO=check_ratio("gO = dO / n", Fraction(self.dO, self.n)),
             sharing=self.sharing,
         )
 

@@ -6,7 +6,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from freege.params import Dims, Ratios
+from freege.params import (
+    BETA_MAX,
+    BETA_MIN,
+    H_MAX,
+    MAX_DPS,
+    RATIO_MAX,
+    RATIO_MIN,
+    T_MAX,
+    T_MIN,
+    Dims,
+    Ratios,
+    check_dps,
+    check_time,
+)
 
 
 def test_ratios_are_exact_fractions():
@@ -64,3 +77,102 @@ def test_bad_ratios_name_the_parameter(kwargs, word):
     base = dict(beta=1, h=4, gK=1, gV=1, gO=1)
     with pytest.raises(ValueError, match=word):
         Ratios(**{**base, **kwargs})
+
+
+# ---------------------------------------------------------------- exact reading of inputs
+def test_floats_are_read_as_their_shortest_decimal():
+    """Issue 10 finding 7: a float means the decimal it prints as, not the binary double."""
+    import numpy as np
+
+    assert Ratios(beta=0.7, h=4, gK=1, gV=1, gO=1) == Ratios(beta="0.7", h=4, gK=1, gV=1, gO=1)
+    r = Ratios(beta=np.float64(0.7), h=4, gK=0.1, gV=1.5, gO=1e-4)
+    assert (r.beta, r.gK, r.gV, r.gO) == (Fraction(7, 10), Fraction(1, 10), Fraction(3, 2),
+                                          Fraction(1, 10**4))
+    assert Dims(n=8, h=2, dK=2, dV=2, dO=2, beta=0.7).beta == Fraction(7, 10)
+
+
+def test_mpmath_inputs_are_exact():
+    import mpmath
+
+    with mpmath.workdps(40):
+        x = mpmath.mpf(1) / 3
+    man, exp = x.man_exp
+    assert Ratios(beta=x, h=1, gK=1, gV=1, gO=1).beta == man * Fraction(2) ** exp
+
+
+# ---------------------------------------------------------------- supported domain
+@pytest.mark.parametrize(
+    "kwargs, ok",
+    [
+        (dict(beta=BETA_MIN), True), (dict(beta=BETA_MAX), True),
+        (dict(beta=BETA_MIN * Fraction(999, 1000)), False),
+        (dict(beta=BETA_MAX + Fraction(1, 10**9)), False),
+        (dict(beta="1e308"), False), (dict(beta="1e400"), False), (dict(beta="1e-300"), False),
+        (dict(gK=RATIO_MIN, gV=RATIO_MAX, gO=RATIO_MIN), True),
+        (dict(gK="1e300"), False), (dict(gV=RATIO_MIN / 2), False), (dict(gO=RATIO_MAX * 2), False),
+        (dict(h=H_MAX), True), (dict(h=H_MAX + 1), False),
+    ],
+)
+def test_domain_edges(kwargs, ok):
+    base = dict(beta=1, h=4, gK=1, gV=1, gO=1)
+    if ok:
+        Ratios(**{**base, **kwargs})
+        return
+    (name,) = kwargs
+    with pytest.raises(ValueError, match=rf"{name} must be (an integer )?in \["):
+        Ratios(**{**base, **kwargs})
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), "nan", True])
+def test_non_finite_beta_is_refused(value):
+    with pytest.raises(ValueError, match="beta"):
+        Ratios(beta=value, h=1, gK=1, gV=1, gO=1)
+
+
+def test_dims_beta_domain():
+    with pytest.raises(ValueError, match=r"beta must be in \[0.001, 4\]"):
+        Dims(n=8, h=2, dK=2, dV=2, dO=2, beta=50)
+
+
+def test_dps_cap():
+    assert check_dps("dps", MAX_DPS) == MAX_DPS
+    for bad_dps in (MAX_DPS + 1, 14, "2.5"):
+        with pytest.raises(ValueError, match=rf"dps must be an integer in \[15, {MAX_DPS}\]"):
+            check_dps("dps", bad_dps)
+
+
+def test_time_range():
+    assert check_time("t", T_MIN) == T_MIN and check_time("t", T_MAX) == T_MAX
+    for t in ("1e300", "1e-300", 0):
+        with pytest.raises(ValueError, match="t must be"):
+            check_time("t", t)
+
+
+# ---------------------------------------------------------------- thetas (finding 8)
+def _theta1_series(beta: Fraction, digits: int) -> Fraction:
+    """``e^{beta^2} - 1`` as the exact rational partial sum of its series, with the
+    remainder below 10^-digits relative (an independent route to mpmath.expm1)."""
+    b2, term, total, k = beta * beta, Fraction(1), Fraction(0), 0
+    while True:
+        k += 1
+        term = term * b2 / k
+        total += term
+        if term < total / 10 ** (digits + 5) and k > 2 * b2:
+            return total
+
+
+@pytest.mark.parametrize("beta", [BETA_MIN, Fraction(7, 10), 1, Fraction(13, 10), BETA_MAX])
+def test_thetas_are_exact_at_any_precision(beta):
+    """``Ratios.thetas(dps)`` is right to dps digits (against the rational series), and the
+    float64 values are the correctly rounded exact ones."""
+    import mpmath
+
+    r = Ratios(beta=beta, h=1, gK=1, gV=1, gO=1)
+    exact1 = _theta1_series(Fraction(beta), 60)
+    exact2 = Fraction(beta) ** 2
+    t1, t2, c = r.thetas(50)
+    with mpmath.workdps(60):
+        for value, exact in ((t1, exact1), (t2, exact2), (c, exact2 / exact1)):
+            ref = mpmath.mpf(exact.numerator) / exact.denominator
+            assert abs(value - ref) <= mpmath.mpf(10) ** -49 * abs(ref)
+    assert r.thetas() == (float(exact1), float(exact2), float(exact2 / exact1))

@@ -32,7 +32,7 @@ from numpy.polynomial import polynomial as P
 
 from validation import metrics
 from validation.backend import Backend, get_backend
-from validation.sample import Seed, thetas
+from validation.sample import COST_OVERHEAD_BYTES, Cost, Seed, thetas
 
 STEPS: tuple[str, ...] = (
     "sqrt(n) A", "sqrt(n) A^perp", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin",
@@ -77,6 +77,18 @@ def polynomial_thetas(coef: np.ndarray) -> tuple[float, float]:
     square = P.polymul(coef, coef)
     first = P.polymul(coef, [0.0, 1.0])
     return _gauss_mean(square), _gauss_mean(first) ** 2
+
+
+def trial_cost(n: int) -> Cost:
+    """The :class:`validation.sample.Cost` of one :func:`trial` at size ``n``: at most
+    seven n x n float64 arrays alive at once (S, W, exp(beta S), A, a step's matrix, its
+    Gram and LAPACK's copy of it) plus the overhead; S and the seven Grams as matrix
+    products; the exp, the Horner passes of Q_p and the scalings as elementwise passes;
+    seven eigenvalue problems of size n."""
+    p = taylor_degree(n)
+    return Cost(peak_bytes=8 * 7 * n * n + COST_OVERHEAD_BYTES,
+                matmul_flops=float(2 * n**3 * (1 + len(STEPS))),
+                elementwise=float((2 * p + 20) * n * n), eig_sizes=(n,) * len(STEPS))
 
 
 @dataclass(frozen=True)

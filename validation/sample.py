@@ -69,6 +69,50 @@ CASES: tuple[str, ...] = (
 MODELS: tuple[str, ...] = ("softmax", "ge")
 
 
+#: bytes a sample allocates besides its arrays (interpreter objects, generator state)
+COST_OVERHEAD_BYTES = 2**20
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one sample (a draw, a ladder trial) costs, estimated before running it: peak
+    bytes of its float64 arrays, matrix-product flops, elements passed through
+    elementwise operations (exp, scaling), and the sizes of its symmetric eigenvalue
+    problems. Counts are upper bounds up to lower-order terms (tests check them against
+    the measured peak)."""
+
+    peak_bytes: int
+    matmul_flops: float
+    elementwise: float
+    eig_sizes: tuple[int, ...]
+
+
+def draw_cost(dims: Dims) -> Cost:
+    """The :class:`Cost` of :func:`draw` for ``dims`` (module docstring: heads streamed).
+
+    Peak float64 arrays, the largest of three phases: the heads (both models' n x h dV
+    blocks, one n x n score matrix, Q/K/V of two consecutive heads, six n x dV
+    temporaries of the Gaussian equivalent, the dV x dV Cholesky factor); the output
+    (the blocks, both models' n x dO sums and, with several W^O row blocks, two n x dO
+    products, one row block and its contiguous n x step slice of the blocks); the Grams
+    (two n x n Grams, LAPACK's n x n copy, one n x dO factor); plus
+    :data:`COST_OVERHEAD_BYTES`."""
+    n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
+    rows, step = h * dV, max(dV, min(n, 1024))
+    blocks = 2 * n * rows
+    heads = blocks + n * n + 4 * n * dK + 8 * n * dV + dV * dV + dK * dV
+    if rows <= step:  # one W^O block: the products are the sums
+        output = blocks + 2 * n * dO + rows * dO
+    else:
+        output = blocks + 4 * n * dO + step * (dO + n)
+    grams = 3 * n * n + n * dO
+    per_head = 2 * n * n * (dK + dV) + 4 * n * dK * dV + 4 * n * dV * dV
+    matmul = h * per_head + 2 * 2 * n * h * dV * dO + 2 * 2 * n * n * dO
+    return Cost(peak_bytes=8 * max(heads, output, grams) + COST_OVERHEAD_BYTES,
+                matmul_flops=float(matmul),
+                elementwise=float(6 * h * n * n + 8 * h * n * dV), eig_sizes=(n, n))
+
+
 def thetas(beta: float) -> tuple[float, float]:
     """``(theta1, theta2) = (exp(beta^2) - 1, beta^2)`` (SPEC §2)."""
     b2 = float(beta) ** 2

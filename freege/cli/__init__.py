@@ -1,19 +1,44 @@
 """The ``freege`` command line: one sub-command module per job.
 
 Every sub-command module exposes ``register(subparsers)``, which adds its parser(s)
-and sets ``func`` (``args -> int``) as the handler. Bad input -- an argparse error or
-a :class:`ValueError` from the library -- and a computation that cannot be verified (an
-:class:`ArithmeticError`, e.g. :class:`freege.errors.ConvergenceError`) print one line
-on stderr and exit 2.
+and sets ``func`` (``args -> int``) as the handler. Only the module of the command being
+run is imported (``freege --help`` imports none: it lists :data:`COMMANDS`' summaries), so
+the heavy libraries (sympy, mpmath, numpy) load only for the commands that use them.
+
+Failures, one shared mechanism for every command:
+
+* bad input -- an argparse error or a :class:`ValueError` from the library -- and a
+  computation that cannot be verified (an :class:`ArithmeticError`, e.g.
+  :class:`freege.errors.ConvergenceError`) print one line ``freege: error: ...`` on
+  stderr and exit 2;
+* output that cannot be written (a full disk, a closed standard output, any
+  :class:`OSError`) and memory exhaustion: one line, exit 2;
+* a closed pipe (``freege ... | head -c 1``): no message, exit 1 (the Python recipe for
+  SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 
-#: sub-command modules under ``freege.cli``, in the order ``--help`` lists them
+#: command -> (module under ``freege.cli`` that registers it, summary for ``--help``),
+#: in the order ``--help`` lists them; tests/cli/test_bad_input.py checks that the
+#: summaries are the modules' own help strings
+COMMANDS: dict[str, tuple[str, str]] = {
+    "derive": ("derive", "exact closed forms (sympy): moments, cumulants, S, dof, Cauchy"),
+    "validate": ("validate", "sample softmax MHA vs its Gaussian equivalent at model "
+                 "dimensions (SPEC §6.1)"),
+    "ladder": ("validate", "the single-head ladder from softmax to its Gaussian equivalent "
+               "(SPEC §6.2)"),
+    "law": ("law", "moments, support, atoms and density of a SPEC §4 law"),
+    "readout": ("readout", "SPEC §5 readout predictions: dof, ridge error, loss, arrival "
+                "time"),
+    "reproduce": ("reproduce", "the SPEC §6.3 readout experiments, theory side"),
+}
+#: every sub-command module under ``freege.cli``
 COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce")
 
 
@@ -31,7 +56,22 @@ def fail(message: str) -> None:
     raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules_for(argv: list[str]) -> tuple[str, ...]:
+    """The modules to import for ``argv``: the requested command's only; none for
+    ``freege``, ``freege --help`` and a misspelt command (the summaries answer); all for a
+    command missing from :data:`COMMANDS` (registered by a module but not summarised)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None:
+        return ()
+    if first in COMMANDS:
+        return (COMMANDS[first][0],)
+    return COMMAND_MODULES
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv``: real sub-parsers of the modules ``argv`` needs, and
+    placeholders (name and summary only) for the other commands. Without ``argv``, every
+    module is registered (the full parser)."""
     parser = OneLineErrorParser(
         prog="freege",
         description="Random-matrix theory of softmax multi-head attention: derive, evaluate, "
@@ -39,21 +79,77 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    modules = COMMAND_MODULES if argv is None else _modules_for(argv)
+    for name in modules:
         import_module(f"freege.cli.{name}").register(sub)
+    for command, (_, summary) in COMMANDS.items():
+        if command not in sub.choices:
+            sub.add_parser(command, help=summary)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _drop_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that the interpreter's final flush of
+    what could not be written cannot fail again (the Python SIGPIPE recipe)."""
     try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):  # not a real file (captured in tests)
+        pass
+
+
+def _flush_quietly() -> None:
+    """Flush standard output; a reader that went away is not an error."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _drop_stdout()
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line for an OSError: the reason, and the file when it names one."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    reason = reason[:1].lower() + reason[1:]
+    if exc.filename is not None:
+        return f"{exc.filename}: {reason}"
+    return f"{reason} (while writing the output)"
+
+
+def _is_no_convergence(exc: BaseException) -> bool:
+    """mpmath's NoConvergence (a plain Exception) from a solve the numeric layer left
+    unchecked: reported as non-convergence, not as a traceback."""
+    mpmath = sys.modules.get("mpmath")
+    return mpmath is not None and isinstance(exc, mpmath.libmp.NoConvergence)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None:  # started with standard output closed (``>&-``)
+        fail("standard output is closed; redirect it to a file or to /dev/null")
+    try:
+        args = build_parser(argv).parse_args(argv)
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly
+        _drop_stdout()
+        return 1
+    except OSError as exc:  # a full disk, an unwritable file
+        _flush_quietly()
+        fail(_os_error_line(exc))
+    except MemoryError:
+        fail("out of memory (the computation needs more memory than this machine has)")
     except (ValueError, ArithmeticError) as exc:  # bad input, non-convergence, certificate
         fail(str(exc))
     except KeyboardInterrupt:
         print("freege: interrupted", file=sys.stderr)
         return 130
+    except SystemExit:  # --help, or an argparse error: flush what --help printed
+        _flush_quietly()
+        raise
+    except Exception as exc:
+        if _is_no_convergence(exc):
+            fail(f"a numeric solve did not converge ({exc})")
+        raise
     return int(code or 0)
 
 

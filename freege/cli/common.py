@@ -1,16 +1,22 @@
-"""Shared pieces of the CLI: output formats, precision option, JSON encoding."""
+"""Shared pieces of the CLI: output formats, precision option, JSON encoding, output-file
+and resource checks made before any work starts.
+
+Light to import (no numpy, mpmath or sympy at module level), like every sub-command
+module's registration: ``freege --help`` stays fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
-import mpmath
-import numpy as np
+from freege.params import MAX_DPS
 
 FORMATS = ("text", "json")
 
@@ -22,27 +28,58 @@ def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] 
 
 
 def dps_value(text: str) -> int:
-    """Parse ``--dps``: an integer >= 15 (argparse type; bad input is one line, exit 2)."""
+    """Parse ``--dps``: an integer in [15, MAX_DPS] (argparse type; bad input is one line,
+    exit 2). The cap keeps a typo like ``--dps 100000`` from running for hours."""
+    message = f"dps must be an integer in [15, {MAX_DPS}] (got {text!r})"
     try:
         dps = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"dps must be an integer >= 15 (got {text!r})") from None
-    if dps < 15:
-        raise argparse.ArgumentTypeError(f"dps must be an integer >= 15 (got {text!r})")
+        raise argparse.ArgumentTypeError(message) from None
+    if not 15 <= dps <= MAX_DPS:
+        raise argparse.ArgumentTypeError(message)
     return dps
 
 
 def add_dps_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dps", type=dps_value, default=None,
-        help="decimal digits of working precision (>= 15); without it numbers are float64",
+        help=f"decimal digits of working precision (15 to {MAX_DPS}); without it numbers "
+        "are float64",
     )
+
+
+def check_plot_target(path: str, option: str = "--plot") -> Path:
+    """Check a figure target before any work: a .png or .svg name, matplotlib importable
+    (:func:`freege.plotting.check_target`), not a directory, in an existing folder, and
+    writable -- probed by creating the file and removing it at once, so that neither a
+    failure after the work nor a partial file is possible. ValueError (one line) otherwise."""
+    from freege import plotting
+
+    target = plotting.check_target(path)
+    if target.is_dir():
+        raise ValueError(f"{option} {path!r} is a directory, not a file name")
+    folder = target.absolute().parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path!r}: folder {str(folder)!r} does not exist")
+    existed = target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"{option} {path!r} cannot be written ({reason.lower()})") from None
+    if not existed:
+        os.unlink(target)
+    return target
 
 
 def jsonable(value: Any, dps: int | None = None) -> Any:
     """Convert library values to JSON: mpmath numbers become strings with ``dps``
     significant digits (or floats without ``dps``); fractions and numpy scalars become
     floats; containers are converted recursively."""
+    import mpmath
+    import numpy as np
+
     if isinstance(value, dict):
         return {str(k): jsonable(v, dps) for k, v in value.items()}
     if isinstance(value, list | tuple):

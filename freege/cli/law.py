@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 
 from freege import plotting
-from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.cli.common import add_dps_option, add_format_option, check_plot_target, emit
 from freege.numeric.law import CASES, Law, law, resolve_case
 from freege.params import SHARINGS, Dims, Number, Ratios, positive, positive_int, to_mpf
 
@@ -283,7 +283,7 @@ def plot_density(path: str, the_law: Law, title: str) -> None:
 def run(args: argparse.Namespace) -> int:
     spec = law_spec(args)
     if args.plot:
-        plotting.check_target(args.plot)
+        check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)

@@ -32,7 +32,7 @@ from freege.cli.law import (
 )
 from freege.numeric import readout
 from freege.numeric.law import CASES
-from freege.params import Number, to_mpf
+from freege.params import T_MAX, T_MIN, Number, check_time, to_mpf
 
 #: SPEC §6.3 defaults
 DEFAULT_LAM = "1e-4"
@@ -74,7 +74,7 @@ def evaluate(kind: str, args: argparse.Namespace, spec: LawSpec) -> dict[str, An
     dps = args.dps
     lam = real_option("--lam", args.lam) if kind in ("dof", "ridge") else None
     sigma2 = sigma2_option(args.sigma2) if kind == "ridge" else None
-    times = [real_option("--t", t) for t in args.t] if kind == "loss" else []
+    times = [check_time("--t", t) for t in args.t] if kind == "loss" else []
     level = level_option(args.level) if kind == "arrival" else None
     features = build_law(LawSpec(spec.case, spec.config, True), dps)
     if kind == "dof":
@@ -140,7 +140,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
         if kind == "loss":
             sub.add_argument("--t", nargs="+", required=True, metavar="T",
-                             help="gradient-flow times t > 0")
+                             help=f"gradient-flow times t in [{float(T_MIN):g}, "
+                             f"{float(T_MAX):g}]")
         if kind == "arrival":
             sub.add_argument("--level", default=DEFAULT_LEVEL,
                              help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")

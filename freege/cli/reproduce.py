@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from freege import experiments, plotting
-from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.cli.common import add_dps_option, add_format_option, check_plot_target, emit
 from freege.cli.law import GUARD_DIGITS, real_option, text_value
 from freege.cli.readout import (
     DEFAULT_LAM,
@@ -128,7 +128,7 @@ def _ints(option: str, texts: list[str]) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     setup = args.setup
     if args.plot:
-        plotting.check_target(args.plot)
+        check_plot_target(args.plot)
     settings = experiments.Readout(
         lam=real_option("--lam", getattr(args, "lam", DEFAULT_LAM)),
         sigma2=sigma2_option(getattr(args, "sigma2", DEFAULT_SIGMA2)),

@@ -3,7 +3,9 @@ equivalent and the limiting law (SPEC ยง6.1), and the single-head ladder (SPEC ย
 
 Bad input (unknown preset, invalid dimensions, draws < 2, an unusable CuPy, a plot that
 cannot be written) is a ValueError, printed by the dispatcher as one line with exit
-status 2; files are written only after every computation succeeded.
+status 2; files are written only after every computation succeeded. Before sampling,
+:func:`freege.cli.budget.preflight` refuses a sample larger than the available memory
+and a run estimated past an hour (unless ``--yes``), and announces the estimate.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from freege.cli.common import add_format_option, emit
+from freege.cli.common import add_format_option, check_plot_target, emit
 from freege.params import SHARINGS, Dims, positive_int
 from validation.backend import BACKENDS
 from validation.presets import PRESETS, get_preset
@@ -73,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(p)
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="write a histogram of both spectra with the limiting density")
+    _add_yes_option(p)
     p.set_defaults(func=run_validate)
 
     q = subparsers.add_parser(
@@ -92,7 +95,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(q)
     q.add_argument("--plot", metavar="FILE", default=None,
                    help="write bulk histograms of every ladder step")
+    _add_yes_option(q)
     q.set_defaults(func=run_ladder)
+
+
+def _add_yes_option(parser: argparse.ArgumentParser) -> None:
+    from freege.cli.budget import CONFIRM_SECONDS
+
+    parser.add_argument("--yes", action="store_true",
+                        help=f"run even when the estimated time exceeds "
+                        f"{CONFIRM_SECONDS // 3600} h (the estimate is printed first)")
 
 
 _EXPLICIT = (("n", "n"), ("h", "h"), ("h_kv", "h_kv"), ("dk", "dK"), ("dv", "dV"),
@@ -128,17 +140,19 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from freege.cli.budget import preflight
     from validation.backend import get_backend
-    from validation.runner import validate
+    from validation.sample import draw_cost
 
     preset, dims = config_from_args(args)
     draws = positive_int("draws", args.draws, minimum=2)
     seed = positive_int("seed", args.seed, minimum=0)
     if args.plot is not None:
-        from validation.plots import require_matplotlib
-
-        require_matplotlib(args.plot)
+        check_plot_target(args.plot)
     bk = get_backend(args.backend)
+    preflight(draw_cost(dims), draws, "draw", bk, args.yes)
+    from validation.runner import validate  # scipy.stats, sympy: only once the run is on
+
     bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
     bar(0)
     result = validate(dims, draws=draws, seed=seed, backend=bk,
@@ -210,19 +224,19 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
 
 
 def run_ladder(args: argparse.Namespace) -> int:
-    from freege.params import positive
+    from freege.cli.budget import preflight
+    from freege.params import check_beta
     from validation import ladder
     from validation.backend import get_backend
 
     n = positive_int("n", args.n, minimum=3)
     trials = positive_int("trials", args.trials, minimum=1)
     seed = positive_int("seed", args.seed, minimum=0)
-    beta = float(positive("beta", args.beta))
+    beta = float(check_beta("beta", args.beta))
     if args.plot is not None:
-        from validation.plots import require_matplotlib
-
-        require_matplotlib(args.plot)
+        check_plot_target(args.plot)
     bk = get_backend(args.backend)
+    preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
     bar = Progress(f"ladder n={n} on {bk.name}", trials)
     bar(0)
     result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
