@@ -176,3 +176,8 @@ def test_thetas_are_exact_at_any_precision(beta):
             ref = mpmath.mpf(exact.numerator) / exact.denominator
             assert abs(value - ref) <= mpmath.mpf(10) ** -49 * abs(ref)
     assert r.thetas() == (float(exact1), float(exact2), float(exact2 / exact1))
+
+
+def test_dims_ratios_outside_the_domain_name_the_dimensions():
+    with pytest.raises(ValueError, match=r"gK = h dK / n must be in \[0.0001, 10000\]"):
+        _ = Dims(n=10**6, h=1, dK=1, dV=1, dO=10**6).ratios

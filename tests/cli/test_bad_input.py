@@ -67,6 +67,10 @@ REFUSED = [
     (["readout", "loss", *MHA, "--beta", "1", "--t", "1", "--dps", "2000"], "dps must be"),
     (["readout", "loss", *MHA, "--beta", "1", "--t", "1e300"], "--t must be in"),
     (["readout", "loss", *MHA, "--beta", "1", "--t", "1e-300"], "--t must be in"),
+    (["readout", "ridge", *MHA, "--beta", "1", "--lam", "1e-300"], "--lam must be in"),
+    (["readout", "dof", *MHA, "--beta", "1", "--lam", "1e300"], "--lam must be in"),
+    (["readout", "arrival", *MHA, "--beta", "1", "--level", "1e-300"],
+     "--level must be above L(t = 1e+06)"),
     (["validate", "bert-base", "--draws", "1000000000", "--backend", "numpy"], "--yes"),
     (["ladder", "--n", "3000", "--trials", "1000000", "--backend", "numpy"], "--yes"),
     # impossible sizes: the memory of one sample against the memory available
@@ -189,3 +193,25 @@ def test_command_summaries_are_the_modules_own():
     sub = next(a for a in full._actions if a.dest == "command")
     registered = {a.dest: a.help for a in sub._choices_actions}
     assert registered == {name: summary for name, (_, summary) in COMMANDS.items()}
+
+
+@pytest.mark.parametrize(("error", "words"), [
+    ("no_convergence", "did not converge"),
+    (MemoryError, "out of memory"),
+    (OverflowError("math range error"), "math range error"),
+])
+def test_dispatcher_turns_failures_into_one_line(capsys, monkeypatch, error, words):
+    """Whatever escapes a handler unverified -- mpmath's NoConvergence (not an
+    ArithmeticError), memory exhaustion, an ArithmeticError -- is one line, exit 2."""
+    import mpmath
+
+    from freege.cli import law
+
+    if error == "no_convergence":
+        error = mpmath.libmp.NoConvergence("Didn't converge in maxsteps=200 steps.")
+
+    def handler(_args):
+        raise error
+
+    monkeypatch.setattr(law, "run", handler)
+    assert words in bad(capsys, *LAW)
