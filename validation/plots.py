@@ -10,18 +10,6 @@ from typing import Any
 import numpy as np
 
 
-def require_matplotlib(path: str) -> None:
-    """Fail early (before any sampling) when a plot to ``path`` cannot be written:
-    matplotlib missing or the target folder absent."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'freege[plot]'") from None
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"--plot: folder {folder!r} does not exist")
-
-
 def _figure() -> tuple[Any, Any]:
     import matplotlib
 
