@@ -181,3 +181,19 @@ def test_thetas_are_exact_at_any_precision(beta):
 def test_dims_ratios_outside_the_domain_name_the_dimensions():
     with pytest.raises(ValueError, match=r"gK = h dK / n must be in \[0.0001, 10000\]"):
         _ = Dims(n=10**6, h=1, dK=1, dV=1, dO=10**6).ratios
+
+
+def test_api_floats_mean_their_decimals_at_high_precision():
+    """Issue 10 finding 7: ``dof(nu, lam=1e-4)`` on a 30-digit law answers for 1/10000,
+    not for the binary double next to it (which differs from the 17th digit)."""
+    import mpmath
+
+    from freege.numeric.law import law
+    from freege.numeric.readout import dof
+
+    nu = law("mha", Ratios(beta=1, h=4, gK=2, gV=2, gO=2), normalized=True, dps=30)
+    from_float, from_text = dof(nu, 1e-4), dof(nu, "1e-4")
+    binary = dof(nu, Fraction(1e-4))  # the double itself, exactly
+    assert from_float == from_text
+    with mpmath.workdps(30):
+        assert abs(binary - from_text) > mpmath.mpf(10) ** -25 * abs(from_text)
