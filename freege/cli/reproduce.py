@@ -31,7 +31,7 @@ from freege.cli.readout import (
     level_option,
     sigma2_option,
 )
-from freege.params import check_lam, positive_int
+from freege.params import check_lam, check_time, positive_int
 
 #: table columns of each setup (``curves`` is headcount's second table)
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         if args.curve_heads:
             kwargs["curve_heads"] = _ints("--curve-heads", args.curve_heads)
         if args.times:
-            kwargs["times"] = [real_option("--times", t) for t in args.times]
+            kwargs["times"] = [check_time("--times", t) for t in args.times]
     if setup in ("headcount", "budget", "sharing") and args.heads:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:

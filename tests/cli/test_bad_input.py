@@ -71,6 +71,9 @@ REFUSED = [
     (["readout", "dof", *MHA, "--beta", "1", "--lam", "1e300"], "--lam must be in"),
     (["readout", "arrival", *MHA, "--beta", "1", "--level", "1e-300"],
      "--level must be above L(t = 1e+06)"),
+    (["reproduce", "headcount", "--times", "1e300", "--quiet"], "--times must be in"),
+    (["reproduce", "budget", "--lam", "1e-300", "--quiet"], "--lam must be in"),
+    (["reproduce", "temperature", "--betas", "50", "--quiet"], "beta must be in"),
     (["validate", "bert-base", "--draws", "1000000000", "--backend", "numpy"], "--yes"),
     (["ladder", "--n", "3000", "--trials", "1000000", "--backend", "numpy"], "--yes"),
     # impossible sizes: the memory of one sample against the memory available
