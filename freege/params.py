@@ -45,6 +45,10 @@ SHARINGS: tuple[str, ...] = ("none", "gqa", "mqa", "tied")
 
 Number = int | float | Fraction
 
+#: largest decimal exponent a number typed as text may carry (float64 ends at 1e308;
+#: reading ``1e1000000000`` exactly would take minutes)
+MAX_EXPONENT = 400
+
 #: smallest supported inverse temperature (theta1 = e^{beta^2} - 1 is about 1e-6)
 BETA_MIN = Fraction(1, 1000)
 #: largest supported inverse temperature (theta1 = e^16 - 1 is about 8.9e6)
@@ -77,8 +81,12 @@ def _number(name: str, value: object) -> int | Fraction:
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number (got {value!r})")
     if isinstance(value, str):
+        text = value.strip()
         try:
-            return Fraction(value.strip())
+            exponent = text.lower().partition("e")[2]
+            if exponent and abs(int(exponent)) > MAX_EXPONENT:  # 10**huge would hang
+                raise ValueError(f"{name} must be a finite number (got {value!r})")
+            return Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"{name} must be a number (got {value!r})") from None
     if isinstance(value, int | Fraction):

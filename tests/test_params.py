@@ -197,3 +197,9 @@ def test_api_floats_mean_their_decimals_at_high_precision():
     assert from_float == from_text
     with mpmath.workdps(30):
         assert abs(binary - from_text) > mpmath.mpf(10) ** -25 * abs(from_text)
+
+
+@pytest.mark.parametrize("text", ["1e1000000000", "1e-1000000000", "1e401"])
+def test_huge_exponents_are_refused_at_once(text):
+    with pytest.raises(ValueError, match="beta must be"):
+        Ratios(beta=text, h=1, gK=1, gV=1, gO=1)
