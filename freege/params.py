@@ -28,8 +28,7 @@ ValueError naming the parameter and the range):
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
   [1, :data:`H_MAX`] (SPEC §1.2);
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
-* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] and ridge penalties ``lam`` in
-  [:data:`LAM_MIN`, :data:`LAM_MAX`] (SPEC §5).
+* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (SPEC §5).
 """
 
 from __future__ import annotations
@@ -67,12 +66,6 @@ MAX_DPS = 200
 #: supported gradient-flow times t of the readout loss L(t) (SPEC §5)
 T_MIN = Fraction(1, 10**6)
 T_MAX = Fraction(10**6)
-#: supported ridge penalties lam of w(lam) and E(lam) (SPEC §5). Below 1e-4 the
-#: degrees of freedom lose accuracy next to a hard edge at 0 (measured against quadrature
-#: of the density, mha beta=1 h=12 gK=gV=gO=1: 2e-8 relative at 1e-5, 4e-3 at 1e-6, at
-#: float64 and at 20 digits alike), so smaller penalties are refused.
-LAM_MIN = Fraction(1, 10**4)
-LAM_MAX = Fraction(10**6)
 
 
 def _number(name: str, value: object) -> int | Fraction:
@@ -172,10 +165,6 @@ def check_time(name: str, value: object) -> int | Fraction:
     """A gradient-flow time in the supported range [T_MIN, T_MAX] (SPEC §5)."""
     return in_range(name, value, T_MIN, T_MAX)
 
-
-def check_lam(name: str, value: object) -> int | Fraction:
-    """A ridge penalty in the supported range [LAM_MIN, LAM_MAX] (SPEC §5)."""
-    return in_range(name, value, LAM_MIN, LAM_MAX)
 
 
 def check_sharing(sharing: str) -> str:

@@ -31,7 +31,7 @@ from freege.cli.readout import (
     level_option,
     sigma2_option,
 )
-from freege.params import check_lam, check_time, positive_int
+from freege.params import check_time, positive_int
 
 #: table columns of each setup (``curves`` is headcount's second table)
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_target(args.plot)
     settings = experiments.Readout(
-        lam=check_lam("--lam", getattr(args, "lam", DEFAULT_LAM)),
+        lam=real_option("--lam", getattr(args, "lam", DEFAULT_LAM)),
         sigma2=sigma2_option(getattr(args, "sigma2", DEFAULT_SIGMA2)),
         level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
