@@ -126,6 +126,13 @@ def _check_keys(grid: dict[str, Any]) -> None:
                          f"{', '.join(GRID_KEYS)}")
 
 
+def _config_label(path: str) -> str:
+    """A config file's model name: its stem, or its folder's name for ``config.json``
+    (a Hugging Face checkout is a folder named after the model)."""
+    p = Path(path)
+    return (p.parent.name or p.stem) if p.stem == "config" else p.stem
+
+
 def _bases(grid: dict[str, list[Any]]) -> list[tuple[str | None, Any]]:
     """``(model label, Dims or a config path)`` of the grid's model axes, or one
     ``(None, None)`` for explicit dimensions."""
@@ -134,7 +141,7 @@ def _bases(grid: dict[str, list[Any]]) -> list[tuple[str | None, Any]]:
     if "preset" in grid:
         return [(name, get_preset(name)) for name in grid["preset"]]
     if "config" in grid:
-        return [(Path(p).stem, p) for p in grid["config"]]
+        return [(_config_label(p), p) for p in grid["config"]]
     missing = [k for k in ("n", "h", "dk", "do") if k not in grid]
     if missing:
         raise ValueError(f"an explicit grid needs n, h, dk and do (missing "

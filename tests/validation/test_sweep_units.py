@@ -243,3 +243,53 @@ def test_no_dask_or_tqdm_outside_the_sweep():
             "bad = [m for m in ('dask', 'distributed', 'tqdm', 'threadpoolctl', 'matplotlib')"
             " if m in sys.modules]\nassert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_task_path_loads_neither_sympy_nor_scipy_stats():
+    code = ("import sys\nfrom validation.sweep import draw_task\n"
+            "from validation.sweep_grid import expand\n"
+            "p = expand({'n': 32, 'h': 2, 'dk': 8, 'do': 24})[0]\n"
+            "rec = draw_task(p.as_dict(), 0, 0, 'numpy', 1.0)\n"
+            "assert rec['status'] == 'ok'\n"
+            "bad = [m for m in ('sympy', 'scipy.stats', 'dask') if m in sys.modules]\n"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_other_cases_sample_both_models_from_one_seed():
+    """A ``--case`` other than the configuration's MHA case runs both models of that case
+    (same seed, so the same weights) and its metrics use that case's limiting mean."""
+    from validation.sample import case_eigenvalues
+    from validation.sweep import draw_task
+    from validation.theory import limiting_moments
+
+    point = expand({"n": 40, "h": 2, "dk": 8, "do": 24, "case": "value"})[0]
+    m1 = limiting_moments("value", point.dims, 1)[0]
+    rec = draw_task(point.as_dict(), 1, 7, "numpy", m1)
+    entropy = (7, point.seed_word, 1)
+    soft = case_eigenvalues("value", point.dims, seed=entropy, model="softmax")
+    ge = case_eigenvalues("value", point.dims, seed=entropy, model="ge")
+    assert rec["rel_w1"] == metrics.w1(soft, ge) / m1
+    assert rec["moments"]["ge"] == metrics.empirical_moments(ge, 2)
+
+
+def test_campaign_config_paths_are_relative_to_the_file(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text(json.dumps(SMALL_CFG))
+    toml = tmp_path / "c.toml"
+    toml.write_text('draws = 2\n[grid]\nconfig = ["model/config.json"]\nn = [48, 64]\n')
+    campaign = load_campaign(str(toml))
+    pts = expand(campaign.grid)
+    assert campaign.draws == 2 and [p.dims.n for p in pts] == [48, 64]
+    assert {(p.model, p.dims.h_kv, p.dims.sharing) for p in pts} == {("model", 2, "gqa")}
+
+
+def test_unusable_cupy_is_one_line(capsys, tmp_path):
+    from validation.backend import cupy_problem
+
+    if cupy_problem() is None:
+        pytest.skip("CuPy is usable here")
+    store = tmp_path / "s.jsonl"
+    err = bad(capsys, "sweep", "--n", "32", "--h", "2", "--dk", "8", "--do", "24",
+              "--draws", "2", "--store", str(store), "--backend", "cupy")
+    assert "backend cupy is unusable" in err and not store.exists()
