@@ -162,6 +162,8 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     try:
         if todo:
             client, cluster = _client(scheduler, n_workers, backend)
+            if scheduler is not None:
+                n_workers = len(client.nthreads())
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 ok, failed = _execute(client, todo, seed, backend, new_header["theory"],
@@ -172,8 +174,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         if cluster is not None:
             cluster.close()
     return Outcome(str(store), len(points) * draws, len(points) * draws - len(todo), ok,
-                   failed, n_workers if scheduler is None else 0,
-                   time.perf_counter() - start)
+                   failed, n_workers, time.perf_counter() - start)
 
 
 def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str,

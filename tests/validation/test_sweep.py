@@ -141,7 +141,7 @@ def test_corrupt_tail_is_dropped_and_rerun(capsys, one_worker, tmp_path, threads
     assert "freege: warning:" in err and "at its end" in err
     assert report["finished"] == 7
     out = _sweep(capsys, store, "--scheduler", threads_cluster)
-    assert (out["skipped"], out["ok"]) == (7, 1)
+    assert (out["skipped"], out["ok"], out["workers"]) == (7, 1, 1)
     assert _records(store) == _records(one_worker)
     assert _table(_report(capsys, store)[0]) == _table(_report(capsys, one_worker)[0])
 
