@@ -149,6 +149,9 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         raise ValueError(f"draws must be an integer >= 1 (got {draws!r})")
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
+    folder = Path(store).absolute().parent
+    if not folder.is_dir():
+        raise ValueError(f"store folder {str(folder)!r} does not exist")
     start = time.perf_counter()
     contents = sweep_store.read(store)
     new_header = header(points, draws, seed, backend)

@@ -74,7 +74,10 @@ def read(path: str | Path) -> Contents:
         return out
     if p.is_dir():
         raise ValueError(f"store {str(p)!r} is a folder, not a file")
-    data = p.read_bytes()
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read store {str(p)!r}: {exc.strerror or exc}") from None
     out.size = len(data)
     offset = 0
     for raw in data.splitlines(keepends=True):
@@ -129,7 +132,10 @@ def open_for_append(path: str | Path, contents: Contents,
     ``header`` when the store is new, and yield a :class:`Writer`."""
     import fcntl
 
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as exc:
+        raise ValueError(f"cannot write store {str(path)!r}: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -3,6 +3,7 @@ same table, a killed sweep resumes to the uninterrupted result, a corrupt tail i
 dropped and rerun, a failing task is retried once then recorded, and a store of
 another sweep or an unreachable scheduler is refused with the store untouched."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -107,7 +108,8 @@ def test_kill_and_resume_matches_uninterrupted_run(capsys, tmp_path):
                 break
             time.sleep(0.005)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker processes
+        with contextlib.suppress(ProcessLookupError):  # the sweep and its worker processes
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()
     partial = len(sweep_store.read(store).records)

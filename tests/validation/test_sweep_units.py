@@ -159,6 +159,10 @@ def test_bad_sweep_options(capsys, tmp_path):
     assert "--plot must end" in bad(capsys, "sweep", "--preset", "bert-base", "--draws", "2",
                                     "--store", str(store), "--analyse", "--plot", "x.gif")
     assert "does not exist" in bad(capsys, "sweep-report", str(tmp_path / "none.jsonl"))
+    assert "store folder" in bad(capsys, "sweep", "--preset", "bert-base", "--draws", "2",
+                                 "--store", str(tmp_path / "no" / "s.jsonl"))
+    assert "is a folder" in bad(capsys, "sweep", "--preset", "bert-base", "--draws", "2",
+                                "--store", str(tmp_path))
     assert not store.exists()
 
 
