@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q = subparsers.add_parser(
         "sweep-report",
         help="per-point means with 95%% CIs, n-scaling fits and plots of a sweep store",
-        description="Means ± Student-t 95%% half-widths of relative W1, KS and moment "
+        description="Means ± Student-t 95% half-widths of relative W1, KS and moment "
         "errors per grid point, log-log n-scaling fits with CIs, SPEC §4 limiting "
         "moments beside the samples.",
     )
