@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from freege.params import Dims
+from freege.params import Dims, positive, positive_int
 from validation.hf_config import load_hf_config
 from validation.presets import PRESETS, get_preset
 from validation.sample import _check_case as check_case
@@ -114,8 +114,10 @@ def _values(key: str, raw: object) -> list[Any]:
             if not isinstance(item, str):
                 raise ValueError(f"grid key {key} takes names (got {item!r})")
             out.append(item)
+        elif key == "beta":
+            out.append(float(positive("beta", item)))
         else:
-            out.append(item)
+            out.append(positive_int(key, item))
     return out
 
 

@@ -96,6 +96,8 @@ def test_grid_product_overrides_and_keys():
     assert [(p.dims.n, float(p.dims.beta)) for p in pts] == [(128, 0.5), (128, 1.0),
                                                               (1024, 0.5), (1024, 1.0)]
     assert pts[0].dims.d == 768 and pts[2].dims.d == 1024  # d raised to n (counts only)
+    # option strings (the CLI's) give the same points as TOML numbers
+    assert expand({"preset": ["bert-base"], "n": ["128", "1024"], "beta": ["0.5", "1"]}) == pts
     falcon = expand({"preset": ["falcon-7b"], "h": [8]})[0].dims
     assert (falcon.h, falcon.h_kv, falcon.sharing) == (8, 1, "mqa")
     wide = expand({"preset": ["bert-base"], "h": [4]})[0].dims
@@ -116,6 +118,8 @@ def test_grid_product_overrides_and_keys():
     ({"preset": ["kayyam-1.2b"], "case": ["mha"]}, "is case mha-tied"),
     ({"preset": ["bert-base"], "case": ["attn"]}, "case must be one of"),
     ({"preset": ["gpt5"]}, "unknown preset"),
+    ({"preset": ["bert-base"], "n": ["many"]}, "n must be a number"),
+    ({"preset": ["bert-base"], "beta": [-1]}, "beta must be a finite number > 0"),
 ])
 def test_bad_grids(grid, message):
     with pytest.raises(ValueError, match=re.escape(message)):
