@@ -254,8 +254,12 @@ def plot(report: dict[str, Any], path: str) -> None:
                 ax.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
                             label=f"{model} {label}")
     if x == "n":
-        ax_d.set_xscale("log")
-        ax_d.set_yscale("log")
+        ticks = sorted({e["n"] for e in points})
+        for ax in (ax_d, ax_m1, ax_m2):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xticks(ticks, [str(t) for t in ticks])
+            ax.minorticks_off()
         for fit in report["fits"]["n_scaling"]:
             ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
             for metric in ("rel_w1", "ks"):
