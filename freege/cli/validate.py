@@ -109,7 +109,9 @@ def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
     if args.config is not None:
         from validation.hf_config import load_hf_config
 
-        others = [f"--{f}" for f in given if f != "n"] + ([args.preset] if args.preset else [])
+        others = [f"--{opt.replace('_', '-')}" for opt, _f in _EXPLICIT
+                  if opt != "n" and getattr(args, opt) is not None]
+        others += [args.preset] if args.preset else []
         if others:
             raise ValueError(f"--config takes only --n besides (got {', '.join(others)})")
         dims = load_hf_config(args.config, n=given.get("n"))

@@ -53,6 +53,8 @@ def test_validate_config_matches_explicit_options(capsys, tmp_path):
     data = json.loads(out)
     assert {k: data[k] for k in ("n", "h", "h_kv", "dk", "dv", "do")} == {
         "n": 48, "h": 4, "h_kv": 2, "dk": 16, "dv": 16, "do": 64}
+    err = bad(capsys, "validate", "--config", str(path), "--h-kv", "1", "--draws", "2")
+    assert "--config takes only --n besides (got --h-kv)" in err
     code, out, _ = run_cli(capsys, "validate", "--n", "48", "--h", "4", "--h-kv", "2",
                            "--sharing", "gqa", "--dk", "16", "--do", "64", "--d", "64",
                            *common)
