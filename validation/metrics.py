@@ -10,7 +10,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import stats
 
 
 def _spectrum(name: str, a: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -69,6 +68,8 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[
         raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1) (got {level})")
+    from scipy import stats  # 1 s to import: loaded only when a CI is asked for
+
     half = stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
     return float(v.mean()), float(half)
 

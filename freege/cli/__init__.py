@@ -14,7 +14,7 @@ import sys
 from importlib import import_module
 
 #: sub-command modules under ``freege.cli``, in the order ``--help`` lists them
-COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce")
+COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce", "sweep")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
