@@ -1,4 +1,5 @@
-"""Distances between spectra and confidence intervals (SPEC §6.1, §6.2).
+"""Distances between spectra, confidence intervals and Welch's two-sample test
+(SPEC §6.1, §6.2).
 
 All inputs are 1-D float64 NumPy arrays of eigenvalues. Two spectra of equal size are
 compared exactly (no binning) where the metric allows it.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -71,6 +73,53 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[
         raise ValueError(f"level must be in (0, 1) (got {level})")
     half = stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
     return float(v.mean()), float(half)
+
+
+class Welch(NamedTuple):
+    """Welch's two-sample t test of equal means (unequal variances): the statistic, its
+    Welch-Satterthwaite degrees of freedom, the two-sided p-value and the two-sided
+    Student-t critical value at the requested level."""
+
+    statistic: float
+    dof: float
+    pvalue: float
+    critical: float
+
+    @property
+    def agree(self) -> bool:
+        """True when the means are compatible at the level: ``|statistic| <= critical``."""
+        return abs(self.statistic) <= self.critical
+
+
+def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
+          level: float = 0.999) -> Welch:
+    """Compare the means of two small samples (e.g. a metric over 2-10 draws on two
+    backends, SPEC §6.1, §7) with Welch's t test (``scipy.stats.ttest_ind``,
+    ``equal_var=False``): ``t = (mean a - mean b) / sqrt(s_a^2/k_a + s_b^2/k_b)`` against the
+    Student-t quantile with Welch-Satterthwaite degrees of freedom. With a handful of
+    draws the normal cutoff (e.g. 3.29 at 99.9%) is far too tight; the t quantile at
+    1-2 degrees of freedom is tens to hundreds.
+
+    Each sample needs at least 2 values. When both samples have zero spread the test
+    degenerates: equal means agree (statistic 0), different means disagree (infinite
+    statistic).
+    """
+    x, y = _spectrum("a", a), _spectrum("b", b)
+    if x.size < 2 or y.size < 2:
+        raise ValueError(f"a Welch test needs at least 2 values per sample "
+                         f"(got {x.size} and {y.size})")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1) (got {level})")
+    if x.var(ddof=1) == 0 and y.var(ddof=1) == 0:
+        diff = float(x.mean() - y.mean())
+        stat = 0.0 if diff == 0 else math.copysign(math.inf, diff)
+        dof = float(x.size + y.size - 2)
+        return Welch(stat, dof, 1.0 if diff == 0 else 0.0,
+                     float(stats.t.ppf(0.5 + level / 2, dof)))
+    res = stats.ttest_ind(x, y, equal_var=False)
+    dof = float(res.df)
+    return Welch(float(res.statistic), dof, float(res.pvalue),
+                 float(stats.t.ppf(0.5 + level / 2, dof)))
 
 
 def empirical_moments(eigs: np.ndarray, order: int) -> list[float]:
