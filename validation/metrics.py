@@ -135,16 +135,30 @@ def moment_errors(eigs: np.ndarray, limits: Sequence[float]) -> list[float]:
     return [e / float(m) - 1.0 for e, m in zip(emp, limits, strict=True)]
 
 
+#: eigenvalues at most this fraction of the largest (in size) are numerical zeros
+ZERO_TOLERANCE = 1e-9
+
+
+def split_zero_atom(eigs: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(the eigenvalues that are not numerical zeros, fraction that are)``: the sample
+    side of the atom at 0 of a rank-deficient law (SPEC §7). A value is a numerical zero
+    when its size is at most :data:`ZERO_TOLERANCE` times the largest (a Gram matrix of
+    rank r < n has n - r eigenvalues at rounding level)."""
+    x = _spectrum("eigs", eigs)
+    zero = np.abs(x) <= ZERO_TOLERANCE * np.max(np.abs(x))
+    return x[~zero], float(np.mean(zero))
+
+
 def density_l1(eigs: np.ndarray, pdf: Callable[[np.ndarray], np.ndarray],
                bins: int = 60) -> float:
     """L1 distance between the histogram of ``eigs`` and the absolutely continuous part
     ``pdf`` (vectorised) of a limiting law, on the sample range:
     ``sum_k |hist_k - mean_k(pdf)| width``, the bin mean of ``pdf`` by 3-point
-    Gauss-Legendre quadrature. Values at numerical zero (below 1e-9 times the
-    largest in size; the atom at 0 of rank-deficient cases, SPEC §7) are left out; the rest
+    Gauss-Legendre quadrature. Values at numerical zero (:func:`split_zero_atom`; the atom
+    at 0 of rank-deficient cases, SPEC §7) are left out; the rest
     is a sub-probability histogram (count / total), so atoms do not count as error."""
     x = _spectrum("eigs", eigs)
-    keep = x[np.abs(x) > 1e-9 * np.max(np.abs(x))]
+    keep, _ = split_zero_atom(x)
     if keep.size < 2 or keep.max() == keep.min():
         raise ValueError("eigs must have at least two distinct non-zero values")
     edges = np.linspace(float(keep.min()), float(keep.max()), bins + 1)
