@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Random-matrix theory of softmax multi-head attention: derive, evaluate, "
         "validate.",
     )
+    from freege import __version__
+    parser.add_argument("--version", action="version", version=f"freege {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
