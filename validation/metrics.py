@@ -105,6 +105,8 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
     degenerates: equal means agree (statistic 0), different means disagree (infinite
     statistic).
     """
+    from scipy import stats  # 1 s to import: loaded only when a comparison is asked for
+
     x, y = _spectrum("a", a), _spectrum("b", b)
     if x.size < 2 or y.size < 2:
         raise ValueError(f"a Welch test needs at least 2 values per sample "
