@@ -32,7 +32,9 @@ ulp or two):
   derivatives, at the same point and precision.
 * :func:`ridge_error` -- ``E = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``, same precision.
 * :func:`flow_loss` -- ``L(t) = int exp(-2 t x) dnubar``. Float64 laws: quadrature of
-  ``exp(-2 t x)`` against the density plus the atom (:meth:`Law.expect`, ~1e-15). ``dps``
+  ``exp(-2 t x)`` against the density plus the atom (:meth:`Law.expect`, ~1e-15; the
+  density is memoised at the quadrature nodes per law, so further ``t`` cost one
+  exponential per node). ``dps``
   laws: Gaver-Stehfest inversion of ``(1 - w(p))/p = -G(-p)`` at ``tau = 2t`` (mpmath's
   ``Stehfest`` rule at degree ``M``, working precision ``1.38 M`` digits) with the degree
   chosen by a two-degree agreement test: degrees ``M`` and ``M + dM`` must agree to
@@ -41,7 +43,10 @@ ulp or two):
   ~30x slower, so it is the cross-check there; see :func:`estimate_flow_loss`).
 * :func:`arrival_time` -- first ``t`` with ``L(t) = level``: ``L`` is strictly decreasing,
   so a bracket grown by 4 and :func:`find_root` with ``L'(t) = -2 int x exp(-2tx) dnubar``
-  (same route as ``L``) give the unique crossing, verified by a sign change.
+  (same route as ``L``: memoised quadrature in float64, the Stehfest values' transform
+  ``p F(p) - 1`` in ``dps`` mode, both degrees checked) give the unique crossing,
+  verified by a sign change. A level within ``10^-dps`` (float64: 1e-15) of the atom is
+  refused (the atom is known to that precision; the time would be meaningless).
 * :func:`crossover` -- the argument where two functions are equal, by :func:`find_root`.
 * :func:`estimate_dof`, :func:`estimate_ridge_error`, :func:`estimate_flow_loss` -- the
   value and its disagreement with an *independent* route (quadrature of the integral
@@ -366,28 +371,28 @@ def _check_t(value: Any) -> Number:
     return decimal_input("t", value, allow_zero=True)
 
 
-#: float64 laws -> the same law with its density memoised at the quadrature nodes
-_DENSITY_MEMO: weakref.WeakKeyDictionary[Law, Law] = weakref.WeakKeyDictionary()
+#: float64 law -> its density at the quadrature node arrays met so far
+_DENSITY_MEMO: weakref.WeakKeyDictionary[Law, dict[Any, np.ndarray]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _memoised(nbar: Law) -> Law:
-    """A float64 law whose ``pdf`` remembers the node arrays it was called with: the
-    quadrature nodes of :meth:`Law.expect` depend on the law only, so ``L(t)`` at many
-    ``t`` (curves, the arrival solve) costs one density evaluation (same values)."""
-    if nbar not in _DENSITY_MEMO:
-        memo = copy.copy(nbar)
-        table: dict[tuple[Any, bytes], np.ndarray] = {}
+    """A copy of a float64 law whose ``pdf`` remembers the node arrays it was called with:
+    the quadrature nodes of :meth:`Law.expect` depend on the law only, so ``L(t)`` at many
+    ``t`` (curves, the arrival solve) costs one density evaluation (same values). The
+    memo lives as long as the law does."""
+    table = _DENSITY_MEMO.setdefault(nbar, {})
+    memo = copy.copy(nbar)  # shares the law's caches
 
-        def pdf(x: Any) -> Any:
-            arr = np.asarray(x, dtype=float)
-            key = (arr.shape, arr.tobytes())
-            if key not in table:
-                table[key] = nbar.pdf(arr)
-            return table[key]
+    def pdf(x: Any) -> Any:
+        arr = np.asarray(x, dtype=float)
+        key = (arr.shape, arr.tobytes())
+        if key not in table:
+            table[key] = type(memo).pdf(memo, arr)
+        return table[key]
 
-        memo.pdf = pdf  # type: ignore[method-assign]
-        _DENSITY_MEMO[nbar] = memo
-    return _DENSITY_MEMO[nbar]
+    memo.pdf = pdf  # type: ignore[method-assign]
+    return memo
 
 
 def _loss_quadrature(nbar: Law, t: Number) -> Any:
