@@ -452,11 +452,15 @@ def arrival_time(law: Law, level: Any) -> Any:
     else:
         digits = law.dps + 2
 
+        @functools.lru_cache(maxsize=8)
+        def loss_and_slope(t: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+            return _stehfest_checked(nbar, 2 * t, digits, slope=True)  # one set of values
+
         def excess(t: mpmath.mpf) -> mpmath.mpf:
-            return _stehfest_checked(nbar, 2 * t, digits)[0] - target
+            return loss_and_slope(t)[0] - target
 
         def slope(t: mpmath.mpf) -> mpmath.mpf:
-            return 2 * _stehfest_checked(nbar, 2 * t, digits, slope=True)[1]
+            return 2 * loss_and_slope(t)[1]
 
         rtol = None
     with mpmath.workdps(_work_dps(law)):
