@@ -21,15 +21,16 @@ ulp or two):
   ``lam(w)`` decreases from ``+inf`` to 0 on ``(0, w_max)``, ``w_max = 1 - atom`` the
   smallest positive root of ``a0`` (a ratio: 1, h, gV, gO, gK). ``w`` solves
   ``log lam(w) = log lam0`` by :func:`freege.numeric.solve.find_root` (verified bracket,
-  Newton with the exact derivative ``dlam/dw = -F_w / sqrt(D)``), in ``w`` on
+  Newton with the exact derivative ``dlam/dw``), in ``w`` on
   ``(0, w_max/2]`` and in ``u = w_max - w`` beyond (so tiny ``lam`` keeps ``w_max - w``
   to full relative precision: the precision is raised by the digits of ``w_max/u``). Same
   route for independent and tied cases; the solve raises
   :class:`freege.errors.ConvergenceError` if ``D < 0``, ``a2 <= 0`` or a non-monotone
   ``lam(w)`` is met on the path. Works at ``D + 10`` digits: every returned digit is right.
-* :func:`dof_derivative` -- ``w'(lam) = -F_lam/F_w`` with ``F_lam = sqrt(D)`` on the
-  physical branch (no cancellation) and ``F_w`` from the factored coefficients'
-  derivatives, at the same point and precision.
+* :func:`dof_derivative` -- ``w'(lam) = 1/lam'(w) = -F_lam/F_w`` (``F_lam = sqrt(D)`` on
+  the physical branch), evaluated as the derivative of the stable root formula from the
+  factored coefficients' and discriminant's derivatives (no cancellation even where
+  ``w_max`` is a root of high multiplicity), at the same point and precision.
 * :func:`ridge_error` -- ``E = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``, same precision.
 * :func:`flow_loss` -- ``L(t) = int exp(-2 t x) dnubar``. Float64 laws: quadrature of
   ``exp(-2 t x)`` against the density plus the atom (:meth:`Law.expect`, ~1e-15; the
@@ -135,15 +136,16 @@ def _describe(law: Law, **extra: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- w(lam)
 class _RidgeFunctions(NamedTuple):
     coefficients: Callable[..., Any]  # (w, *params) -> [a0, a1, a2]
-    derivatives: Callable[..., Any]  # (w, *params) -> [a0', a1', a2']
+    derivatives: Callable[..., Any]  # (w, *params) -> [a0', a1', a2', D']
     discriminant: Callable[..., Any]  # (w, *params) -> D
     ends: Callable[..., Any]  # (*params) -> roots of the factors of a0 linear in w
 
 
 @functools.lru_cache(maxsize=16)
 def _ridge_functions(case: str) -> _RidgeFunctions:
-    """The factored coefficients, their ``w``-derivatives, the discriminant and the
-    candidate ends ``w_max`` (roots of ``a0``'s linear factors), lambdified (mpmath)."""
+    """The factored coefficients and discriminant, their ``w``-derivatives (product rule:
+    sums of products of the factors, never expanded) and the candidate ends ``w_max``
+    (roots of ``a0``'s linear factors), lambdified (mpmath)."""
     a0, a1, a2, disc = _symbolic.ridge_lambda_coefficients(case)
     args = (W, *_symbolic.PARAMETERS)
     ends = []
@@ -156,7 +158,7 @@ def _ridge_functions(case: str) -> _RidgeFunctions:
         raise ArithmeticError(f"{case}: F(w, 0) has no linear factor (no w_max)")
     return _RidgeFunctions(
         sp.lambdify(args, [a0, a1, a2], modules="mpmath"),
-        sp.lambdify(args, [sp.diff(a, W) for a in (a0, a1, a2)], modules="mpmath"),
+        sp.lambdify(args, [sp.diff(a, W) for a in (a0, a1, a2, disc)], modules="mpmath"),
         sp.lambdify(args, disc, modules="mpmath"),
         sp.lambdify(_symbolic.PARAMETERS, ends, modules="mpmath"),
     )
@@ -197,12 +199,22 @@ class _Curve:
         lam = (-a1 + root) / (2 * a2) if a1 <= 0 else -2 * a0 / (a1 + root)
         return lam, root
 
-    def lam_prime(self, w: mpmath.mpf, lam: mpmath.mpf, root: mpmath.mpf) -> mpmath.mpf:
-        """``dlam/dw = -F_w / F_lam`` at ``(w, lam)``, ``F_lam = sqrt(D)`` (the larger root);
-        a :class:`ConvergenceError` unless it is negative (``lam(w)`` decreasing)."""
+    def lam_prime(self, w: mpmath.mpf) -> mpmath.mpf:
+        """``dlam/dw`` of the physical root at ``w`` (``= -F_w / F_lam``, ``F_lam =
+        sqrt(D)``), differentiated in the same stable form as :meth:`branch` (``s = sqrt(D)``,
+        ``s' = D'/(2 s)``): ``((s' - a1') - 2 a2' lam)/(2 a2)`` or ``-(2 a0' + lam (a1' +
+        s'))/(a1 + s)``. Where ``w_max`` is a root of high multiplicity this avoids the
+        cancellation of the terms of ``F_w``. A :class:`ConvergenceError` unless it is
+        negative (``lam(w)`` decreasing)."""
         params, _ = self.setup()
-        d0, d1, d2 = self.fns.derivatives(w, *params)
-        slope = -(d2 * lam**2 + d1 * lam + d0) / root
+        lam, root = self.branch(w)
+        a0, a1, a2 = self.fns.coefficients(w, *params)
+        d0, d1, d2, d_disc = self.fns.derivatives(w, *params)
+        d_root = d_disc / (2 * root)
+        if a1 <= 0:
+            slope = ((d_root - d1) - 2 * d2 * lam) / (2 * a2)
+        else:
+            slope = -(2 * d0 + lam * (d1 + d_root)) / (a1 + root)
         if not slope < 0:
             raise ConvergenceError(
                 "lam(w)", f"lam(w) is not decreasing at w = {mpmath.nstr(w, 10)}",
@@ -227,7 +239,9 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
         return value
 
     half = w_max / 2
-    limit = 4 * base + 64  # bracket steps (each a factor 4) before giving up
+    # bracket steps (each a factor 4) before giving up: w ~ 1/lam as lam -> inf, and
+    # w_max - w ~ lam^(1/k) as lam -> 0 (k <= 4, the multiplicity of the end)
+    limit = 4 * base + 64 + 4 * int(abs(mpmath.log(lam0, 2)))
     if lam0 >= lam_at(half):  # root in (0, w_max/2]: solve in w
         hi, lo = half, half / 4
         for _ in range(limit):
@@ -241,12 +255,10 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
             return mpmath.log(lam_at(w) / lam0)
 
         def df(w: mpmath.mpf) -> mpmath.mpf:
-            value, root = curve.branch(w)
-            return curve.lam_prime(w, value, root) / value
+            return curve.lam_prime(w) / curve.branch(w)[0]
 
         w = find_root(f, (lo, hi), df=df, quantity="w(lam)", params=params)
-        value, root = curve.branch(w)
-        return w, 1 / curve.lam_prime(w, lam0, root)
+        return w, 1 / curve.lam_prime(w)
 
     # root in (w_max/2, w_max): solve in u = w_max - w with the precision raised so that
     # w = w_max - u keeps u to full relative precision
@@ -267,14 +279,12 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
             return mpmath.log(lam_at(wm - u) / lam0)
 
         def dg(u: mpmath.mpf) -> mpmath.mpf:
-            value, root = curve.branch(wm - u)
-            return -curve.lam_prime(wm - u, value, root) / value
+            return -curve.lam_prime(wm - u) / curve.branch(wm - u)[0]
 
         u = find_root(g, (u_lo, u_hi), df=dg, quantity="w(lam)", params=params,
                       rtol=mpmath.ldexp(1, 16 - base))
         w = wm - u
-        _, root = curve.branch(w)
-        w_prime = 1 / curve.lam_prime(w, lam0, root)
+        w_prime = 1 / curve.lam_prime(w)
     return +w, +w_prime
 
 

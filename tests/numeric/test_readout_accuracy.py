@@ -123,6 +123,22 @@ def test_tiny_lam_keeps_full_precision() -> None:
         assert digits(fn(lo, *args), fn(hi, *args)) >= 28
 
 
+@pytest.mark.parametrize(("case", "ratios"), [
+    GRID[0],
+    # w_max = 1 is a root of multiplicity 8 of a0 and a double root of D's extra factor:
+    # the terms of F_w cancel there (float64 used to be 2e47 times off at lam = 1e-300)
+    ("mha-tied", Ratios(beta=Fraction(1, 10), h=1, gK=1, gV=1, gO=1, sharing="tied")),
+])
+def test_extreme_lam_two_precisions_and_float64(case: str, ratios: Ratios) -> None:
+    laws = [get(case, ratios, d) for d in (None, 30, 60)]
+    for lam in ("1e-300", "1e300"):
+        f64, lo, hi = (readout.ridge_error(law, lam, "0.1") for law in laws)
+        assert digits(lo, hi) >= 28
+        assert digits(mpmath.mpf(f64), hi) >= 12
+        f64, lo, hi = (readout.dof(law, lam) for law in laws)
+        assert digits(lo, hi) >= 28 and digits(mpmath.mpf(f64), hi) >= 12
+
+
 def test_issue10_finding7_float_inputs_are_decimal() -> None:
     """A float lam/sigma2 on a dps law means its decimal value, not the binary double."""
     law = get("mha", GRID[0][1], 40)
