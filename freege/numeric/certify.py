@@ -167,7 +167,8 @@ class Certified:
             up = +(Decimal(total.numerator) / Decimal(total.denominator))
         while Fraction(up) < total:  # the division itself was rounded up: belt and braces
             up = up.next_plus()
-        return _trim(dec), f"{up:e}" if up else "0"
+        mant, exp = f"{up:e}".split("e")
+        return _trim(dec), f"{mant}e{int(exp)}" if up else "0"
 
     @property
     def mid(self) -> str:
@@ -191,13 +192,16 @@ class Certified:
 
 
 def _trim(dec: Decimal) -> str:
-    text = f"{dec:e}" if dec else "0"
-    if "e" in text:
-        mant, exp = text.split("e")
-        if "." in mant:
-            mant = mant.rstrip("0").rstrip(".")
-        text = mant if int(exp) == 0 else f"{mant}e{int(exp)}"
-    return text
+    """Plain decimal for moderate exponents, scientific otherwise; no trailing zeros."""
+    if not dec:
+        return "0"
+    if -7 <= dec.adjusted() <= 20:
+        text = format(dec, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mant, exp = f"{dec:e}".split("e")
+    if "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}e{int(exp)}"
 
 
 @dataclass(frozen=True)
