@@ -1,5 +1,8 @@
 """``--certify`` for ``freege law`` and ``freege readout dof|ridge``: rigorous enclosures
-(SPEC §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls.
+(SPEC §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls. With ``--dps D``
+the working precision is raised until every ball has D significant digits (radius at
+most ``10^-D |mid|``), up to :data:`freege.numeric.certify.MAX_PREC` bits; the radius
+printed is always the honest one.
 
 JSON: every certified number is ``{"mid": "<decimal>", "rad": "<decimal>"}`` (the value
 lies in ``[mid - rad, mid + rad]``); a point of ``freege law --pdf`` whose certificate
@@ -48,6 +51,29 @@ def _ball(result: Any) -> dict[str, Any]:
     return result.as_dict()
 
 
+def _narrow(results: list[Any], dps: int | None) -> bool:
+    """Whether every certified ball has ``dps`` correct significant digits (radius at most
+    ``10^-dps |mid|``); always true without ``--dps``."""
+    if dps is None:
+        return True
+    bound = Fraction(1, 10**dps)
+    return all(r.rad_exact <= bound * abs(r.mid_exact) for r in results
+               if getattr(r, "certified", False))
+
+
+def refined(compute: Any, dps: int | None) -> tuple[Any, int]:
+    """``compute(prec)`` -> ``(balls, data)``, with the precision doubled (up to
+    :data:`freege.numeric.certify.MAX_PREC`) until the balls have ``dps`` digits."""
+    from freege.numeric import certify
+
+    prec = start_prec(dps)
+    while True:
+        balls, data = compute(prec)
+        if _narrow(balls, dps) or 2 * prec > certify.MAX_PREC:
+            return data, prec
+        prec *= 2
+
+
 def _text(result: Any) -> str:
     if isinstance(result, dict):  # a JSON-shaped ball or failure
         if "mid" in result:
@@ -56,24 +82,29 @@ def _text(result: Any) -> str:
     return str(result)
 
 
-def law_data(the_law: Any, xs: list[Fraction], texts: list[str], prec: int) -> dict:
-    """Certified support, atoms and density at ``xs`` (JSON-shaped)."""
+def law_data(the_law: Any, xs: list[Fraction], texts: list[str], prec: int
+             ) -> tuple[list[Any], dict]:
+    """Certified support, atoms and density at ``xs``: the balls, and the JSON-shaped
+    data."""
     from freege.numeric import certify
 
     support = certify.certified_support(the_law, prec)
     atoms = certify.certified_atoms(the_law)
+    pdf = certify.certified_pdf(the_law, xs, prec)
+    balls = list(pdf)
     data: dict[str, Any] = {"certified": True, "prec_bits": prec}
     if isinstance(support, certify.Uncertified):
         data["support"] = support.as_dict()
     else:
         data["support"] = [[_ball(a), _ball(b)] for a, b in support]
+        balls += [edge for pair in support for edge in pair]
     if isinstance(atoms, certify.Uncertified):
         data["atoms"] = atoms.as_dict()
     else:
         data["atoms"] = [{"at": str(at), "mass": _ball(m)} for at, m in atoms.items()]
     data["x"] = list(texts)
-    data["pdf"] = [_ball(r) for r in certify.certified_pdf(the_law, xs, prec)]
-    return data
+    data["pdf"] = [_ball(r) for r in pdf]
+    return balls, data
 
 
 def _render_law(data: dict, title: str) -> str:
@@ -104,7 +135,7 @@ def run_law(args: argparse.Namespace, spec: Any) -> int:
     certify.require_flint()
     xs = _exact_points("--pdf", args.pdf)
     the_law = build_law(spec, None)
-    data = law_data(the_law, xs, list(args.pdf or []), start_prec(args.dps))
+    data, _ = refined(lambda p: law_data(the_law, xs, list(args.pdf or []), p), args.dps)
     title = describe(spec)
     emit(data, args.format, lambda d: _render_law(d, title))
     if args.plot:
@@ -113,17 +144,21 @@ def run_law(args: argparse.Namespace, spec: Any) -> int:
 
 
 def readout_data(kind: str, the_law: Any, lam: Any, sigma2: Any, texts: dict[str, str],
-                 prec: int, params: dict[str, Any]) -> dict:
-    """Certified ``w(lam)`` (and the ridge error), or a CertificationError."""
+                 prec: int, params: dict[str, Any]) -> tuple[list[Any], dict]:
+    """Certified ``w(lam)`` (and the ridge error), or a CertificationError: the balls and
+    the JSON-shaped data."""
     from freege.numeric import certify
 
     data: dict[str, Any] = {"certified": True, "prec_bits": prec, **texts}
-    data["w"] = _ball(certify.require(certify.certified_dof(the_law, lam, prec),
-                                      "w(lam)", params))
+    w = certify.require(certify.certified_dof(the_law, lam, prec), "w(lam)", params)
+    balls = [w]
+    data["w"] = _ball(w)
     if kind == "ridge":
-        data["error"] = _ball(certify.require(
-            certify.certified_ridge_error(the_law, lam, sigma2, prec), "ridge error", params))
-    return data
+        err = certify.require(certify.certified_ridge_error(the_law, lam, sigma2, prec),
+                              "ridge error", params)
+        balls.append(err)
+        data["error"] = _ball(err)
+    return balls, data
 
 
 def run_readout(args: argparse.Namespace, spec: Any, lam: Any, sigma2: Any) -> int:
@@ -137,7 +172,8 @@ def run_readout(args: argparse.Namespace, spec: Any, lam: Any, sigma2: Any) -> i
     if args.readout == "ridge":
         texts["sigma2"] = args.sigma2
     params = {"case": the_law.case, "lam": args.lam}
-    data = readout_data(args.readout, the_law, lam, sigma2, texts, start_prec(args.dps), params)
+    data, _ = refined(lambda p: readout_data(args.readout, the_law, lam, sigma2, texts, p,
+                                             params), args.dps)
     title = (f"readout {args.readout}: features of the {describe(spec)}, normalized "
              "(SPEC §5; certified balls, mid +/- rad)")
     emit(data, args.format, lambda d: "\n".join(

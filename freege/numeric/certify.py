@@ -555,7 +555,7 @@ class _Tracker:
             except _NeedPrecision:
                 height *= 2
                 continue
-            r = abs(self.mean) / _arb(height)
+            r = (abs(self.mean) / _arb(height)).upper()
             disc = 1 + flint.acb(flint.arb(0, r), flint.arb(0, r))
             hits = [b for b in roots if b.overlaps(disc)]
             if len(hits) == 1:
@@ -576,8 +576,8 @@ class _Tracker:
     def segment(self, top: Fraction, bottom: Fraction, enclosure: Any) -> Any | None:
         """Krawczyk enclosure of the root over ``x + i[bottom, top]`` continuing
         ``enclosure`` (a ball holding it at ``top``), or None when the test fails."""
-        zb = flint.acb(_arb(self.x), flint.arb(_arb((top + bottom) / 2),
-                                             _arb((top - bottom) / 2)))
+        # the hull of the two end balls covers the whole piece, rounding included
+        zb = flint.acb(_arb(self.x), _arb(bottom).union(_arb(top)))
         target = self._approx(enclosure, flint.acb(_arb(self.x), _arb(bottom)))
         centre = ((enclosure.mid() + target) / 2).mid()
         spread = abs(enclosure.mid() - target) / 2 + enclosure.rad() * 2
