@@ -80,6 +80,14 @@ Degrees of freedom and ridge error (SPEC §5)
 Precision
     Every computation starts at ``prec`` bits and doubles up to ``max_prec`` until the
     certificate holds; what remains undecided at ``max_prec`` is :class:`Uncertified`.
+
+Scope of the guarantee
+    The enclosures are rigorous for the exact polynomials of the symbolic layer
+    (:mod:`freege.numeric._symbolic`) and the stated SPEC facts (``G`` is a root of the
+    Cauchy polynomial, Herglotz signs, the law lives on ``[0, inf)``, ``lam(w)`` is the
+    larger root and monotone, the rank-deficiency atom); they rely on arb's ball
+    semantics and on ``acb_poly.roots`` isolating every root of every polynomial in the
+    coefficient balls.
 """
 
 from __future__ import annotations
@@ -329,7 +337,8 @@ def _from_sympy(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> ThetaPoly:
 def _edge_polynomial_expr(case: str, normalized: bool, values: tuple[str, ...]) -> sp.Expr:
     """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]``, with the factors
     ``z`` removed (0 is always a candidate) and the parameters other than theta1 at the
-    exact ``values``: its real roots are the edge candidates (SPEC §7.1)."""
+    exact ``values``: its real roots are the edge candidates (SPEC §7.1). A pure function
+    of the symbolic Cauchy polynomial (whose sources key the disk cache)."""
     spec = _specialize(_term_table("cauchy", case, normalized),
                        tuple(Fraction(v) for v in values))
     ring = sp.QQ[z, theta1]
@@ -401,6 +410,23 @@ def _theta1(ratios: Any) -> Any:
 LOWER, UPPER, REAL = "lower", "upper", "real"
 
 
+def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
+    """Kinds of isolated root balls of a real polynomial (module docstring): ``lower``,
+    ``upper`` or ``real`` (then the ball of the real part); _NeedPrecision otherwise."""
+    out = []
+    for k, r in enumerate(roots):
+        if r.imag < 0:
+            out.append((LOWER, r))
+        elif r.imag > 0:
+            out.append((UPPER, r))
+        elif r.imag.contains(0) and not any(
+                r.conjugate().overlaps(s) for j, s in enumerate(roots) if j != k):
+            out.append((REAL, r.real))
+        else:
+            raise _NeedPrecision("a root is neither certainly real nor certainly non-real")
+    return out
+
+
 def _isolate(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
     """All roots of the polynomial with ascending ball coefficients (real polynomial),
     each as ``(kind, ball)``: ``lower``/``upper`` half-plane, or ``real`` (real-part
@@ -445,11 +471,6 @@ class _LawData:
                                                    for v in self.values), strict=True))
         poly = sp.Poly(sp.expand(expr.subs(subs)), theta1, domain=sp.QQ)
         return {m[0]: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
-
-    def params(self) -> dict[str, Any]:
-        r = self.ratios
-        return {"case": self.case, "beta": r.beta, "h": r.h, "gK": r.gK, "gV": r.gV,
-                "gO": r.gO, "normalized": self.normalized}
 
     def edge_polynomial(self) -> ThetaPoly:
         expr = _edge_polynomial_expr(self.case, self.normalized,
@@ -641,21 +662,6 @@ class _Tracker:
         if len(match) != 1:
             raise _NeedPrecision("the physical root at x is not separated")
         return match[0]
-
-
-def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
-    out = []
-    for k, r in enumerate(roots):
-        if r.imag < 0:
-            out.append((LOWER, r))
-        elif r.imag > 0:
-            out.append((UPPER, r))
-        elif r.imag.contains(0) and not any(
-                r.conjugate().overlaps(s) for j, s in enumerate(roots) if j != k):
-            out.append((REAL, r.real))
-        else:
-            raise _NeedPrecision("a root is neither certainly real nor certainly non-real")
-    return out
 
 
 def _density(data: _LawData, x: Fraction, prec: int) -> Any:
@@ -884,6 +890,9 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
     lam_f = exact(lam_value)
     if lam_f <= 0:
         raise ValueError(f"lam must be > 0 (got {lam_value!r})")
+    atoms = certified_atoms(the_law)
+    if isinstance(atoms, Uncertified):
+        return Uncertified(f"w(lam) not certified: {atoms.reason}")
     ridge = _Ridge(data, lam_f)
     w_max = 1 - data.atom_mass()
     reason = "no precision tried"
