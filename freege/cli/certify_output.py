@@ -26,8 +26,6 @@ from freege.cli.common import emit
 GUARD_BITS = 32
 
 
-
-
 def start_prec(dps: int | None) -> int:
     """Starting working precision in bits: 128, or enough for ``dps`` digits."""
     from freege.numeric import certify
@@ -129,10 +127,13 @@ def _render_law(data: dict, title: str) -> str:
 
 def run_law(args: argparse.Namespace, spec: Any) -> int:
     """``freege law --certify``."""
+    from freege import plotting
     from freege.cli.law import build_law, describe, plot_density
     from freege.numeric import certify
 
     certify.require_flint()
+    if args.plot:
+        plotting.check_target(args.plot)
     xs = _exact_points("--pdf", args.pdf)
     the_law = build_law(spec, None)
     data, _ = refined(lambda p: law_data(the_law, xs, list(args.pdf or []), p), args.dps)

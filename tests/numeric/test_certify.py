@@ -30,6 +30,8 @@ CASES = {
     "attention-two-intervals": ("attention", Ratios(beta=Fraction(1, 2), h=2,
                                                     gK=Fraction(1, 3), gV=1, gO=1), False),
     "value-ratio-one": ("value", Ratios(beta=1, h=3, gK=Fraction(2, 3), gV=1, gO=1), False),
+    "mha-ratio-one": ("mha", Ratios(beta=Fraction(3, 2), h=2, gK=Fraction(1, 2), gV=1,
+                                    gO=Fraction(3, 2)), True),
     "mha-tied-atom": ("mha-tied", Ratios(beta=1, h=2, gK=Fraction(1, 2), gV=Fraction(1, 2),
                                          gO=Fraction(3, 4), sharing="tied"), True),
     "value-tied": ("value-tied", Ratios(beta=Fraction(3, 4), h=2, gK=Fraction(3, 2),
