@@ -519,7 +519,13 @@ class _Tracker:
     ``K = c - Y P(c, Z) + (1 - Y P_G(B, Z)) (B - c)`` inside the interior of ``B`` proves
     that for every ``z`` in ``Z`` exactly one root of ``P(., z)`` lies in ``B`` (in
     ``K``). The physical root starts in ``B`` and cannot cross its boundary, so it is
-    that root all along ``Z``; ``K`` is the next segment's starting enclosure."""
+    that root all along ``Z``; the root at the bottom of the piece is then re-enclosed
+    tightly (epsilon-inflation) for the next piece. ``Q`` and ``Q_u`` are evaluated on the
+    boxes through their Taylor expansions at the centres (:meth:`expansion`), which
+    keeps the boxes honest but small near root clusters. The test is the complex
+    Krawczyk test on a square box centred at ``c`` (a contraction factor inside the box's
+    symmetric square gives ``|1 - Y Q_u| < 1``, hence uniqueness; Brouwer gives
+    existence)."""
 
     def __init__(self, data: _LawData, x: Fraction, prec: int) -> None:
         self.x, self.prec = x, prec
@@ -547,17 +553,42 @@ class _Tracker:
         return out
 
     def value(self, g: Any, zb: Any) -> Any:
-        """``P(g, z)``, in centred form when ``z`` is a ball (less overestimation)."""
-        vals = [r(g) for r in self.rows]
-        zc = zb.mid()
-        if zb.rad() == 0:
-            return self._horner(vals, zc)
-        dvals = [k * v for k, v in enumerate(vals)][1:]
-        return self._horner(vals, zc) + (zb - zc) * self._horner(dvals, zb)
+        """``Q(g, z)`` (plain ball Horner; for approximations)."""
+        return self._horner([r(g) for r in self.rows], zb)
 
     def value_g(self, g: Any, zb: Any) -> Any:
-        """``P_G(g, z)``."""
+        """``Q_u(g, z)`` (plain ball Horner; for approximations)."""
         return self._horner([r(g) for r in self.drows], zb)
+
+    def expansion(self, centre: Any, zc: Any) -> list[Any]:
+        """``Q(centre + h, zc + s) = sum_k s^k U_k(h)``: the polynomials ``U_k`` (Taylor
+        shifts at the exact points ``centre``, ``zc``). Evaluated on small balls ``h``,
+        ``s`` they do not suffer the cancellation that wrecks plain ball Horner near a
+        root cluster (e.g. u -> atom mass as z -> 0)."""
+        shift = flint.acb_poly([centre, 1])
+        shifted = [row(shift) for row in self.rows]
+        out = []
+        for power in range(len(shifted)):
+            total = flint.acb_poly([0])
+            for j in range(power, len(shifted)):
+                total += shifted[j] * (math.comb(j, power) * zc ** (j - power))
+            out.append(total)
+        return out
+
+    def krawczyk(self, box: Any, zb: Any) -> Any | None:
+        """``K(box, Z)`` (class docstring) when it lies in the interior of ``box``, else
+        None; ``box`` must be exactly centred (a point plus a symmetric box)."""
+        centre, zc = box.mid(), zb.mid()
+        parts = self.expansion(centre, zc)
+        s, h = zb - zc, box - centre
+        deriv = parts[0].derivative()(flint.acb(0))
+        if deriv.contains(0):
+            return None
+        inv = (1 / deriv).mid()
+        value = self._horner([u(flint.acb(0)) for u in parts], s)
+        slope = self._horner([u.derivative()(h) for u in parts], s)
+        k = centre - inv * value + (1 - inv * slope) * h
+        return k if box.contains_interior(k) else None
 
     def coeffs(self, zb: Any) -> list[Any]:
         """Coefficients of ``P(., z)`` (ascending in G)."""
@@ -585,8 +616,8 @@ class _Tracker:
         raise _NeedPrecision("the physical root is not identified at large Im z")
 
     def _approx(self, g: Any, zb: Any) -> Any:
-        """Newton iterates (midpoints only) from ``g`` towards a root of ``P(., z)``."""
-        g = g.mid()
+        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``."""
+        g, zb = g.mid(), zb.mid()
         for _ in range(8):
             d = self.value_g(g, zb)
             if d.contains(0):
@@ -605,27 +636,10 @@ class _Tracker:
         radius = 2 * spread + flint.arb(2) ** (-self.prec // 2) * (1 + abs(centre))
         radius = radius.upper()
         box = centre + flint.acb(flint.arb(0, radius), flint.arb(0, radius))
-        deriv = self.value_g(centre, zb.mid())
-        if deriv.contains(0):
-            return None
-        inv = (1 / deriv).mid()
-        k = centre - inv * self.value(centre, zb) + (1 - inv * self.value_g(box, zb)) * (
-            box - centre)
-        if box.contains_interior(k) and box.contains(enclosure):
+        k = self.krawczyk(box, zb)
+        if k is not None and box.contains(enclosure):
             return self._tighten(box, k, flint.acb(_arb(self.x), _arb(bottom)))
         return None
-
-    def _krawczyk(self, box: Any, zb: Any) -> Any | None:
-        """``K(box)`` at the point ``z`` when it lies inside the interior of ``box`` (then
-        ``box`` holds exactly one root of ``P(., z)``, inside ``K``), else None."""
-        centre = box.mid()
-        deriv = self.value_g(centre, zb)
-        if deriv.contains(0):
-            return None
-        inv = (1 / deriv).mid()
-        k = centre - inv * self.value(centre, zb) + (1 - inv * self.value_g(box, zb)) * (
-            box - centre)
-        return k if box.contains_interior(k) else None
 
     def _tighten(self, unique: Any, loose: Any, zb: Any) -> Any:
         """A small enclosure of the root of ``P(., z)`` that is unique in ``unique`` (and
@@ -636,7 +650,7 @@ class _Tracker:
         for _ in range(8):
             box = approx + flint.acb(flint.arb(0, eps.upper()), flint.arb(0, eps.upper()))
             if unique.contains(box):
-                k = self._krawczyk(box, zb)
+                k = self.krawczyk(box, zb)
                 if k is not None:
                     return k
             eps *= 2 ** 8
