@@ -87,6 +87,22 @@ def test_density_balls_enclose_the_50_digit_density(pair: tuple) -> None:
     assert all(b.mid_exact > b.rad_exact for b in balls[1:-1])  # inside: certainly > 0
 
 
+@pytest.mark.parametrize("name", ["mha-atom", "value-ratio-one"])
+def test_density_next_to_the_atom_and_the_hard_edge(name: str) -> None:
+    """x -> 0 where u = x G(x) tends to a multiple root (the atom's mass) or G blows up
+    (a ratio equal to 1): the continuation still certifies, and agrees at 50 digits."""
+    case, ratios, normalized = CASES[name]
+    the_law = numeric.law(case, ratios, normalized)
+    xs = [Fraction(1, 10**8), Fraction(1, 10**4)]
+    balls = certify.certified_pdf(the_law, xs)
+    with mpmath.workdps(REF_DPS):
+        refs = the_law.with_dps(REF_DPS).pdf([mpmath.mpf(x.numerator) / x.denominator
+                                              for x in xs])
+    for ball, value in zip(balls, refs, strict=True):
+        assert ball.certified and encloses(ball, value), (str(ball), value)
+        assert ball.rad_exact <= Fraction(1, 10**10) * ball.mid_exact
+
+
 def test_radii_shrink_as_precision_grows() -> None:
     the_law = numeric.law(*CASES["mha-atom"])
     x = Fraction(3)
