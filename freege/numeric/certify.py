@@ -41,8 +41,10 @@ Density at x (SPEC §3, §7.1)
     interior holds exactly one root for every ``z`` of the piece, and the physical root,
     continuous in ``z``, cannot leave it); the enclosure at the bottom is then re-tightened
     by epsilon-inflation inside ``B``. At ``z = x`` the enclosure is matched with the
-    unique overlapping root ball of ``Q(., x)``: lower gives ``density = -Im u/(pi x)``,
-    real gives 0, anything else is refused.
+    unique overlapping root ball of ``Q(., x)``: lower gives ``density = -Im u/(pi x)``
+    (``G = u/x``), real gives 0, anything else is refused. Both tests need the leading
+    coefficient of ``P(., x)`` to be non-zero (checked exactly), so that no root escapes
+    to infinity.
 
     ``x < 0`` has density 0 (the laws are Gram spectra on ``[0, inf)``); ``x = 0`` (atom,
     hard edge; the leading coefficient of ``P(., 0)`` vanishes) is refused.
@@ -71,8 +73,8 @@ Degrees of freedom and ridge error (SPEC §5)
     branch (``lam`` is the larger root of the quadratic ``a2 lam^2 + a1 lam + a0``,
     ``lam(w)`` decreasing), then Newton. The enclosure is an interval-Newton certificate:
     for ``X`` around the approximation, ``N(X) = m - F(m)/F_w(X)`` inside the interior of
-    ``X`` proves a unique root of ``F(., lam)`` in ``X`` (and in ``N(X)``); ``X`` inside
-    ``(0, w_max)``, ``a2 > 0`` and ``2 a2 lam + a1 > 0`` on ``X`` prove it is on the
+    ``X`` (with ``0`` outside ``F_w(X)``) proves a unique root of ``F(., lam)`` in ``X``
+    (and in ``N(X)``); ``X`` inside ``(0, w_max)`` (the atom certified as above), ``a2 > 0`` and ``2 a2 lam + a1 > 0`` on ``X`` prove it is on the
     physical branch, which is unique on ``(0, w_max)`` because ``lam(w)`` is monotone.
     The ridge error ``E = 1 - w/gO + (lam/gO - sigma2) w'`` with ``w' = -F_lam/F_w``
     is evaluated in ball arithmetic on that enclosure.
@@ -494,8 +496,9 @@ def _data(the_law: Any) -> _LawData:
 
 
 # ---------------------------------------------------------------------- density
-#: largest number of segment halvings in one step of the continuation
+#: largest number of segment halvings in one step of the continuation, and of pieces
 MAX_HALVINGS = 40
+MAX_PIECES = 4000
 
 
 def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
@@ -661,7 +664,11 @@ class _Tracker:
         :func:`_classify`: a real root comes as the ball of its real part)."""
         top, phys = self.start()
         step = top / 4
+        pieces = 0
         while top > 0:
+            pieces += 1
+            if pieces > MAX_PIECES:
+                raise _NeedPrecision(f"continuation needs more than {MAX_PIECES} pieces")
             for _ in range(MAX_HALVINGS):
                 bottom = max(top - step, Fraction(0))
                 enclosure = self.segment(top, bottom, phys)
