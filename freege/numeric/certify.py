@@ -74,8 +74,9 @@ Degrees of freedom and ridge error (SPEC §5)
     ``lam(w)`` decreasing), then Newton. The enclosure is an interval-Newton certificate:
     for ``X`` around the approximation, ``N(X) = m - F(m)/F_w(X)`` inside the interior of
     ``X`` (with ``0`` outside ``F_w(X)``) proves a unique root of ``F(., lam)`` in ``X``
-    (and in ``N(X)``); ``X`` inside ``(0, w_max)`` (the atom certified as above), ``a2 > 0`` and ``2 a2 lam + a1 > 0`` on ``X`` prove it is on the
-    physical branch, which is unique on ``(0, w_max)`` because ``lam(w)`` is monotone.
+    (and in ``N(X)``); ``X`` inside ``(0, w_max)`` (the atom certified as above),
+    ``a2 > 0`` and ``2 a2 lam + a1 > 0`` on ``X`` prove it is on the physical branch,
+    which is unique on ``(0, w_max)`` because ``lam(w)`` is monotone.
     The ridge error ``E = 1 - w/gO + (lam/gO - sigma2) w'`` with ``w' = -F_lam/F_w``
     is evaluated in ball arithmetic on that enclosure.
 
