@@ -38,6 +38,7 @@ import mpmath
 
 from freege.numeric import readout
 from freege.numeric.law import law as make_law
+from freege.numeric.law import resolve_case
 from freege.params import Dims, Number, Ratios, positive, to_mpf
 
 #: SPEC §6.3 defaults: inverse temperature, ridge penalty, label-noise variance
@@ -104,13 +105,22 @@ def number(x: Number, dps: int | None) -> Any:
 # -- the numeric layer, in one place ---------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
 def mha_law(config: Ratios | Dims, dps: int | None) -> Any:
     """The normalized (mean-one) MHA law of a configuration, tied or not (SPEC §4, §5).
-    Memoised per configuration (a law caches its support and atoms), so a setup run twice
-    in one process, or a crossover checked afterwards, does not redo the work; distinct
-    configurations (e.g. different ``h_kv``) are always evaluated separately."""
-    return make_law("mha", config, normalized=True, dps=dps)
+    Memoised per law -- the SPEC §4 case (``mha`` or ``mha-tied``) and the five ratios --
+    since a law caches its support, atoms and density nodes: a setup run twice in one
+    process, a crossover checked afterwards, or GQA/MQA configurations whose ratios equal
+    another's (SPEC §4: only complete tying changes the law) build it once."""
+    ratios = config.ratios if isinstance(config, Dims) else config
+    tied = resolve_case("mha", ratios.sharing) != "mha"
+    return _law(tied, ratios.beta, ratios.h, ratios.gK, ratios.gV, ratios.gO, dps)
+
+
+@functools.lru_cache(maxsize=256)
+def _law(tied: bool, beta: Number, h: int, gK: Number, gV: Number, gO: Number,
+         dps: int | None) -> Any:
+    ratios = Ratios(beta=beta, h=h, gK=gK, gV=gV, gO=gO, sharing="tied" if tied else "none")
+    return make_law("mha", ratios, normalized=True, dps=dps)
 
 
 def error(config: Ratios | Dims, settings: Readout, dps: int | None) -> Any:

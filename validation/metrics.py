@@ -1,4 +1,5 @@
-"""Distances between spectra and confidence intervals (SPEC §6.1, §6.2).
+"""Distances between spectra, confidence intervals and Welch's two-sample test
+(SPEC §6.1, §6.2).
 
 All inputs are 1-D float64 NumPy arrays of eigenvalues. Two spectra of equal size are
 compared exactly (no binning) where the metric allows it.
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 
 def _spectrum(name: str, a: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -69,8 +70,59 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[
         raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1) (got {level})")
+    from scipy import stats  # 1 s to import: loaded only when a CI is asked for
+
     half = stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
     return float(v.mean()), float(half)
+
+
+class Welch(NamedTuple):
+    """Welch's two-sample t test of equal means (unequal variances): the statistic, its
+    Welch-Satterthwaite degrees of freedom, the two-sided p-value and the two-sided
+    Student-t critical value at the requested level."""
+
+    statistic: float
+    dof: float
+    pvalue: float
+    critical: float
+
+    @property
+    def agree(self) -> bool:
+        """True when the means are compatible at the level: ``|statistic| <= critical``."""
+        return abs(self.statistic) <= self.critical
+
+
+def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
+          level: float = 0.999) -> Welch:
+    """Compare the means of two small samples (e.g. a metric over 2-10 draws on two
+    backends, SPEC §6.1, §7) with Welch's t test (``scipy.stats.ttest_ind``,
+    ``equal_var=False``): ``t = (mean a - mean b) / sqrt(s_a^2/k_a + s_b^2/k_b)`` against the
+    Student-t quantile with Welch-Satterthwaite degrees of freedom. With a handful of
+    draws the normal cutoff (e.g. 3.29 at 99.9%) is far too tight; the t quantile at
+    1-2 degrees of freedom is tens to hundreds.
+
+    Each sample needs at least 2 values. When both samples have zero spread the test
+    degenerates: equal means agree (statistic 0), different means disagree (infinite
+    statistic).
+    """
+    from scipy import stats  # 1 s to import: loaded only when a comparison is asked for
+
+    x, y = _spectrum("a", a), _spectrum("b", b)
+    if x.size < 2 or y.size < 2:
+        raise ValueError(f"a Welch test needs at least 2 values per sample "
+                         f"(got {x.size} and {y.size})")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1) (got {level})")
+    if x.var(ddof=1) == 0 and y.var(ddof=1) == 0:
+        diff = float(x.mean() - y.mean())
+        stat = 0.0 if diff == 0 else math.copysign(math.inf, diff)
+        dof = float(x.size + y.size - 2)
+        return Welch(stat, dof, 1.0 if diff == 0 else 0.0,
+                     float(stats.t.ppf(0.5 + level / 2, dof)))
+    res = stats.ttest_ind(x, y, equal_var=False)
+    dof = float(res.df)
+    return Welch(float(res.statistic), dof, float(res.pvalue),
+                 float(stats.t.ppf(0.5 + level / 2, dof)))
 
 
 def empirical_moments(eigs: np.ndarray, order: int) -> list[float]:
@@ -86,16 +138,30 @@ def moment_errors(eigs: np.ndarray, limits: Sequence[float]) -> list[float]:
     return [e / float(m) - 1.0 for e, m in zip(emp, limits, strict=True)]
 
 
+#: eigenvalues at most this fraction of the largest (in size) are numerical zeros
+ZERO_TOLERANCE = 1e-9
+
+
+def split_zero_atom(eigs: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(the eigenvalues that are not numerical zeros, fraction that are)``: the sample
+    side of the atom at 0 of a rank-deficient law (SPEC §7). A value is a numerical zero
+    when its size is at most :data:`ZERO_TOLERANCE` times the largest (a Gram matrix of
+    rank r < n has n - r eigenvalues at rounding level)."""
+    x = _spectrum("eigs", eigs)
+    zero = np.abs(x) <= ZERO_TOLERANCE * np.max(np.abs(x))
+    return x[~zero], float(np.mean(zero))
+
+
 def density_l1(eigs: np.ndarray, pdf: Callable[[np.ndarray], np.ndarray],
                bins: int = 60) -> float:
     """L1 distance between the histogram of ``eigs`` and the absolutely continuous part
     ``pdf`` (vectorised) of a limiting law, on the sample range:
     ``sum_k |hist_k - mean_k(pdf)| width``, the bin mean of ``pdf`` by 3-point
-    Gauss-Legendre quadrature. Values at numerical zero (below 1e-9 times the
-    largest in size; the atom at 0 of rank-deficient cases, SPEC §7) are left out; the rest
+    Gauss-Legendre quadrature. Values at numerical zero (:func:`split_zero_atom`; the atom
+    at 0 of rank-deficient cases, SPEC §7) are left out; the rest
     is a sub-probability histogram (count / total), so atoms do not count as error."""
     x = _spectrum("eigs", eigs)
-    keep = x[np.abs(x) > 1e-9 * np.max(np.abs(x))]
+    keep, _ = split_zero_atom(x)
     if keep.size < 2 or keep.max() == keep.min():
         raise ValueError("eigs must have at least two distinct non-zero values")
     edges = np.linspace(float(keep.min()), float(keep.max()), bins + 1)

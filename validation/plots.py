@@ -1,83 +1,99 @@
-"""Figures for the validation commands (matplotlib, imported lazily: optional extra)."""
+"""Figures for the validation commands (SPEC §6.1, §6.2).
+
+matplotlib is the optional extra ``plot`` and is imported only when drawing; figures are
+:class:`matplotlib.figure.Figure` objects (no pyplot), so importing or using this module
+never switches the global matplotlib backend. The plumbing (``.png/.svg/.pdf`` targets,
+atomic writes, wrapped titles, atom spikes) is shared with :mod:`freege.plotting`.
+
+When a spectrum has an atom at 0 (a rank-deficient case, SPEC §7) its numerical zeros are
+left out of the histogram (:func:`validation.metrics.split_zero_atom`) and drawn as a spike
+labelled with their fraction, so the first bin does not dwarf the rest; the histogram of
+the remaining eigenvalues is a sub-probability density (count / all eigenvalues / width),
+on the same scale as the continuous part of the limiting law.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-
-def _figure() -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt, plt.subplots(figsize=(7, 4.5))
+from freege import plotting
+from validation.metrics import split_zero_atom
 
 
-def _save(fig: Any, path: str) -> None:
-    """Write ``fig`` to ``path`` atomically: a temporary file in the same folder, then a
-    rename, so a failure never leaves a half-written figure."""
-    folder = os.path.dirname(os.path.abspath(path))
-    suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=suffix)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120, format=suffix.lstrip("."))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+def require_matplotlib(path: str) -> None:
+    """Fail early (before any sampling) when a plot to ``path`` cannot be written:
+    matplotlib missing, an extension other than .png/.svg/.pdf, or the target folder absent
+    or not writable (ValueError, one line)."""
+    plotting.check_target(path)
 
 
-def _finish(plt: Any, fig: Any, ax: Any, path: str, xlabel: str, title: str,
-            legend_size: int) -> None:
-    """Label a density figure, write it to ``path`` (atomically) and close it."""
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("density")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=legend_size)
-    fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+def _histogram(ax: Any, values: np.ndarray, edges: np.ndarray, total: int, label: str,
+               linewidth: float) -> None:
+    """Step histogram of ``values`` normalized by ``total`` (a sub-probability density)."""
+    counts, _ = np.histogram(values, edges)
+    heights = counts / (total * np.diff(edges))
+    ax.stairs(heights, edges, linewidth=linewidth, label=label)
 
 
-def spectrum_histogram(path: str, samples: dict[str, np.ndarray], title: str,
+def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: str,
                        density: Callable[[np.ndarray], np.ndarray] | None = None,
-                       mean: float | None = None, bins: int = 80) -> None:
-    """Density histograms of the pooled eigenvalue ``samples`` (label -> values), with
-    the limiting density ``density(x)`` overlaid when given; written to ``path``."""
-    plt, (fig, ax) = _figure()
-    lo = min(float(v.min()) for v in samples.values())
-    hi = max(float(np.quantile(v, 0.999)) for v in samples.values())
+                       mean: float | None = None, bins: int = 80, *,
+                       atoms: Mapping[float, float] | None = None, ax: Any = None) -> Any:
+    """Density histograms of the pooled eigenvalue ``samples`` (label -> values), with the
+    limiting density ``density(x)`` (its continuous part) and the limiting ``atoms``
+    ``{location: mass}`` overlaid when given. Each sample's numerical zeros are drawn as a
+    spike labelled with their fraction instead of a histogram bar. Written to ``path``
+    when given, drawn into ``ax`` when given; returns the axes."""
+    if path is not None:
+        plotting.check_target(path)
+    ax = plotting.new_axes(ax, figsize=(7.0, 4.6))
+    split = {label: (np.asarray(v), *split_zero_atom(v)) for label, v in samples.items()}
+    lo = min(float(rest.min()) for _, rest, _ in split.values())
+    hi = max(float(np.quantile(rest, 0.999)) for _, rest, _ in split.values())
     edges = np.linspace(lo, hi, bins + 1)
-    for label, values in samples.items():
-        ax.hist(values, bins=edges, density=True, histtype="step", linewidth=1.5,
-                label=label)
+    heights = []
+    for k, (label, (values, rest, zeros)) in enumerate(split.items()):
+        _histogram(ax, rest, edges, values.size, label, linewidth=1.5)
+        heights.append(np.histogram(rest, edges)[0].max() / (values.size * (edges[1] - edges[0])))
+        if zeros > 0:
+            plotting.atom_spikes(ax, {0.0: zeros}, label=f"{label}: fraction", color=f"C{k}",
+                                 offset=12 * k)
     if density is not None:
         x = np.linspace(max(lo, 1e-9), hi, 600)
         ax.plot(x, density(x), "k-", linewidth=1.0, label="limiting density (SPEC §4)")
+    if atoms:
+        plotting.atom_spikes(ax, atoms, label="limit: mass", color="k", offset=12 * len(split))
     if mean is not None:
         ax.axvline(mean, color="grey", linestyle=":", label=f"limiting mean {mean:.4g}")
-    _finish(plt, fig, ax, path, "eigenvalue", title, legend_size=8)
+    ax.set_ylim(0, 1.15 * max(heights))
+    _label(ax, "eigenvalue", title, legend_size=8)
+    return plotting.finish(ax, path)
 
 
-def ladder_histograms(path: str, spectra: dict[str, np.ndarray], reference: str,
-                      title: str, bins: int = 80) -> None:
-    """Bulk eigenvalue histograms of the SPEC §6.2 ladder, one step per curve."""
-    plt, (fig, ax) = _figure()
-    values: Sequence[np.ndarray] = list(spectra.values())
+def ladder_histograms(path: str | None, spectra: dict[str, np.ndarray], reference: str,
+                      title: str, bins: int = 80, *, ax: Any = None) -> Any:
+    """Bulk eigenvalue histograms of the SPEC §6.2 ladder, one step per curve (the
+    ``reference`` step drawn thicker). Written to ``path`` when given, drawn into ``ax``
+    when given; returns the axes."""
+    if path is not None:
+        plotting.check_target(path)
+    ax = plotting.new_axes(ax, figsize=(7.0, 4.6))
+    values = list(spectra.values())
     lo = min(float(v.min()) for v in values)
     hi = max(float(np.quantile(v, 0.995)) for v in values)
     edges = np.linspace(lo, hi, bins + 1)
     for label, v in spectra.items():
-        ax.hist(v, bins=edges, density=True, histtype="step",
-                linewidth=2.2 if label == reference else 1.0, label=label)
-    _finish(plt, fig, ax, path, "squared singular value (bulk)", title, legend_size=7)
+        _histogram(ax, np.asarray(v), edges, len(v), label,
+                   linewidth=2.2 if label == reference else 1.0)
+    _label(ax, "squared singular value (bulk)", title, legend_size=7)
+    return plotting.finish(ax, path)
+
+
+def _label(ax: Any, xlabel: str, title: str, legend_size: int) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("density")
+    ax.set_title(plotting.wrapped(title), fontsize=9)
+    ax.legend(fontsize=legend_size, loc="upper right")

@@ -1,18 +1,36 @@
-"""Published model dimensions of SPEC §6.1, by name (beta = 1)."""
+"""Published model dimensions of SPEC §6.1, by name (beta = 1), kept as Hugging
+Face-style ``config.json`` data (:mod:`validation.hf_config`): a user's own
+``config.json`` is read the same way (``freege validate --config``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from freege.params import Dims
+from validation.hf_config import dims_from_hf_config
+
+
+def _cfg(heads: int, hidden: int, context: int, kv_heads: int | None = None,
+         **extra: Any) -> dict[str, Any]:
+    return {"num_attention_heads": heads, "num_key_value_heads": kv_heads or heads,
+            "hidden_size": hidden, "max_position_embeddings": context, **extra}
+
+
+#: SPEC §6.1 table as config.json data: name -> config (dK = dV = hidden_size / heads)
+PRESET_CONFIGS: dict[str, dict[str, Any]] = {
+    "bert-base": _cfg(12, 768, 512),
+    "modernbert-large": _cfg(16, 1024, 1024),
+    "dinov3-l16": _cfg(16, 1024, 261),
+    "llada-8b": _cfg(32, 4096, 4096),
+    "gpt3-175b": _cfg(96, 12288, 2048),
+    "falcon-7b": _cfg(71, 4544, 2048, kv_heads=1),
+    "kayyam-1.2b": _cfg(32, 2048, 2048, freege_sharing="tied"),
+}
 
 #: SPEC §6.1 table: name -> finite configuration (dK = dV, beta = 1)
 PRESETS: dict[str, Dims] = {
-    "bert-base": Dims(n=512, d=768, h=12, h_kv=12, dK=64, dV=64, dO=768),
-    "modernbert-large": Dims(n=1024, d=1024, h=16, h_kv=16, dK=64, dV=64, dO=1024),
-    "dinov3-l16": Dims(n=261, d=1024, h=16, h_kv=16, dK=64, dV=64, dO=1024),
-    "llada-8b": Dims(n=4096, d=4096, h=32, h_kv=32, dK=128, dV=128, dO=4096),
-    "gpt3-175b": Dims(n=2048, d=12288, h=96, h_kv=96, dK=128, dV=128, dO=12288),
-    "falcon-7b": Dims(n=2048, d=4544, h=71, h_kv=1, dK=64, dV=64, dO=4544, sharing="mqa"),
-    "kayyam-1.2b": Dims(n=2048, d=2048, h=32, h_kv=32, dK=64, dV=64, dO=2048, sharing="tied"),
+    name: dims_from_hf_config(cfg, source=f"preset {name}")
+    for name, cfg in PRESET_CONFIGS.items()
 }
 
 

@@ -37,9 +37,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "readout": ("readout", "SPEC §5 readout predictions: dof, ridge error, loss, arrival "
                 "time"),
     "reproduce": ("reproduce", "the SPEC §6.3 readout experiments, theory side"),
+    "sweep": ("sweep", "run a validation campaign (SPEC §6.1) over a grid on Dask, resumable"),
+    "sweep-report": ("sweep", "per-point means with 95%% CIs, n-scaling fits and plots of a "
+                     "sweep store"),
 }
 #: every sub-command module under ``freege.cli``
-COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce")
+COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce", "sweep")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -77,6 +80,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Random-matrix theory of softmax multi-head attention: derive, evaluate, "
         "validate.",
     )
+    from freege import __version__
+    parser.add_argument("--version", action="version", version=f"freege {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     modules = COMMAND_MODULES if argv is None else _modules_for(argv)

@@ -49,18 +49,14 @@ def add_dps_option(parser: argparse.ArgumentParser) -> None:
 
 
 def check_plot_target(path: str, option: str = "--plot") -> Path:
-    """Check a figure target before any work: a .png or .svg name, matplotlib importable
-    (:func:`freege.plotting.check_target`), not a directory, in an existing folder, and
-    writable -- probed by creating the file and removing it at once, so that neither a
-    failure after the work nor a partial file is possible. ValueError (one line) otherwise."""
+    """Check a figure target before any work: :func:`freege.plotting.check_target` (the
+    extension, matplotlib, an existing folder, not a folder itself), then writability,
+    probed by creating the file and removing it at once (permission bits do not bind root,
+    and a folder like /proc refuses files whatever they say) -- so neither a failure after
+    the work nor a partial file is possible. ValueError (one line) otherwise."""
     from freege import plotting
 
     target = plotting.check_target(path)
-    if target.is_dir():
-        raise ValueError(f"{option} {path!r} is a directory, not a file name")
-    folder = target.absolute().parent
-    if not folder.is_dir():
-        raise ValueError(f"{option} {path!r}: folder {str(folder)!r} does not exist")
     existed = target.exists()
     try:
         with open(target, "ab"):

@@ -9,6 +9,8 @@ Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
 * ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
+LaTeX spells the symbols as in the theory (gamma_K, gamma_V, gamma_O, theta_1, theta_2, beta:
+:func:`freege.symbolic.symbols.to_latex`);
 JSON expressions are strings that plain ``sympy.sympify`` parses back, in ``beta, h, gK,
 gV, gO`` only (thetas expanded): names that mean something else to sympify are spelled
 ``Symbol('beta')`` and ``Symbol('S')`` (:func:`freege.symbolic.symbols.to_text`);
@@ -26,7 +28,7 @@ import sympy as sp
 from freege.cli.common import add_format_option, emit
 from freege.symbolic import closed_forms
 from freege.symbolic.cases import CASES
-from freege.symbolic.symbols import PARAM_NAMES, in_beta, to_text
+from freege.symbolic.symbols import PARAM_NAMES, in_beta, to_latex, to_text
 
 FORMATS = ("text", "latex", "json")
 THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
@@ -72,7 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> Callable[[dict], str]:
     """Text or LaTeX renderer of ``(text name, latex name, expression)`` lines."""
     if fmt == "latex":
-        body = [f"{tex} = {sp.latex(expr)}" for _, tex, expr in lines]
+        body = [f"{tex} = {to_latex(expr)}" for _, tex, expr in lines]
         return lambda _data: "\n".join([f"% {title}", f"% {THETA_LATEX}", *body])
     body = [f"{name} = {expr}" for name, _, expr in lines]
     return lambda _data: "\n".join([f"# {title}", f"# {THETA_LINE}", *body])

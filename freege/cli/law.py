@@ -282,6 +282,10 @@ def plot_density(path: str, the_law: Law, title: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = law_spec(args)
+    if args.certify:  # rigorous balls (python-flint), imported only on this path
+        from freege.cli import certify_output
+
+        return certify_output.run_law(args, spec)
     if args.plot:
         check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)
@@ -306,4 +310,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--plot", metavar="FILE", help="draw the density (.png or .svg)")
     add_format_option(parser)
     add_dps_option(parser)
+    parser.add_argument("--certify", action="store_true", help="rigorous ball enclosures of "
+                        "the support, atoms and density (pip install 'freege[certify]')")
     parser.set_defaults(func=run)

@@ -119,6 +119,11 @@ def render(data: dict[str, Any], title: str, dps: int | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     spec = law_spec(args)
+    if getattr(args, "certify", False):  # rigorous balls (python-flint), dof and ridge
+        from freege.cli import certify_output
+
+        sigma2 = sigma2_option(args.sigma2) if args.readout == "ridge" else None
+        return certify_output.run_readout(args, spec, real_option("--lam", args.lam), sigma2)
     data = evaluate(args.readout, args, spec)
     title = f"readout {args.readout}: features of the {describe(spec)}, normalized (SPEC §5)"
     emit(data, args.format, lambda d: render(d, title, args.dps), args.dps)
@@ -160,4 +165,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")
         add_format_option(sub)
         add_dps_option(sub)
+        if kind in ("dof", "ridge"):
+            sub.add_argument("--certify", action="store_true", help="rigorous ball "
+                             "enclosures (pip install 'freege[certify]')")
         sub.set_defaults(func=run)

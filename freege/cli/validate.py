@@ -72,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument(opt, default=None, help=name)
     p.add_argument("--sharing", choices=SHARINGS, default=None,
                    help="K/V sharing scheme (default: none)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="a Hugging Face-style config.json (n from max_position_embeddings "
+                   "or --n)")
     add_format_option(p)
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="write a histogram of both spectra with the limiting density")
@@ -115,11 +118,22 @@ def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
     """The preset (name, Dims) or the explicit configuration given by the options."""
     given = {field: getattr(args, opt) for opt, field in _EXPLICIT
              if getattr(args, opt) is not None}
-    if args.preset is not None:
+    if args.config is not None:
+        from validation.hf_config import load_hf_config
+
+        others = [f"--{opt.replace('_', '-')}" for opt, _f in _EXPLICIT
+                  if opt != "n" and getattr(args, opt) is not None]
+        others += [args.preset] if args.preset else []
+        if others:
+            raise ValueError(f"--config takes only --n besides (got {', '.join(others)})")
+        dims = load_hf_config(args.config, n=given.get("n"))
+        preset = None
+    elif args.preset is not None:
         if given:
             raise ValueError("give a preset or an explicit configuration, not both "
                              f"(got preset {args.preset!r} and --{', --'.join(given)})")
         dims = get_preset(args.preset)
+        preset = args.preset
     else:
         missing = [f"--{opt.replace('_', '-')}" for opt in ("n", "h", "dk", "do")
                    if getattr(args, opt) is None]
@@ -128,9 +142,10 @@ def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
                              f"configuration (missing {', '.join(missing)})")
         given.setdefault("dV", given["dK"])
         dims = Dims(**given)
+        preset = None
     if args.beta is not None:
         dims = dataclasses.replace(dims, beta=args.beta)
-    return args.preset, dims
+    return preset, dims
 
 
 def _config_text(preset: str | None, dims: Dims) -> str:
@@ -158,7 +173,10 @@ def run_validate(args: argparse.Namespace) -> int:
     result = validate(dims, draws=draws, seed=seed, backend=bk,
                       on_draw=lambda i, _d: bar(i + 1))
     summary = result.summary()
-    data = {"preset": preset, "config": _dims_dict(dims), **summary}
+    resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
+                "do": dims.dO}
+    data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
+            **resolved, **summary}
     if args.plot is not None:
         distances = _plot_validation(args.plot, result, preset, dims)
         if distances is not None:

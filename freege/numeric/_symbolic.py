@@ -51,3 +51,10 @@ def ridge_polynomial(case: str) -> sp.Poly:
 def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
     """``(F_w, F_lam)`` of :func:`ridge_polynomial` (SPEC §5)."""
     return equations.ridge_derivatives(case)
+
+
+@functools.cache
+def ridge_lambda_coefficients(case: str) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
+    """``(a0, a1, a2, D)`` of ``F = a2 lam^2 + a1 lam + a0`` and ``D = a1^2 - 4 a0 a2``,
+    factored, functions of ``w`` and the parameters (SPEC §5)."""
+    return equations.ridge_lambda_coefficients(case)

@@ -1,57 +1,100 @@
 """Readout predictions of SPEC §5 from a :class:`freege.numeric.law.Law`.
 
-All functions use the normalized law ``nubar`` (features ``F = MHA / sqrt(m)``): a raw
-law is normalized first. They return float64 numbers for a float64 law and mpmath numbers
-at the law's ``dps`` otherwise (internally float64 laws work at 30 digits where a
-high-precision method is needed, e.g. Stehfest).
+All functions use the normalized law ``nubar`` (features ``F = MHA / sqrt(m)``): a raw law
+is normalized first. They return float64 numbers for a float64 law and mpmath numbers at the
+law's ``dps`` otherwise; ``lam``, ``sigma2``, ``t`` may be scalars or array-likes (then a numpy
+array: float for a float64 law, object for a ``dps`` law, like ``scipy``). A Python float
+input means its *decimal* value (``1e-4`` is ``Fraction(repr(1e-4))``, not the nearest
+double), so a ``dps`` law answers for the number the user typed.
 
-* :func:`dof` -- ``w(lam) = int x/(x + lam) dnubar``. Independent cases: bracketed solve of
-  the ridge polynomial ``F(w, lam) = 0`` in ``w`` on ``(0, 1 - atom)``, where SPEC §5 makes
-  ``lam(w)`` explicit and monotone (``1 - atom = min(1, h, gV, gO)`` for MHA), so no branch
-  choice is needed; tied cases: ``w = 1 + lam G(-lam)`` on the tracked physical branch of
-  the Cauchy polynomial (``G`` is real on ``(-inf, 0)``), Newton-polished on ``F``.
-* :func:`dof_derivative` -- ``w'(lam) = -F_lam / F_w`` (implicit derivative).
-* :func:`ridge_error` -- ``E = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``.
-* :func:`flow_loss` -- ``L(t) = int exp(-2 t x) dnubar``, the Gaver-Stehfest inverse
-  Laplace transform (mpmath's ``Stehfest`` rule, the one ``mpmath.invertlaplace(...,
-  method="stehfest")`` runs: degree ``M = 2.93 dps``, working precision raised to ``M``
-  digits, the ``M`` Laplace-space values batched) of ``(1 - w(p))/p = -G(-p)`` at
-  ``tau = 2t``. Delivered accuracy is tested against quadrature of the density.
-* :func:`arrival_time` -- first ``t`` with ``L(t) = level`` (bracketed).
-* :func:`crossover` -- the argument where two functions (e.g. two configurations' errors)
-  are equal (bracketed root).
+Methods and accuracy (``D`` = the law's ``dps``; float64 laws work at
+:data:`INTERNAL_DPS` digits and round, so float64 results are correctly rounded up to an
+ulp or two):
+
+* :func:`dof` -- ``w(lam) = int x/(x + lam) dnubar``. SPEC §5: the ridge polynomial is
+  quadratic in ``lam``, ``F = a2(w) lam^2 + a1(w) lam + a0(w)``, with exactly factored
+  coefficients and discriminant ``D(w)`` (:func:`freege.numeric._symbolic.
+  ridge_lambda_coefficients`). The physical branch is the larger root
+  ``lam(w) = (-a1 + sqrt(D)) / (2 a2)`` (evaluated without cancellation): ``a2 > 0`` on
+  ``(0, w_max)``, ``D > 0`` there (the two roots never cross), and as ``w -> 0+`` the
+  larger root is the one that blows up like ``1/w``, as ``w(lam) ~ 1/lam`` requires; so
+  ``lam(w)`` decreases from ``+inf`` to 0 on ``(0, w_max)``, ``w_max = 1 - atom`` the
+  smallest positive root of ``a0`` (a ratio: 1, h, gV, gO, gK). ``w`` solves
+  ``log lam(w) = log lam0`` by :func:`freege.numeric.solve.find_root` (verified bracket,
+  Newton with the exact derivative ``dlam/dw``), in ``w`` on
+  ``(0, w_max/2]`` and in ``u = w_max - w`` beyond (so tiny ``lam`` keeps ``w_max - w``
+  to full relative precision: the precision is raised by the digits of ``w_max/u``). Same
+  route for independent and tied cases; the solve raises
+  :class:`freege.errors.ConvergenceError` if ``D < 0``, ``a2 <= 0`` or a non-monotone
+  ``lam(w)`` is met on the path. Works at ``D + 10`` digits: every returned digit is right.
+* :func:`dof_derivative` -- ``w'(lam) = 1/lam'(w) = -F_lam/F_w`` (``F_lam = sqrt(D)`` on
+  the physical branch), evaluated as the derivative of the stable root formula from the
+  factored coefficients' and discriminant's derivatives (no cancellation even where
+  ``w_max`` is a root of high multiplicity), at the same point and precision.
+* :func:`ridge_error` -- ``E = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``, same precision.
+* :func:`flow_loss` -- ``L(t) = int exp(-2 t x) dnubar``. Float64 laws: quadrature of
+  ``exp(-2 t x)`` against the density plus the atom (:meth:`Law.expect`, ~1e-15; the
+  density is memoised at the quadrature nodes per law, so further ``t`` cost one
+  exponential per node). ``dps``
+  laws: Gaver-Stehfest inversion of ``(1 - w(p))/p = -G(-p)`` at ``tau = 2t`` (mpmath's
+  ``Stehfest`` rule at degree ``M``, working precision ``1.38 M`` digits) with the degree
+  chosen by a two-degree agreement test: degrees ``M`` and ``M + dM`` must agree to
+  ``10^-(D+2)`` relative, else ``M`` grows, and a :class:`ConvergenceError` after
+  :data:`STEHFEST_TRIES` tries (``Law.expect`` at high ``dps`` has no guard digits and is
+  ~30x slower, so it is the cross-check there; see :func:`estimate_flow_loss`).
+* :func:`arrival_time` -- first ``t`` with ``L(t) = level``: ``L`` is strictly decreasing,
+  so a bracket grown by 4 and :func:`find_root` with ``L'(t) = -2 int x exp(-2tx) dnubar``
+  (same route as ``L``: memoised quadrature in float64, the Stehfest values' transform
+  ``p F(p) - 1`` in ``dps`` mode, both degrees checked) give the unique crossing,
+  verified by a sign change. A level within ``10^-dps`` (float64: 1e-15) of the atom is
+  refused (the atom is known to that precision; the time would be meaningless).
+* :func:`crossover` -- the argument where two functions are equal, by :func:`find_root`.
+* :func:`estimate_dof`, :func:`estimate_ridge_error`, :func:`estimate_flow_loss` -- the
+  value and its disagreement with an *independent* route (quadrature of the integral
+  forms against the density and atom, or Stehfest against quadrature) as an
+  :class:`freege.numeric.law.Estimate` (SPEC §7: an honest accuracy estimate).
 """
 
 from __future__ import annotations
 
+import copy
 import functools
+import math
+import weakref
 from collections.abc import Callable
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
 import sympy as sp
 from mpmath.calculus.inverselaplace import Stehfest
 
+from freege.errors import ConvergenceError
 from freege.numeric import _symbolic
-from freege.numeric.law import Law, check_dps
-from freege.params import positive, to_mpf
-from freege.symbolic.cases import TIED_CASES
-from freege.symbolic.symbols import lam as LAM
+from freege.numeric.law import Estimate, Law, check_dps
+from freege.numeric.solve import find_root
+from freege.params import Number, positive, to_mpf
 from freege.symbolic.symbols import w as W
 
-#: digits used internally by float64 laws for high-precision steps
+#: digits used by float64 laws for the ridge solves (then rounded to float64)
 INTERNAL_DPS = 30
-#: digits of the Stehfest evaluation behind a float64 loss (degree 58, ~1e-16 delivered)
-LOSS_DPS_FLOAT64 = 20
+#: guard digits added to a law's ``dps`` for every readout solve
+GUARD_DIGITS = 10
+#: digits the Stehfest degree test asks for behind a float64 value (estimates, checks)
+LOSS_DIGITS_FLOAT64 = 17
+#: attempts of the Stehfest two-degree test (the degree grows by 1.5x each time)
+STEHFEST_TRIES = 4
 
 
-@functools.lru_cache(maxsize=32)
-def _ridge_functions(case: str) -> tuple[Callable[..., Any], ...]:
-    """``F``, ``F_w``, ``F_lam`` lambdified (mpmath) in ``(w, lam, *parameters)``."""
-    exprs = (_symbolic.ridge_polynomial(case), *_symbolic.ridge_derivatives(case))
-    args = (W, LAM, *_symbolic.PARAMETERS)
-    return tuple(sp.lambdify(args, e.as_expr(), modules="mpmath") for e in exprs)
+# ---------------------------------------------------------------------------- inputs
+def decimal_input(name: str, value: Any, allow_zero: bool = False) -> Number:
+    """A validated positive (or, with ``allow_zero``, zero) input; a float becomes the
+    decimal it prints as (``Fraction(repr(x))``), so ``lam=1e-4`` means 10^-4 exactly."""
+    if allow_zero and not isinstance(value, bool | str) and value == 0:
+        return Fraction(0)
+    x = positive(name, value)
+    return Fraction(repr(float(x))) if isinstance(x, float) else x
 
 
 def _normalized(law: Law) -> Law:
@@ -60,139 +103,397 @@ def _normalized(law: Law) -> Law:
     return law.as_normalized()
 
 
-def _dps(law: Law) -> int:
-    return law.dps if law.dps is not None else INTERNAL_DPS
+def _work_dps(law: Law) -> int:
+    return law.dps + GUARD_DIGITS if law.dps is not None else INTERNAL_DPS
 
 
 def _out(law: Law, value: Any) -> Any:
-    return +value if law.dps is not None else float(value)
+    """Round a working-precision value to the law's output type."""
+    if law.dps is None:
+        return float(value)
+    with mpmath.workdps(law.dps):
+        return +value
 
 
-def _w_mp(nbar: Law, lam: mpmath.mpf) -> mpmath.mpf:
-    """``w(lam)`` at the ambient precision (see the module docstring)."""
-    F, F_w, _ = _ridge_functions(nbar.case)
-    params = nbar.parameter_values()
-    if nbar.case in TIED_CASES:
-        w = 1 + lam * nbar.stieltjes_batch([-lam])[0].real
+def _vectorised(law: Law, fn: Callable[[Any], Any], x: Any) -> Any:
+    """``fn`` elementwise over an array-like (numpy float array for a float64 law, object
+    array for a ``dps`` law, same shape), or ``fn(x)`` for a scalar."""
+    if isinstance(x, np.ndarray | list | tuple):
+        arr = np.asarray(x, dtype=object)
+        values = [fn(v) for v in arr.ravel()]
+        out = np.empty(arr.shape, dtype=object if law.dps is not None else float)
+        out.ravel()[:] = values
+        return out
+    return fn(x)
+
+
+def _describe(law: Law, **extra: Any) -> dict[str, Any]:
+    r = law.ratios
+    return {"case": law.case, "beta": r.beta, "h": r.h, "gK": r.gK, "gV": r.gV, "gO": r.gO,
+            **extra}
+
+
+# ---------------------------------------------------------------------------- w(lam)
+class _RidgeFunctions(NamedTuple):
+    coefficients: Callable[..., Any]  # (w, *params) -> [a0, a1, a2]
+    derivatives: Callable[..., Any]  # (w, *params) -> [a0', a1', a2', D']
+    discriminant: Callable[..., Any]  # (w, *params) -> D
+    ends: Callable[..., Any]  # (*params) -> roots of the factors of a0 linear in w
+
+
+@functools.lru_cache(maxsize=16)
+def _ridge_functions(case: str) -> _RidgeFunctions:
+    """The factored coefficients and discriminant, their ``w``-derivatives (product rule:
+    sums of products of the factors, never expanded) and the candidate ends ``w_max``
+    (roots of ``a0``'s linear factors), lambdified (mpmath)."""
+    a0, a1, a2, disc = _symbolic.ridge_lambda_coefficients(case)
+    args = (W, *_symbolic.PARAMETERS)
+    ends = []
+    for factor in sp.Mul.make_args(a0):
+        base = factor.base if isinstance(factor, sp.Pow) else factor
+        if base.has(W) and sp.degree(base, W) == 1:
+            c1, c0 = sp.Poly(base, W).all_coeffs()
+            ends.append(-c0 / c1)
+    if not ends:
+        raise ArithmeticError(f"{case}: F(w, 0) has no linear factor (no w_max)")
+    return _RidgeFunctions(
+        sp.lambdify(args, [a0, a1, a2], modules="mpmath"),
+        sp.lambdify(args, [sp.diff(a, W) for a in (a0, a1, a2, disc)], modules="mpmath"),
+        sp.lambdify(args, disc, modules="mpmath"),
+        sp.lambdify(_symbolic.PARAMETERS, ends, modules="mpmath"),
+    )
+
+
+class _Curve:
+    """``lam(w)`` on the physical branch of one normalized law, at the ambient precision
+    (parameters and ``w_max`` recomputed whenever the precision changes)."""
+
+    def __init__(self, nbar: Law) -> None:
+        self.nbar = nbar
+        self.fns = _ridge_functions(nbar.case)
+        self._at: dict[int, tuple[tuple[mpmath.mpf, ...], mpmath.mpf]] = {}
+
+    def setup(self) -> tuple[tuple[mpmath.mpf, ...], mpmath.mpf]:
+        """``(parameters, w_max)`` at the ambient precision."""
+        prec = mpmath.mp.prec
+        if prec not in self._at:
+            params = tuple(self.nbar.parameter_values())
+            ends = [mpmath.mpf(e) for e in self.fns.ends(*params)]
+            w_max = min((e for e in ends if e > 0), default=None)
+            if w_max is None:
+                raise ConvergenceError("w(lam)", "no positive end w_max", _describe(self.nbar))
+            self._at[prec] = (params, w_max)
+        return self._at[prec]
+
+    def branch(self, w: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """``(lam(w), sqrt(D(w)))`` on the physical (larger) root, at ``w`` in
+        ``(0, w_max)``; a :class:`ConvergenceError` if ``a2 <= 0`` or ``D < 0`` there."""
+        params, _ = self.setup()
+        a0, a1, a2 = self.fns.coefficients(w, *params)
+        disc = self.fns.discriminant(w, *params)
+        if not (a2 > 0 and disc >= 0):
+            raise ConvergenceError(
+                "lam(w)", f"the physical branch is not real at w = {mpmath.nstr(w, 10)} "
+                f"(a2 = {mpmath.nstr(a2, 5)}, D = {mpmath.nstr(disc, 5)})", _describe(self.nbar))
+        root = mpmath.sqrt(disc)
+        lam = (-a1 + root) / (2 * a2) if a1 <= 0 else -2 * a0 / (a1 + root)
+        return lam, root
+
+    def lam_prime(self, w: mpmath.mpf) -> mpmath.mpf:
+        """``dlam/dw`` of the physical root at ``w`` (``= -F_w / F_lam``, ``F_lam =
+        sqrt(D)``), differentiated in the same stable form as :meth:`branch` (``s = sqrt(D)``,
+        ``s' = D'/(2 s)``): ``((s' - a1') - 2 a2' lam)/(2 a2)`` or ``-(2 a0' + lam (a1' +
+        s'))/(a1 + s)``. Where ``w_max`` is a root of high multiplicity this avoids the
+        cancellation of the terms of ``F_w``. A :class:`ConvergenceError` unless it is
+        negative (``lam(w)`` decreasing)."""
+        params, _ = self.setup()
+        lam, root = self.branch(w)
+        a0, a1, a2 = self.fns.coefficients(w, *params)
+        d0, d1, d2, d_disc = self.fns.derivatives(w, *params)
+        d_root = d_disc / (2 * root)
+        if a1 <= 0:
+            slope = ((d_root - d1) - 2 * d2 * lam) / (2 * a2)
+        else:
+            slope = -(2 * d0 + lam * (d1 + d_root)) / (a1 + root)
+        if not slope < 0:
+            raise ConvergenceError(
+                "lam(w)", f"lam(w) is not decreasing at w = {mpmath.nstr(w, 10)}",
+                _describe(self.nbar))
+        return slope
+
+
+def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """``(w(lam), w'(lam))`` correct to the ambient precision (see the module docstring);
+    internally the precision is raised by the digits of ``w_max / (w_max - w)``."""
+    curve = _Curve(nbar)
+    base = mpmath.mp.prec
+    _, w_max = curve.setup()
+    lam0 = to_mpf(lam)
+    params = _describe(nbar, lam=lam)
+
+    def lam_at(w: mpmath.mpf) -> mpmath.mpf:
+        value = curve.branch(w)[0]
+        if not value > 0:
+            raise ConvergenceError("w(lam)", f"lam(w) = {mpmath.nstr(value, 5)} <= 0 at "
+                                   f"w = {mpmath.nstr(w, 10)} < w_max", params)
+        return value
+
+    half = w_max / 2
+    # bracket steps (each a factor 4) before giving up: w ~ 1/lam as lam -> inf, and
+    # w_max - w ~ lam^(1/k) as lam -> 0 (k <= 4, the multiplicity of the end)
+    limit = 4 * base + 64 + 4 * int(abs(mpmath.log(lam0, 2)))
+    if lam0 >= lam_at(half):  # root in (0, w_max/2]: solve in w
+        hi, lo = half, half / 4
+        for _ in range(limit):
+            if lam_at(lo) >= lam0:
+                break
+            hi, lo = lo, lo / 4
+        else:
+            raise ConvergenceError("w(lam)", "no bracket found near w = 0", params)
+
+        def f(w: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.log(lam_at(w) / lam0)
+
+        def df(w: mpmath.mpf) -> mpmath.mpf:
+            return curve.lam_prime(w) / curve.branch(w)[0]
+
+        w = find_root(f, (lo, hi), df=df, quantity="w(lam)", params=params)
+        return w, 1 / curve.lam_prime(w)
+
+    # root in (w_max/2, w_max): solve in u = w_max - w with the precision raised so that
+    # w = w_max - u keeps u to full relative precision
+    u_hi, u_lo = half, half / 4
+    for _ in range(limit):
+        with mpmath.workprec(base + max(0, int(mpmath.log(w_max / u_lo, 2))) + 8):
+            _, wm = curve.setup()
+            if lam_at(wm - u_lo) <= lam0:
+                break
+        u_hi, u_lo = u_lo, u_lo / 4
     else:
-        w_max = 1 - nbar.atom_mass()
-        w = mpmath.findroot(lambda v: F(v, lam, *params), (mpmath.mpf(0), w_max),
-                            solver="anderson", verify=False)
-    for _ in range(6):  # Newton polish on F at full precision (quadratic from here)
-        step = F(w, lam, *params) / F_w(w, lam, *params)
-        w -= step
-        if abs(step) <= mpmath.eps * 16:
-            break
-    return w
+        raise ConvergenceError("w(lam)", "no bracket found near w_max", params)
+    with mpmath.workprec(base + max(0, int(mpmath.log(w_max / u_lo, 2))) + 8):
+        _, wm = curve.setup()
+        lam0 = to_mpf(lam)
 
+        def g(u: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.log(lam_at(wm - u) / lam0)
 
-def _check_lam(lam: Any) -> Any:
-    return positive("lam", lam)
+        def dg(u: mpmath.mpf) -> mpmath.mpf:
+            return -curve.lam_prime(wm - u) / curve.branch(wm - u)[0]
+
+        u = find_root(g, (u_lo, u_hi), df=dg, quantity="w(lam)", params=params,
+                      rtol=mpmath.ldexp(1, 16 - base))
+        w = wm - u
+        w_prime = 1 / curve.lam_prime(w)
+    return +w, +w_prime
 
 
 def dof(law: Law, lam: Any) -> Any:
-    """``w(lam) = int x/(x + lam) dnubar(x)`` (SPEC §5), ``lam > 0``."""
-    lam = _check_lam(lam)
+    """``w(lam) = int x/(x + lam) dnubar(x)`` (SPEC §5), ``lam > 0``; scalar or array."""
     nbar = _normalized(law)
-    with mpmath.workdps(_dps(law) + 10):
-        return _out(law, _w_mp(nbar, to_mpf(lam)))
+
+    def one(value: Any) -> Any:
+        lam_in = decimal_input("lam", value)
+        with mpmath.workdps(_work_dps(law)):
+            return _out(law, _ridge_point(nbar, lam_in)[0])
+
+    return _vectorised(law, one, lam)
 
 
 def dof_derivative(law: Law, lam: Any) -> Any:
-    """``w'(lam) = -int x/(x + lam)^2 dnubar = -F_lam/F_w`` at ``(w(lam), lam)`` (SPEC §5)."""
-    lam = _check_lam(lam)
+    """``w'(lam) = -int x/(x + lam)^2 dnubar = -F_lam/F_w`` at ``(w(lam), lam)`` (SPEC §5);
+    scalar or array."""
     nbar = _normalized(law)
-    with mpmath.workdps(_dps(law) + 10):
-        return _out(law, _w_prime(nbar, to_mpf(lam), _w_mp(nbar, to_mpf(lam))))
+
+    def one(value: Any) -> Any:
+        lam_in = decimal_input("lam", value)
+        with mpmath.workdps(_work_dps(law)):
+            return _out(law, _ridge_point(nbar, lam_in)[1])
+
+    return _vectorised(law, one, lam)
 
 
-def _w_prime(nbar: Law, lam: mpmath.mpf, w: mpmath.mpf) -> mpmath.mpf:
-    _, F_w, F_lam = _ridge_functions(nbar.case)
-    params = nbar.parameter_values()
-    return -F_lam(w, lam, *params) / F_w(w, lam, *params)
+def _check_mha(law: Law) -> None:
+    if law.case not in ("mha", "mha-tied"):
+        raise ValueError(f"ridge_error needs an MHA law (case mha or mha-tied), got {law.case}")
 
 
 def ridge_error(law: Law, lam: Any, sigma2: Any) -> Any:
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``
-    (SPEC §5; isotropic teacher, noise variance ``sigma2 >= 0``). Needs an MHA law
-    (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula."""
-    lam = _check_lam(lam)
-    if law.case not in ("mha", "mha-tied"):
-        raise ValueError(f"ridge_error needs an MHA law (case mha or mha-tied), got {law.case}")
-    sigma2 = 0 if sigma2 == 0 else positive("sigma2", sigma2)
+    (SPEC §5; isotropic teacher, noise variance ``sigma2 >= 0``); scalar or array ``lam``.
+    Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula."""
+    _check_mha(law)
+    s2 = decimal_input("sigma2", sigma2, allow_zero=True)
     nbar = _normalized(law)
-    with mpmath.workdps(_dps(law) + 10):
-        lam_mp, g_o = to_mpf(lam), to_mpf(law.ratios.gO)
-        w = _w_mp(nbar, lam_mp)
-        error = 1 - w / g_o + (lam_mp / g_o - to_mpf(sigma2)) * _w_prime(nbar, lam_mp, w)
-        return _out(law, error)
+
+    def one(value: Any) -> Any:
+        lam_in = decimal_input("lam", value)
+        with mpmath.workdps(_work_dps(law)):
+            w, w_prime = _ridge_point(nbar, lam_in)
+            g_o = to_mpf(law.ratios.gO)
+            return _out(law, 1 - w / g_o + (to_mpf(lam_in) / g_o - to_mpf(s2)) * w_prime)
+
+    return _vectorised(law, one, lam)
 
 
-def _laplace_batch(nbar: Law, ps: list[mpmath.mpf]) -> list[mpmath.mpf]:
-    """``(1 - w(p))/p = -G(-p)`` at the ambient precision, one tracked batch."""
-    return [-g.real for g in nbar.stieltjes_batch([-p for p in ps])]
-
-
-def _loss_mp(nbar: Law, tau: mpmath.mpf) -> mpmath.mpf:
-    """Gaver-Stehfest at the ambient precision (the rule raises it to ~2.93 dps)."""
+# ---------------------------------------------------------------------------- L(t)
+def _stehfest(nbar: Law, tau: mpmath.mpf, degree: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Gaver-Stehfest at one ``degree`` (mpmath's rule; it raises the precision to
+    ``1.38 degree`` digits for the Laplace values): ``(L, dL/dtau)`` at ``tau``, from
+    ``F(p) = -G(-p)`` and ``p F(p) - 1`` (the transform of ``dL/dtau``)."""
     rule = Stehfest(mpmath.mp)
-    rule.calc_laplace_parameter(tau)  # sets mp.dps to the rule's working precision
+    rule.calc_laplace_parameter(tau, degree=degree)  # sets mp.dps to the rule's precision
     try:
-        values = _laplace_batch(nbar, list(rule.p))
-    except BaseException:
+        ps = list(rule.p)
+        values = [-g.real for g in nbar.stieltjes_batch([-p for p in ps])]
+        slopes = [p * v - 1 for p, v in zip(ps, values, strict=True)]
+        value = rule.calc_time_domain_solution(values, tau, manual_prec=True)
+        slope = rule.calc_time_domain_solution(slopes, tau, manual_prec=True)
+    finally:
         mpmath.mp.dps = rule.dps_orig
-        raise
-    return rule.calc_time_domain_solution(values, tau)  # restores mp.dps
+    return +value, +slope
+
+
+def _stehfest_checked(nbar: Law, tau: mpmath.mpf, digits: int, slope: bool = False
+                      ) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """``(L, dL/dtau, error)`` by :func:`_stehfest` at the degree passing the two-degree
+    test: degrees ``M`` and ``M + dM`` agree to ``10^-digits`` relative (``L``, and its
+    derivative if ``slope``), the higher one is returned with the disagreement as
+    ``error``. Starts at ``M = 4.4 digits`` (the rule delivers about ``0.24 M`` digits on
+    these transforms)."""
+    degree = 2 * math.ceil(2.2 * digits)
+    tol = mpmath.mpf(10) ** -digits
+    for _ in range(STEHFEST_TRIES):
+        step = 2 * math.ceil(degree / 16)
+        low = _stehfest(nbar, tau, degree)
+        high = _stehfest(nbar, tau, degree + step)
+        error = abs(low[0] - high[0])
+        if error <= tol * abs(high[0]) and (
+                not slope or abs(low[1] - high[1]) <= tol * abs(high[1])):
+            return high[0], high[1], error
+        degree = 2 * math.ceil(0.75 * degree)
+    raise ConvergenceError(
+        "L(t) (Stehfest)", f"degrees up to {degree} do not agree to {digits} digits",
+        _describe(nbar, t=tau / 2))
+
+
+def _check_t(value: Any) -> Number:
+    return decimal_input("t", value, allow_zero=True)
+
+
+#: float64 law -> its density at the quadrature node arrays met so far
+_DENSITY_MEMO: weakref.WeakKeyDictionary[Law, dict[Any, np.ndarray]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _memoised(nbar: Law) -> Law:
+    """A copy of a float64 law whose ``pdf`` remembers the node arrays it was called with:
+    the quadrature nodes of :meth:`Law.expect` depend on the law only, so ``L(t)`` at many
+    ``t`` (curves, the arrival solve) costs one density evaluation (same values). The
+    memo lives as long as the law does."""
+    table = _DENSITY_MEMO.setdefault(nbar, {})
+    memo = copy.copy(nbar)  # shares the law's caches
+
+    def pdf(x: Any) -> Any:
+        arr = np.asarray(x, dtype=float)
+        key = (arr.shape, arr.tobytes())
+        if key not in table:
+            table[key] = type(memo).pdf(memo, arr)
+        return table[key]
+
+    memo.pdf = pdf  # type: ignore[method-assign]
+    return memo
+
+
+def _loss_quadrature(nbar: Law, t: Number) -> Any:
+    """``int exp(-2 t x) dnubar`` by :meth:`Law.expect` (float or mpf at the law's dps)."""
+    if nbar.dps is None:
+        tf = float(t)
+        return _memoised(nbar).expect(lambda x: np.exp(-2 * tf * x))
+    with mpmath.workdps(nbar.dps):
+        tm = to_mpf(t)
+    return nbar.expect(lambda x: mpmath.exp(-2 * tm * x))
 
 
 def flow_loss(law: Law, t: Any) -> Any:
     """Gradient-flow loss ``L(t) = int exp(-2 t x) dnubar(x)`` (SPEC §5), ``t >= 0``;
-    scalar or array. ``L(0) = 1``; ``L(inf)`` is the mass at 0."""
+    scalar or array. ``L(0) = 1``; ``L(inf)`` is the mass at 0. Float64: quadrature;
+    ``dps``: degree-controlled Stehfest (module docstring)."""
     nbar = _normalized(law)
 
-    def one(tv: Any) -> Any:
-        if tv != 0:
-            tv = positive("t", tv)
-        else:
+    def one(value: Any) -> Any:
+        tv = _check_t(value)
+        if tv == 0:
             return _out(law, mpmath.mpf(1))
-        with mpmath.workdps(law.dps or LOSS_DPS_FLOAT64):
-            return _out(law, _loss_mp(nbar, 2 * to_mpf(tv)))
+        if law.dps is None:
+            return float(_loss_quadrature(nbar, tv))
+        with mpmath.workdps(_work_dps(law)):
+            return _out(law, _stehfest_checked(nbar, 2 * to_mpf(tv), law.dps + 2)[0])
 
-    if isinstance(t, np.ndarray | list | tuple):
-        values = [one(v) for v in np.asarray(t).ravel()]
-        dtype = float if law.dps is None else object
-        return np.array(values, dtype=dtype).reshape(np.shape(t))
-    return one(t)
+    return _vectorised(law, one, t)
 
 
 def arrival_time(law: Law, level: Any) -> Any:
     """First ``t`` with ``L(t) = level`` (SPEC §5), for ``L(inf) < level < 1`` where
     ``L(inf)`` is the mass of ``nubar`` at 0. ``L`` is strictly decreasing (a mixture of
-    decaying exponentials), so a bracket ``[T/4, T]`` (grown or shrunk by 4 from 1)
-    and the Anderson-Bjorck bracketed solver find the unique crossing."""
-    level = positive("level", level)
+    decaying exponentials), so a bracket ``[T/4, T]`` (grown or shrunk by 4 from 1) and
+    :func:`find_root` with the derivative ``L'`` give the unique crossing."""
+    level = decimal_input("level", level)
     nbar = _normalized(law)
-    floor = nbar.atoms().get(0.0 if law.dps is None else mpmath.mpf(0), 0)
-    if not floor < level < 1:
-        raise ValueError(
-            f"level must be in (L(inf) = {float(floor)}, 1) (the mass at 0 of the normalized "
-            f"law is never trained away), got {level}"
-        )
-    with mpmath.workdps(law.dps or LOSS_DPS_FLOAT64):
+    with mpmath.workdps(_work_dps(law)):
+        floor = nbar.atom_mass()
         target = to_mpf(level)
+        # the atom is known to the output precision: a level within that of it is refused
+        if not floor + mpmath.mpf(10) ** -(law.dps or 15) < target < 1:
+            raise ValueError(
+                f"level must be in (L(inf) = {mpmath.nstr(floor, 15)}, 1) (the mass at 0 of "
+                f"the normalized law is never trained away), got {float(level)!r}"
+            )
+    params = _describe(nbar, level=level)
+    if law.dps is None:
+        def excess(t: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.mpf(_loss_quadrature(nbar, float(t))) - target
+
+        def slope(t: mpmath.mpf) -> mpmath.mpf:
+            tf = float(t)
+            return mpmath.mpf(_memoised(nbar).expect(lambda x: -2 * x * np.exp(-2 * tf * x)))
+
+        rtol = mpmath.mpf(2) ** -50
+    else:
+        digits = law.dps + 2
+
+        @functools.lru_cache(maxsize=8)
+        def loss_and_slope(t: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+            return _stehfest_checked(nbar, 2 * t, digits, slope=True)  # one set of values
 
         def excess(t: mpmath.mpf) -> mpmath.mpf:
-            return _loss_mp(nbar, 2 * t) - target
+            return loss_and_slope(t)[0] - target
 
+        def slope(t: mpmath.mpf) -> mpmath.mpf:
+            return 2 * loss_and_slope(t)[1]
+
+        rtol = None
+    with mpmath.workdps(_work_dps(law)):
+        target = to_mpf(level)
         lo = hi = mpmath.mpf(1)
-        while excess(hi) > 0:
+        for _ in range(200):
+            if excess(hi) <= 0:
+                break
             lo, hi = hi, hi * 4
-        while excess(lo) < 0:
+        else:
+            raise ConvergenceError("arrival time", "L(t) stays above the level", params)
+        for _ in range(200):
+            if excess(lo) >= 0:
+                break
             lo, hi = lo / 4, lo
-        t = mpmath.findroot(excess, (lo, hi), solver="anderson", verify=False)
+        else:
+            raise ConvergenceError("arrival time", "L(t) stays below the level", params)
+        t = find_root(excess, (lo, hi), df=slope, quantity="arrival time", params=params,
+                      rtol=rtol)
         return _out(law, t)
 
 
+# ---------------------------------------------------------------------------- crossover
 def crossover(
     f: Callable[[Any], Any],
     lo: Any,
@@ -203,37 +504,94 @@ def crossover(
     """The ``x`` in ``[lo, hi]`` where ``f(x) = g(x)`` (``g = 0`` if omitted): e.g. the
     inverse temperature where two width allocations have equal ridge error (SPEC §6.3).
 
-    Bracketed: ``f - g`` must change sign on ``[lo, hi]`` (a ValueError otherwise).
-    Float64 (``dps=None``): Brent's method to ~1e-14 relative; with ``dps``: mpmath's
-    Anderson-Bjorck solver at that precision.
+    Bracketed: ``f - g`` must change sign on ``[lo, hi]`` (a ValueError otherwise);
+    :func:`freege.numeric.solve.find_root` (verified by a sign change). Float64
+    (``dps=None``): ``f`` and ``g`` get Python floats, the root is returned to ~1e-15
+    relative; with ``dps``: mpmath numbers at ``dps`` digits, root to ``dps`` digits.
     """
     dps = check_dps(dps)
 
-    def diff(x: Any) -> Any:
-        return f(x) - (g(x) if g is not None else 0)
+    def diff(x: mpmath.mpf) -> mpmath.mpf:
+        arg = float(x) if dps is None else x
+        value = f(arg) - (g(arg) if g is not None else 0)
+        return mpmath.mpf(value)
 
-    if dps is None:
-        from scipy.optimize import brentq
-
-        a, b = float(lo), float(hi)
-        fa, fb = float(diff(a)), float(diff(b))
-        if fa == 0:
-            return a
-        if fb == 0:
-            return b
-        if np.sign(fa) == np.sign(fb):
-            raise ValueError(
-                f"crossover needs a sign change of f - g on [lo, hi] = [{a}, {b}] "
-                f"(got {fa} and {fb})"
-            )
-        return brentq(lambda x: float(diff(x)), a, b, xtol=1e-15 * max(abs(a), abs(b)),
-                      rtol=4 * np.finfo(float).eps)
-    with mpmath.workdps(dps):
+    with mpmath.workdps(dps + 5 if dps is not None else 20):
         a, b = mpmath.mpf(lo), mpmath.mpf(hi)
         fa, fb = diff(a), diff(b)
         if fa * fb > 0:
             raise ValueError(
-                f"crossover needs a sign change of f - g on [lo, hi] = [{a}, {b}] "
-                f"(got {fa} and {fb})"
+                f"crossover needs a sign change of f - g on [lo, hi] = "
+                f"[{mpmath.nstr(a, 15)}, {mpmath.nstr(b, 15)}] (got {mpmath.nstr(fa, 5)} and "
+                f"{mpmath.nstr(fb, 5)})"
             )
-        return +mpmath.findroot(diff, (a, b), solver="anderson", verify=False)
+        rtol = mpmath.mpf(10) ** -(dps + 1) if dps is not None else mpmath.mpf(2) ** -52
+        root = find_root(diff, (a, b), quantity="crossover", rtol=rtol)
+    if dps is None:
+        return float(root)
+    with mpmath.workdps(dps):
+        return +root
+
+
+# ---------------------------------------------------------------------------- estimates
+def _estimate(law: Law, value: Any, other: Any) -> Estimate:
+    with mpmath.workdps(_work_dps(law)):
+        error = abs(mpmath.mpf(value) - mpmath.mpf(other))
+    return Estimate(value, float(error))
+
+
+def estimate_dof(law: Law, lam: Any) -> Estimate:
+    """:func:`dof` (ridge polynomial) and its disagreement with quadrature of
+    ``x/(x + lam)`` against the density and atom (:meth:`Law.expect`)."""
+    lam_in = decimal_input("lam", lam)
+    nbar = _normalized(law)
+    value = dof(nbar, lam_in)
+    if nbar.dps is None:
+        lf = float(lam_in)
+        other = nbar.expect(lambda x: x / (x + lf))
+    else:
+        with mpmath.workdps(nbar.dps):
+            lm = to_mpf(lam_in)
+        other = nbar.expect(lambda x: x / (x + lm))
+    return _estimate(law, value, other)
+
+
+def estimate_ridge_error(law: Law, lam: Any, sigma2: Any) -> Estimate:
+    """:func:`ridge_error` and its disagreement with SPEC §5's integral form
+    ``1 - 1/gO + int (lam^2/gO + sigma^2 x)/(x + lam)^2 dnubar`` by quadrature."""
+    _check_mha(law)
+    lam_in = decimal_input("lam", lam)
+    s2 = decimal_input("sigma2", sigma2, allow_zero=True)
+    nbar = _normalized(law)
+    value = ridge_error(nbar, lam_in, s2)
+    with mpmath.workdps(nbar.dps or INTERNAL_DPS):
+        lm, sm, go = to_mpf(lam_in), to_mpf(s2), to_mpf(law.ratios.gO)
+        if nbar.dps is None:
+            lf, sf, gf = float(lm), float(sm), float(go)
+            other = 1 - 1 / gf + nbar.expect(lambda x: (lf**2 / gf + sf * x) / (x + lf) ** 2)
+        else:
+            other = 1 - 1 / go + nbar.expect(lambda x: (lm**2 / go + sm * x) / (x + lm) ** 2)
+    return _estimate(law, value, other)
+
+
+def estimate_flow_loss(law: Law, t: Any) -> Estimate:
+    """:func:`flow_loss` and its disagreement with the other route: degree-controlled
+    Stehfest for a float64 law (quadrature value), quadrature for a ``dps`` law
+    (Stehfest value)."""
+    tv = _check_t(t)
+    nbar = _normalized(law)
+    value = flow_loss(nbar, tv)
+    if tv == 0:
+        return Estimate(value, 0.0)
+    if nbar.dps is None:
+        with mpmath.workdps(LOSS_DIGITS_FLOAT64 + 3):
+            other = _stehfest_checked(nbar, 2 * to_mpf(tv), LOSS_DIGITS_FLOAT64)[0]
+    else:
+        other = _loss_quadrature(nbar, tv)
+    return _estimate(law, value, other)
+
+
+__all__ = [
+    "arrival_time", "crossover", "decimal_input", "dof", "dof_derivative", "estimate_dof",
+    "estimate_flow_loss", "estimate_ridge_error", "flow_loss", "ridge_error",
+]

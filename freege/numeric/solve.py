@@ -51,24 +51,27 @@ def find_root(
     df: Function | None = None,
     noise: Function | None = None,
     rtol: Any = None,
-    atol: Any = 0,
+    atol: Any = None,
     maxiter: int | None = None,
 ) -> mpmath.mpf:
     """The root of ``f`` in ``bracket = (a, b)``, verified by a sign change (see the module
     docstring). ``f(a)`` and ``f(b)`` must have opposite signs (a
     :class:`ConvergenceError` otherwise: the bracket does not hold a simple root).
 
-    ``df`` (optional) is ``f'``; ``noise(x)`` (optional) bounds the rounding error of
+    ``df`` (optional) is ``f'``; ``atol`` defaults to ``2^-prec rtol (b - a)`` (so a
+    root at 0 is reached too); ``noise(x)`` (optional) bounds the rounding error of
     ``f(x)``, so that signs below it are not trusted. Raises :class:`ConvergenceError`
     after ``maxiter`` iterations or when the sign of ``f`` cannot be resolved near the
     root at this precision (an ill-conditioned root: raise the precision).
     """
     rtol = _default_rtol() if rtol is None else mpmath.mpf(rtol)
-    atol = mpmath.mpf(atol)
     maxiter = 100 + 3 * mpmath.mp.prec if maxiter is None else int(maxiter)
     a, b = mpmath.mpf(bracket[0]), mpmath.mpf(bracket[1])
     if a > b:
         a, b = b, a
+    if atol is None:  # a root at 0 is still reached: 2^-prec of the bracket, times rtol
+        atol = mpmath.ldexp(rtol * (b - a), -mpmath.mp.prec)
+    atol = mpmath.mpf(atol)
 
     def fail(reason: str) -> ConvergenceError:
         return ConvergenceError(quantity, reason, params)
@@ -83,10 +86,12 @@ def find_root(
 
     sa, fa = sign(a)
     sb, fb = sign(b)
-    if sa == 0:
-        return a
-    if sb == 0:
-        return b
+    for end, s_end, f_end in ((a, sa, fa), (b, sb, fb)):
+        if s_end == 0:
+            if f_end == 0:
+                return end
+            raise fail(f"the sign at the bracket end {_short(end)} is below the rounding "
+                       f"level at {mpmath.mp.dps} digits")
     if sa == sb:
         raise fail(f"no sign change on the bracket [{_short(a)}, {_short(b)}]")
     x, fx = (a, fa) if abs(fa) < abs(fb) else (b, fb)
@@ -99,14 +104,16 @@ def find_root(
         if width <= 2 * tol:
             return (a + b) / 2
         # candidate step: Newton from x, else an Illinois-secant step, else bisection
-        cand = None
+        cand, newton = None, False
         if df is not None:
             d = mpmath.mpf(df(x))
             if d != 0 and mpmath.isfinite(d):
-                cand = x - fx / d
+                cand, newton = x - fx / d, True
         if cand is None and fb != fa:
             cand = (a * fb - b * fa) / (fb - fa)
-        stalled = width > widths[-3] / 2 and (cand is None or abs(cand - x) > steps[-3] / 2)
+        # a one-sided Newton sequence may keep a wide bracket while its steps shrink
+        stalled = width > widths[-3] / 2 and not (
+            newton and cand is not None and abs(cand - x) <= steps[-3] / 2)
         if cand is None or not (a < cand < b) or stalled:
             cand = (a + b) / 2
         widths.append(width)

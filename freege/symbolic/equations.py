@@ -246,6 +246,27 @@ def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
 
 
 @cached
+def ridge_lambda_coefficients(case: str) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
+    """``(a0, a1, a2, D)``: :func:`ridge_polynomial` as a quadratic in ``lam`` (SPEC §5),
+    ``F = a2(w) lam^2 + a1(w) lam + a0(w)``, and its discriminant ``D = a1^2 - 4 a0 a2``,
+    each fully factored over ``ZZ[w, parameters]`` (``sympy.factor``).
+
+    The factored forms are what the numeric layer evaluates: near ``w_max`` the expanded
+    ``F`` has factors of high multiplicity (``(w - g)^2`` for every ratio ``g``) whose
+    expanded coefficients cancel catastrophically, while a product of factors keeps full
+    relative precision. Every SPEC §4 case has degree exactly 2 in ``lam`` (a ValueError
+    otherwise); the physical branch is ``lam(w) = (-a1 + sqrt(D)) / (2 a2)`` (see
+    :mod:`freege.numeric.readout`).
+    """
+    quadratic = sp.Poly(ridge_polynomial(case).as_expr(), lam)
+    if quadratic.degree() != 2:
+        raise ValueError(f"{case}: the ridge polynomial has degree {quadratic.degree()} in lam")
+    a2, a1, a0 = quadratic.all_coeffs()
+    disc = sp.expand(a1**2 - 4 * a0 * a2)
+    return sp.factor(a0), sp.factor(a1), sp.factor(a2), sp.factor(disc)
+
+
+@cached
 def ridge_series(case: str, order: int) -> list[sp.Expr]:
     """``[c_1, ..., c_order]`` with ``w(lam) = sum_k c_k lam^-k``, solved from F (SPEC §5).
 

@@ -99,9 +99,9 @@ PLOT_COMMANDS = {
 PLOT_TARGETS = [
     ("missing/x.png", "does not exist"),
     ("/proc/x.png", "cannot be written"),
-    ("x.jpg", "must end in .png or .svg"),
-    (".", "must end in .png or .svg"),
-    ("dir.png", "is a directory"),
+    ("x.jpg", "must end in .png"),
+    (".", "must end in .png"),
+    ("dir.png", "is a folder"),
 ]
 
 

@@ -51,7 +51,7 @@ DIMS = ["--beta", "1", "--h", "8", "--n", "2048", "--dk", "512", "--dv", "512", 
         (["--beta", "1", "--h", "8", "--gK", "2", "--gO", "2"], "--gV"),
         (["--beta", "1", "--h", "8", "--n", "64", "--dk", "8", "--do", "64"], "--dv"),
         ([*RATIOS, "--pdf", "zero"], "--pdf"),
-        ([*RATIOS, "--plot", "density.pdf"], "--plot"),
+        ([*RATIOS, "--plot", "density.jpg"], "--plot"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, names):

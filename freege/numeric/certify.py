@@ -1,0 +1,978 @@
+"""Certified enclosures of the SPEC §4 laws and the SPEC §5 readouts (ball arithmetic).
+
+Every function here returns either a :class:`Certified` ball -- an exact rational midpoint
+and radius such that the true value lies in ``[mid - rad, mid + rad]`` -- or an
+:class:`Uncertified` record with the reason; never a guess. Balls are computed with
+python-flint's arb/acb (``pip install 'freege[certify]'``); without it every entry point
+raises :class:`freege.errors.DomainError` ("needs python-flint").
+
+Exact inputs (SPEC §1.2, §2)
+    The ratios ``beta, h, gK, gV, gO`` (and ``x``, ``lam``, ``sigma2``) are taken as exact
+    rationals: ``int``/``Fraction`` as they are, a Python ``float`` by its *exact binary
+    value* (``Fraction(0.1)``, the number freege's numeric layer evaluates too; pass a
+    ``Fraction`` or a decimal string for the decimal value), an ``mpmath.mpf`` exactly.
+    The polynomials of :mod:`freege.numeric._symbolic` are specialised exactly over QQ in
+    every parameter except ``theta1 = exp(beta^2) - 1``, which stays an indeterminate and
+    is entered as an arb ball (``expm1`` of the exact ``theta2 = beta^2``). Because
+    ``beta^2`` is a non-zero rational, ``theta1`` is transcendental (Lindemann), so an
+    exact polynomial in ``theta1`` that is not identically zero does not vanish at it:
+    exact zero tests in ``QQ[theta1]`` are decisive, and a square-free polynomial in
+    ``QQ[theta1][z]`` stays square-free (with its degree) at the true ``theta1``.
+
+Density at x (SPEC §3, §7.1)
+    Roots are isolated with acb (``acb_poly.roots``: each output ball holds exactly one
+    root of every polynomial in the coefficient balls). A root ball is *lower*/*upper*
+    when its imaginary part is certainly negative/positive, and *real* when it meets the
+    real axis and its conjugate meets no other root ball (the conjugate of its root is a
+    root, hence in the same ball, hence equal to it). If every root of ``P(., x)`` is
+    real, ``G(x + i0)`` (a limit of roots) is real and the density is exactly 0.
+
+    Otherwise the physical root is *followed* rather than guessed: for these laws
+    ``P(., x)`` often has several roots in the lower half-plane, inside the support and
+    outside it (e.g. two at ``x = 1`` and at ``x = 20`` for mha, beta = 1, h = 4,
+    gK = gV = gO = 1/2), so "the unique root with Im G < 0" is not a certificate. The
+    tracked quantity is ``u = z G(z)``, a root of ``Q(u, z) = z^s P(u/z, z)`` (low degree
+    in ``z``, bounded near infinity and near the atom's pole). At ``z = x + iY`` the
+    physical ``u`` lies in the box ``|u - 1| <= m1/Y`` (``|z G - 1| = |int t/(z - t)
+    dnu| <= m1/Im z`` for a law on ``[0, inf)``, ``m1`` the exact mean); ``Y`` doubles
+    until exactly one root ball meets that box. Then the vertical segment down to ``x``
+    is covered by pieces ``x + i[b, t]``, each certified by a Krawczyk test over the whole
+    piece (a box ``B`` holding the previous enclosure with ``K(B, Z)`` inside its
+    interior holds exactly one root for every ``z`` of the piece, and the physical root,
+    continuous in ``z``, cannot leave it); the enclosure at the bottom is then re-tightened
+    by epsilon-inflation inside ``B``. At ``z = x`` the enclosure is matched with the
+    unique overlapping root ball of ``Q(., x)``: lower gives ``density = -Im u/(pi x)``
+    (``G = u/x``), real gives 0, anything else is refused. Both tests need the leading
+    coefficient of ``P(., x)`` to be non-zero (checked exactly), so that no root escapes
+    to infinity.
+
+    ``x < 0`` has density 0 (the laws are Gram spectra on ``[0, inf)``); ``x = 0`` (atom,
+    hard edge; the leading coefficient of ``P(., 0)`` vanishes) is refused.
+
+Support (SPEC §7, §7.1)
+    Edge candidates are 0 and the positive real roots of the square-free part of
+    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]``, cached on disk with
+    :func:`freege.symbolic.cache.cached`), isolated as balls. Between consecutive
+    candidates the branch is fixed; each gap is classified by the density certificate at
+    a rational point inside it (density ball certainly > 0, or exactly 0), and the gap
+    beyond the last candidate is outside (``G(x) ~ 1/x`` is real there). Edges are the
+    candidates where the classification flips.
+
+Atom at 0 (SPEC §4, §7)
+    The mass is the rank deficiency, exactly computable from the ratios: ``1 - min(1, gV)``
+    (value), ``1 - min(1, gV, gO)`` (mha, GQA/MQA alike), ``1 - min(1, gK)`` (value-tied),
+    ``1 - min(1, gK, gO)`` (mha-tied), 0 for the attention and head-average laws (``h``
+    is an integer >= 1), from the atom of a free multiplicative product and of a compound
+    free Poisson law (SPEC §3). The certificate checks exactly (in ``QQ[theta1]``) that
+    this mass is a root of the lowest-order part of ``P(m/z, z)`` (the equation of
+    ``lim z G(z)``); the ball then has radius 0.
+
+Degrees of freedom and ridge error (SPEC §5)
+    ``F(w, lam)`` (ridge polynomial, exact in everything but ``theta1``) is solved by
+    bisection on ``(0, w_max)``, ``w_max = 1 - atom``, with the sign rules of the physical
+    branch (``lam`` is the larger root of the quadratic ``a2 lam^2 + a1 lam + a0``,
+    ``lam(w)`` decreasing), then Newton. The enclosure is an interval-Newton certificate:
+    for ``X`` around the approximation, ``N(X) = m - F(m)/F_w(X)`` inside the interior of
+    ``X`` (with ``0`` outside ``F_w(X)``) proves a unique root of ``F(., lam)`` in ``X``
+    (and in ``N(X)``); ``X`` inside ``(0, w_max)`` (the atom certified as above),
+    ``a2 > 0`` and ``2 a2 lam + a1 > 0`` on ``X`` prove it is on the physical branch,
+    which is unique on ``(0, w_max)`` because ``lam(w)`` is monotone.
+    The ridge error ``E = 1 - w/gO + (lam/gO - sigma2) w'`` with ``w' = -F_lam/F_w``
+    is evaluated in ball arithmetic on that enclosure.
+
+Precision
+    Every computation starts at ``prec`` bits and doubles up to ``max_prec`` until the
+    certificate holds; what remains undecided at ``max_prec`` is :class:`Uncertified`.
+
+Scope of the guarantee
+    The enclosures are rigorous for the exact polynomials of the symbolic layer
+    (:mod:`freege.numeric._symbolic`) and the stated SPEC facts (``G`` is a root of the
+    Cauchy polynomial, Herglotz signs, the law lives on ``[0, inf)``, ``lam(w)`` is the
+    larger root and monotone, the rank-deficiency atom); they rely on arb's ball
+    semantics and on ``acb_poly.roots`` isolating every root of every polynomial in the
+    coefficient balls.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal, localcontext
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from freege.errors import CertificationError, DomainError
+from freege.numeric import _symbolic
+from freege.symbolic.cache import cached
+from freege.symbolic.symbols import G, theta1, z
+
+try:  # python-flint is an extra: freege[certify]
+    import flint
+except ImportError:  # pragma: no cover - exercised by monkeypatching in the tests
+    flint = None
+
+#: message of every entry point when python-flint is missing
+NEEDS_FLINT = "needs python-flint: pip install 'freege[certify]'"
+#: default starting and largest working precision (bits)
+DEFAULT_PREC = 128
+MAX_PREC = 4096
+#: significant digits printed for an exact midpoint whose decimal expansion does not end
+EXACT_DIGITS = 40
+
+#: the rank-deficiency ratios of each case (SPEC §4): the atom at 0 is 1 - min(1, ...)
+_ATOM_RATIOS = {
+    "attention": (), "head-average": (), "head-average-shared-key": (),
+    "value": ("gV",), "mha": ("gV", "gO"), "value-tied": ("gK",), "mha-tied": ("gK", "gO"),
+}
+
+
+def require_flint() -> Any:
+    """The python-flint module, or a DomainError naming the extra to install."""
+    if flint is None:
+        raise DomainError(NEEDS_FLINT)
+    return flint
+
+
+# ---------------------------------------------------------------------- results
+def _decimal(value: Fraction, exponent: int) -> tuple[Decimal, Fraction]:
+    """``value`` rounded to a multiple of ``10**exponent``, and the rounding error."""
+    scaled = value / Fraction(10) ** exponent
+    n = round(scaled)
+    dec = Decimal(f"{n}E{exponent}")  # exact: the string constructor does not round
+    return dec, abs(scaled - n) * Fraction(10) ** exponent
+
+
+@dataclass(frozen=True)
+class Certified:
+    """A rigorous enclosure: the true value lies in ``[mid - rad, mid + rad]``.
+
+    ``mid_exact``/``rad_exact`` are exact rationals; :attr:`mid` and :attr:`rad` are the
+    decimal strings printed (the decimal midpoint is rounded and its rounding error is
+    added to the decimal radius, which is rounded up, so the printed ball still encloses
+    the value). ``prec`` is the working precision (bits) that certified it.
+    """
+
+    mid_exact: Fraction
+    rad_exact: Fraction
+    prec: int = 0
+    certified: bool = field(default=True, init=False)
+
+    @functools.cached_property
+    def _strings(self) -> tuple[str, str]:
+        mid, rad = self.mid_exact, self.rad_exact
+        if rad > 0:
+            exponent = math.floor(math.log10(rad)) - 2
+        else:
+            exponent = (math.floor(math.log10(abs(mid))) if mid else 0) - EXACT_DIGITS
+        dec, err = _decimal(mid, exponent)
+        if rad == 0 and err == 0:
+            return _trim(dec), "0"
+        total = rad + err
+        with localcontext() as ctx:  # three significant digits, rounded up
+            ctx.prec, ctx.rounding = 3, ROUND_CEILING
+            up = +(Decimal(total.numerator) / Decimal(total.denominator))
+        while Fraction(up) < total:  # the division itself was rounded up: belt and braces
+            up = up.next_plus()
+        mant, exp = f"{up:e}".split("e")
+        return _trim(dec), f"{mant}e{int(exp)}" if up else "0"
+
+    @property
+    def mid(self) -> str:
+        """Decimal midpoint (a string ``Fraction``/``Decimal``/``float`` all read)."""
+        return self._strings[0]
+
+    @property
+    def rad(self) -> str:
+        """Decimal radius, rounded up (includes the midpoint's rounding)."""
+        return self._strings[1]
+
+    def contains(self, value: Any) -> bool:
+        """Whether the exact ball contains ``value`` (a number, read exactly)."""
+        return abs(exact(value) - self.mid_exact) <= self.rad_exact
+
+    def as_dict(self) -> dict[str, str]:
+        return {"mid": self.mid, "rad": self.rad}
+
+    def __str__(self) -> str:
+        return f"{self.mid} +/- {self.rad}"
+
+
+def _trim(dec: Decimal) -> str:
+    """Plain decimal for moderate exponents, scientific otherwise; no trailing zeros."""
+    if not dec:
+        return "0"
+    if -7 <= dec.adjusted() <= 20:
+        text = format(dec, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mant, exp = f"{dec:e}".split("e")
+    if "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}e{int(exp)}"
+
+
+@dataclass(frozen=True)
+class Uncertified:
+    """A refused certificate: ``reason`` says what could not be proven."""
+
+    reason: str
+    certified: bool = field(default=False, init=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"certified": False, "reason": self.reason}
+
+    def __str__(self) -> str:
+        return f"not certified: {self.reason}"
+
+
+Result = Certified | Uncertified
+
+
+def _ball_result(ball: Any, prec: int) -> Certified:
+    return Certified(_arf_fraction(ball.mid()), _arf_fraction(ball.rad()), prec)
+
+
+def _arf_fraction(value: Any) -> Fraction:
+    """The exact value of an exact arb (a midpoint or a radius)."""
+    man, exp = value.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man) * (Fraction(2) ** exp)
+
+
+def exact(value: Any) -> Fraction:
+    """A number as an exact rational: ints and Fractions as they are, a float by its exact
+    binary value, an mpmath number exactly, a string as the decimal it spells."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number (got {value!r})")
+    if isinstance(value, int | Fraction):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"expected a finite number (got {value!r})")
+        return Fraction(value)
+    if isinstance(value, str):
+        return Fraction(value.strip())
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            raise ValueError(f"expected a finite number (got {value!r})")
+        man, exp = value.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    if hasattr(value, "numerator") and hasattr(value, "denominator"):
+        return Fraction(int(value.numerator), int(value.denominator))
+    raise ValueError(f"expected a real number (got {type(value).__name__})")
+
+
+def _ladder(prec: int, max_prec: int) -> Iterator[int]:
+    """Working precisions: ``prec``, doubled while ``<= max_prec``."""
+    if prec < 16 or max_prec < prec:
+        raise ValueError(f"need 16 <= prec <= max_prec (got prec={prec}, max_prec={max_prec})")
+    p = prec
+    while p <= max_prec:
+        yield p
+        p *= 2
+
+
+class _NeedPrecision(Exception):
+    """The current working precision cannot decide; retry with more bits."""
+
+
+# ---------------------------------------------------------------------- exact pieces
+#: an exact polynomial in (variables..., theta1): {exponents of the variables: {k: coeff}}
+ThetaPoly = dict[tuple[int, ...], dict[int, Fraction]]
+
+
+@functools.cache
+def _term_table(kind: str, case: str, normalized: bool) -> tuple:
+    """``((exponents in the gens), ((parameter exponents), coefficient), ...)`` of the
+    Cauchy (``kind='cauchy'``) or ridge (``'ridge'``) polynomial, parameters in
+    :data:`_symbolic.PARAMETERS` order, rational coefficients."""
+    poly = (_symbolic.cauchy_polynomial(case, normalized) if kind == "cauchy"
+            else _symbolic.ridge_polynomial(case))
+    table = []
+    for monom, coeff in poly.terms():
+        inner = sp.Poly(coeff, *_symbolic.PARAMETERS, domain=sp.QQ)
+        table.append((monom, tuple((m, Fraction(int(c.p), int(c.q)))
+                                   for m, c in inner.terms())))
+    return tuple(table)
+
+
+def _parameter_fractions(ratios: Any) -> tuple[Fraction, ...]:
+    """``(theta2, h, gK, gV, gO)`` exactly (``theta2 = beta^2``)."""
+    beta = exact(ratios.beta)
+    return (beta * beta, exact(ratios.h), exact(ratios.gK), exact(ratios.gV),
+            exact(ratios.gO))
+
+
+def _specialize(table: tuple, values: tuple[Fraction, ...]) -> ThetaPoly:
+    """Substitute the exact parameter values, keeping theta1 (exponent 0 of the table)."""
+    out: ThetaPoly = {}
+    for monom, inner in table:
+        row = out.setdefault(monom, {})
+        for exps, coeff in inner:
+            term = coeff
+            for v, e in zip(values, exps[1:], strict=True):
+                if e:
+                    term *= v ** e
+            row[exps[0]] = row.get(exps[0], Fraction(0)) + term
+    return {m: {k: c for k, c in row.items() if c} for m, row in out.items()
+            if any(row.values())}
+
+
+def _to_sympy(poly: ThetaPoly, gens: Sequence[sp.Symbol]) -> sp.Expr:
+    return sp.Add(*[sp.Rational(c.numerator, c.denominator) * theta1**k
+                    * sp.Mul(*[g**e for g, e in zip(gens, monom, strict=True)])
+                    for monom, row in poly.items() for k, c in row.items()])
+
+
+def _from_sympy(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> ThetaPoly:
+    poly = sp.Poly(expr, *gens, theta1, domain=sp.QQ)
+    out: ThetaPoly = {}
+    for monom, c in poly.terms():
+        out.setdefault(monom[:-1], {})[monom[-1]] = Fraction(int(c.p), int(c.q))
+    return out
+
+
+@cached
+def _edge_polynomial_expr(case: str, normalized: bool, values: tuple[str, ...]) -> sp.Expr:
+    """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]``, with the factors
+    ``z`` removed (0 is always a candidate) and the parameters other than theta1 at the
+    exact ``values``: its real roots are the edge candidates (SPEC §7.1). A pure function
+    of the symbolic Cauchy polynomial (whose sources key the disk cache)."""
+    spec = _specialize(_term_table("cauchy", case, normalized),
+                       tuple(Fraction(v) for v in values))
+    ring = sp.QQ[z, theta1]
+    pg = sp.Poly(_to_sympy(spec, (G, z)), G, domain=ring)
+    disc = sp.Poly(pg.discriminant().as_expr() * pg.LC().as_expr(), z, theta1, domain=sp.QQ)
+    sqf = disc.sqf_part()
+    while sqf.degree(z) > 0 and sqf.as_expr().subs(z, 0).expand() == 0:
+        sqf = sp.Poly(sp.cancel(sqf.as_expr() / z), z, theta1, domain=sp.QQ)
+    return sqf.as_expr()
+
+
+def _low_order_part(spec: ThetaPoly) -> dict[int, dict[int, Fraction]]:
+    """Lowest-order part in ``z`` of ``P(m/z, z)`` as ``{power of m: theta1 poly}``: its
+    roots are the possible masses ``lim_{z->0} z G(z)``."""
+    low = min(j - i for i, j in spec)
+    return {i: row for (i, j), row in spec.items() if j - i == low}
+
+
+# ---------------------------------------------------------------------- arb evaluation
+def _arb(value: Fraction) -> Any:
+    return flint.arb(flint.fmpq(value.numerator, value.denominator))
+
+
+def _theta_eval(row: dict[int, Fraction], t1: Any) -> Any:
+    """Ball value of an exact theta1-polynomial (Horner)."""
+    if not row:
+        return flint.arb(0)
+    out = flint.arb(0)
+    for k in range(max(row), -1, -1):
+        out = out * t1 + (_arb(row[k]) if k in row else 0)
+    return out
+
+
+def _rows_at(spec: ThetaPoly, x: Fraction, var: int, other: int, deriv: bool = False
+             ) -> dict[int, dict[int, Fraction]]:
+    """Coefficients, as exact theta1-polynomials, of the polynomial in gen ``other``
+    obtained by fixing gen ``var`` at ``x`` (its derivative in gen ``var`` if ``deriv``)."""
+    out: dict[int, dict[int, Fraction]] = {}
+    for monom, row in spec.items():
+        e = monom[var]
+        if deriv:
+            if e == 0:
+                continue
+            factor = e * x ** (e - 1)
+        else:
+            factor = x ** e
+        if factor == 0:
+            continue
+        target = out.setdefault(monom[other], {})
+        for k, c in row.items():
+            target[k] = target.get(k, Fraction(0)) + c * factor
+    return {i: {k: c for k, c in row.items() if c} for i, row in out.items()}
+
+
+def _poly_balls(rows: dict[int, dict[int, Fraction]], t1: Any) -> list[Any]:
+    """Ascending ball coefficients of a univariate polynomial with theta1 coefficients."""
+    rows = {i: r for i, r in rows.items() if r}
+    if not rows:
+        return []
+    return [_theta_eval(rows.get(i, {}), t1) for i in range(max(rows) + 1)]
+
+
+def _theta1(ratios: Any) -> Any:
+    b = exact(ratios.beta)
+    return _arb(b * b).expm1()
+
+
+# ---------------------------------------------------------------------- root isolation
+LOWER, UPPER, REAL = "lower", "upper", "real"
+
+
+def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
+    """Kinds of isolated root balls of a real polynomial (module docstring): ``lower``,
+    ``upper`` or ``real`` (then the ball of the real part); _NeedPrecision otherwise."""
+    out = []
+    for k, r in enumerate(roots):
+        if r.imag < 0:
+            out.append((LOWER, r))
+        elif r.imag > 0:
+            out.append((UPPER, r))
+        elif r.imag.contains(0) and not any(
+                r.conjugate().overlaps(s) for j, s in enumerate(roots) if j != k):
+            out.append((REAL, r.real))
+        else:
+            raise _NeedPrecision("a root is neither certainly real nor certainly non-real")
+    return out
+
+
+def _isolate(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
+    """All roots of the polynomial with ascending ball coefficients (real polynomial),
+    each as ``(kind, ball)``: ``lower``/``upper`` half-plane, or ``real`` (real-part
+    ball). Raises :class:`_NeedPrecision` when isolation or classification fails."""
+    try:
+        roots = flint.acb_poly(coeffs).roots(maxprec=2 * prec)
+    except ValueError:
+        raise _NeedPrecision("roots not isolated") from None
+    return _classify(roots)
+
+
+def _real_roots(rows: dict[int, dict[int, Fraction]], t1: Any, prec: int) -> list[Any]:
+    coeffs = _poly_balls(rows, t1)
+    if len(coeffs) <= 1:
+        return []
+    return sorted((b for kind, b in _tight_roots(coeffs, prec) if kind == REAL),
+                  key=lambda b: _arf_fraction(b.mid()))
+
+
+# ---------------------------------------------------------------------- the law's data
+class _LawData:
+    """Exact specialisations of one law's polynomials (everything but theta1)."""
+
+    def __init__(self, case: str, ratios: Any, normalized: bool) -> None:
+        self.case = case
+        self.ratios = ratios
+        self.normalized = normalized
+        self.values = _parameter_fractions(self.ratios)
+        self.cauchy = _specialize(_term_table("cauchy", self.case, self.normalized),
+                                  self.values)
+        self.degree = max(i for i, _ in self.cauchy)
+        self._edges: dict[Any, Any] = {}
+
+    def cauchy_rows(self, i: int) -> dict[int, dict[int, Fraction]]:
+        """Coefficient of ``G^i`` in ``P``: ``{power of z: theta1 polynomial}``."""
+        return {j: row for (k, j), row in self.cauchy.items() if k == i}
+
+    def mean_row(self) -> dict[int, Fraction]:
+        """The first moment ``m1`` as an exact theta1 polynomial (SPEC §4)."""
+        expr = _symbolic.moment_expressions(self.case, 1, self.normalized)[0]
+        subs = dict(zip(_symbolic.PARAMETERS[1:], (sp.Rational(v.numerator, v.denominator)
+                                                   for v in self.values), strict=True))
+        poly = sp.Poly(sp.expand(expr.subs(subs)), theta1, domain=sp.QQ)
+        return {m[0]: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
+
+    def edge_polynomial(self) -> ThetaPoly:
+        expr = _edge_polynomial_expr(self.case, self.normalized,
+                                     tuple(str(v) for v in self.values))
+        return _from_sympy(expr, (z,))
+
+    def atom_mass(self) -> Fraction:
+        names = _ATOM_RATIOS[self.case]
+        r = self.ratios
+        return 1 - min([Fraction(1)] + [exact(getattr(r, n)) for n in names])
+
+
+@functools.lru_cache(maxsize=32)
+def _law_data(case: str, ratios: Any, normalized: bool) -> _LawData:
+    return _LawData(case, ratios, normalized)
+
+
+def _data(the_law: Any) -> _LawData:
+    require_flint()
+    return _law_data(the_law.case, the_law.ratios, bool(the_law.normalized))
+
+
+# ---------------------------------------------------------------------- density
+#: largest number of segment halvings in one step of the continuation, and of pieces
+MAX_HALVINGS = 40
+MAX_PIECES = 4000
+
+
+def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
+    """:func:`_isolate` with the balls refined as far as the coefficients allow (radius
+    ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else ``2^-(prec/2)``, else isolated)."""
+    poly = flint.acb_poly(coeffs)
+    for bits in (prec - 16, 3 * prec // 4, prec // 2):
+        try:
+            return _classify(poly.roots(tol=flint.arb(2) ** (-bits), maxprec=2 * prec))
+        except ValueError:
+            continue
+    return _isolate(coeffs, prec)
+
+
+class _Tracker:
+    """Certified continuation of the physical root of ``P(., z)`` down the vertical line
+    ``Re z = x`` from ``x + iY`` to ``x`` (module docstring), at the ambient precision.
+
+    Each segment ``Z = x + i[bottom, top]`` is certified by a Krawczyk test: with ``B`` a
+    box holding the previous enclosure, ``c`` its centre and ``Y ~ 1/P_G(c, z_c)``,
+    ``K = c - Y P(c, Z) + (1 - Y P_G(B, Z)) (B - c)`` inside the interior of ``B`` proves
+    that for every ``z`` in ``Z`` exactly one root of ``P(., z)`` lies in ``B`` (in
+    ``K``). The physical root starts in ``B`` and cannot cross its boundary, so it is
+    that root all along ``Z``; the root at the bottom of the piece is then re-enclosed
+    tightly (epsilon-inflation) for the next piece. ``Q`` and ``Q_u`` are evaluated on the
+    boxes through their Taylor expansions at the centres (:meth:`expansion`), which
+    keeps the boxes honest but small near root clusters. The test is the complex
+    Krawczyk test on a square box centred at ``c`` (a contraction factor inside the box's
+    symmetric square gives ``|1 - Y Q_u| < 1``, hence uniqueness; Brouwer gives
+    existence)."""
+
+    def __init__(self, data: _LawData, x: Fraction, prec: int) -> None:
+        self.x, self.prec = x, prec
+        t1 = _theta1(data.ratios)
+        # in u = z G the equation is Q(u, z) = z^shift P(u/z, z), of low degree in z and
+        # with u bounded near infinity (u -> 1) and near the atom's pole at 0 (u -> mass)
+        shift = -min(j - i for i, j in data.cauchy)
+        by_z: dict[int, dict[int, dict[int, Fraction]]] = {}
+        by_u: dict[int, dict[int, dict[int, Fraction]]] = {}
+        for (i, j), row in data.cauchy.items():
+            by_z.setdefault(j - i + shift, {})[i] = row
+            by_u.setdefault(i, {})[j - i + shift] = row
+        self.rows = [flint.acb_poly(_poly_balls(by_z.get(j, {}), t1))
+                     for j in range(max(by_z) + 1)]
+        self.drows = [r.derivative() for r in self.rows]
+        self.matrix = [flint.acb_poly(_poly_balls(by_u.get(i, {}), t1))
+                       for i in range(max(by_u) + 1)]
+        self.mean = _theta_eval(data.mean_row(), t1)
+
+    @staticmethod
+    def _horner(values: list[Any], zb: Any) -> Any:
+        out = flint.acb(0)
+        for v in reversed(values):
+            out = out * zb + v
+        return out
+
+    def value(self, g: Any, zb: Any) -> Any:
+        """``Q(g, z)`` (plain ball Horner; for approximations)."""
+        return self._horner([r(g) for r in self.rows], zb)
+
+    def value_g(self, g: Any, zb: Any) -> Any:
+        """``Q_u(g, z)`` (plain ball Horner; for approximations)."""
+        return self._horner([r(g) for r in self.drows], zb)
+
+    def expansion(self, centre: Any, zc: Any) -> list[Any]:
+        """``Q(centre + h, zc + s) = sum_k s^k U_k(h)``: the polynomials ``U_k`` (Taylor
+        shifts at the exact points ``centre``, ``zc``). Evaluated on small balls ``h``,
+        ``s`` they do not suffer the cancellation that wrecks plain ball Horner near a
+        root cluster (e.g. u -> atom mass as z -> 0)."""
+        shift = flint.acb_poly([centre, 1])
+        shifted = [row(shift) for row in self.rows]
+        out = []
+        for power in range(len(shifted)):
+            total = flint.acb_poly([0])
+            for j in range(power, len(shifted)):
+                total += shifted[j] * (math.comb(j, power) * zc ** (j - power))
+            out.append(total)
+        return out
+
+    def krawczyk(self, box: Any, zb: Any) -> Any | None:
+        """``K(box, Z)`` (class docstring) when it lies in the interior of ``box``, else
+        None; ``box`` must be exactly centred (a point plus a symmetric box)."""
+        centre, zc = box.mid(), zb.mid()
+        parts = self.expansion(centre, zc)
+        s, h = zb - zc, box - centre
+        deriv = parts[0].derivative()(flint.acb(0))
+        if deriv.contains(0):
+            return None
+        inv = (1 / deriv).mid()
+        value = self._horner([u(flint.acb(0)) for u in parts], s)
+        slope = self._horner([u.derivative()(h) for u in parts], s)
+        k = centre - inv * value + (1 - inv * slope) * h
+        return k if box.contains_interior(k) else None
+
+    def coeffs(self, zb: Any) -> list[Any]:
+        """Coefficients of ``P(., z)`` (ascending in G)."""
+        return [row(zb) for row in self.matrix]
+
+    def start(self) -> tuple[Fraction, Any]:
+        """A height ``Y`` and the ball of the physical root ``u = z G`` at ``x + iY``: the
+        only root ball meeting the box around 1 of half-width ``m1/Y``, which holds it
+        (``|z G(z) - 1| = |int t/(z - t) dnu| <= m1/Im z`` for a law on ``[0, inf)``)."""
+        scale = max(Fraction(1), abs(self.x), _arf_fraction(abs(self.mean).upper()))
+        height = 4 * scale
+        for _ in range(30):
+            zb = flint.acb(_arb(self.x), _arb(height))
+            try:
+                roots = [b for _, b in _tight_roots(self.coeffs(zb), self.prec)]
+            except _NeedPrecision:
+                height *= 2
+                continue
+            r = (abs(self.mean) / _arb(height)).upper()
+            disc = 1 + flint.acb(flint.arb(0, r), flint.arb(0, r))
+            hits = [b for b in roots if b.overlaps(disc)]
+            if len(hits) == 1:
+                return height, hits[0]
+            height *= 2
+        raise _NeedPrecision("the physical root is not identified at large Im z")
+
+    def _approx(self, g: Any, zb: Any) -> Any:
+        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``."""
+        g, zb = g.mid(), zb.mid()
+        for _ in range(8):
+            d = self.value_g(g, zb)
+            if d.contains(0):
+                break
+            g = (g - self.value(g, zb) / d).mid()
+        return g
+
+    def segment(self, top: Fraction, bottom: Fraction, enclosure: Any) -> Any | None:
+        """Krawczyk enclosure of the root over ``x + i[bottom, top]`` continuing
+        ``enclosure`` (a ball holding it at ``top``), or None when the test fails."""
+        # the hull of the two end balls covers the whole piece, rounding included
+        zb = flint.acb(_arb(self.x), _arb(bottom).union(_arb(top)))
+        target = self._approx(enclosure, flint.acb(_arb(self.x), _arb(bottom)))
+        centre = ((enclosure.mid() + target) / 2).mid()
+        spread = abs(enclosure.mid() - target) / 2 + enclosure.rad() * 2
+        radius = 2 * spread + flint.arb(2) ** (-self.prec // 2) * (1 + abs(centre))
+        radius = radius.upper()
+        box = centre + flint.acb(flint.arb(0, radius), flint.arb(0, radius))
+        k = self.krawczyk(box, zb)
+        if k is not None and box.contains(enclosure):
+            return self._tighten(box, k, flint.acb(_arb(self.x), _arb(bottom)))
+        return None
+
+    def _tighten(self, unique: Any, loose: Any, zb: Any) -> Any:
+        """A small enclosure of the root of ``P(., z)`` that is unique in ``unique`` (and
+        lies in ``loose``): a tiny box around a Newton approximation passing the
+        Krawczyk test inside ``unique`` holds that same root (epsilon-inflation)."""
+        approx = self._approx(loose, zb)
+        eps = flint.arb(2) ** (-self.prec + 24) * (1 + abs(approx))
+        for _ in range(8):
+            box = approx + flint.acb(flint.arb(0, eps.upper()), flint.arb(0, eps.upper()))
+            if unique.contains(box):
+                k = self.krawczyk(box, zb)
+                if k is not None:
+                    return k
+            eps *= 2 ** 8
+        return loose
+
+    def physical(self) -> tuple[str, Any]:
+        """``u = x G(x + i0)``, a root of ``Q(., x)``, as ``(kind, ball)`` (see
+        :func:`_classify`: a real root comes as the ball of its real part)."""
+        top, phys = self.start()
+        step = top / 4
+        pieces = 0
+        while top > 0:
+            pieces += 1
+            if pieces > MAX_PIECES:
+                raise _NeedPrecision(f"continuation needs more than {MAX_PIECES} pieces")
+            for _ in range(MAX_HALVINGS):
+                bottom = max(top - step, Fraction(0))
+                enclosure = self.segment(top, bottom, phys)
+                if enclosure is not None:
+                    phys, top, step = enclosure, bottom, 2 * step
+                    break
+                step /= 2
+            else:
+                raise _NeedPrecision(f"continuation stalled at Im z = {float(top):.3g}")
+        roots = _tight_roots(self.coeffs(flint.acb(_arb(self.x))), self.prec)
+        match = [(kind, b) for kind, b in roots if flint.acb(b).overlaps(phys)]
+        if len(match) != 1:
+            raise _NeedPrecision("the physical root at x is not separated")
+        return match[0]
+
+
+def _density(data: _LawData, x: Fraction, prec: int) -> Any:
+    """Ball of the density at ``x > 0`` (exact 0 when ``G(x + i0)`` is certainly real)."""
+    with flint.ctx.workprec(prec):
+        t1 = _theta1(data.ratios)
+        coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
+        kinds = _isolate(coeffs, prec)
+        if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
+            return flint.arb(0)
+        kind, u = _Tracker(data, x, prec).physical()
+        if kind == LOWER:  # G = u / x with x > 0
+            return -u.imag / (_arb(x) * flint.arb.pi())
+        if kind == REAL:
+            return flint.arb(0)
+        raise _NeedPrecision("the tracked root at x is in the upper half-plane")
+
+
+def _check_leading(data: _LawData, x: Fraction) -> str | None:
+    rows = _rows_at(data.cauchy, x, var=1, other=0)
+    if not rows.get(data.degree):
+        return (f"the leading coefficient of P(G, x) vanishes at x = {x} (a root escapes "
+                "to infinity: atom or hard edge)")
+    return None
+
+
+def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
+                  max_prec: int = MAX_PREC) -> list[Result]:
+    """Density of the continuous part at each ``x`` as a :class:`Certified` ball, or
+    :class:`Uncertified` with the reason (SPEC §3, §7.1; method in the module docstring).
+    ``xs`` are read exactly (:func:`exact`)."""
+    data = _data(the_law)
+    return [_pdf_at(data, exact(x), prec, max_prec) for x in xs]
+
+
+def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int) -> Result:
+    if x < 0:
+        return Certified(Fraction(0), Fraction(0), prec)
+    if x == 0:
+        return Uncertified("x = 0 carries the atom / hard edge; the density there is not "
+                           "certified")
+    refused = _check_leading(data, x)
+    if refused:
+        return Uncertified(refused)
+    reason = "no precision tried"
+    for p in _ladder(prec, max_prec):
+        try:
+            ball = _density(data, x, p)
+        except _NeedPrecision as exc:
+            reason = f"{exc} (x = {float(x):.17g}, up to {p} bits)"
+            continue
+        with flint.ctx.workprec(p):
+            return _ball_result(ball, p)
+    return Uncertified(reason)
+
+
+# ---------------------------------------------------------------------- support
+@dataclass
+class SupportCertificate:
+    """Edge candidates (balls, ascending, 0 first) and, for each gap after a candidate,
+    whether it lies in the support (the last gap, to infinity, never does); see the
+    module docstring."""
+
+    candidates: list[Any]
+    inside: list[bool]
+    prec: int
+
+    def intervals(self) -> list[tuple[Certified, Certified]]:
+        out = []
+        start = None
+        for k, inside in enumerate(self.inside):
+            if inside and start is None:
+                start = k
+            if not inside and start is not None:
+                out.append((self._edge(start), self._edge(k)))
+                start = None
+        return out
+
+    def _edge(self, k: int) -> Certified:
+        return _ball_result(self.candidates[k], self.prec)
+
+
+def _support_certificate(data: _LawData, prec: int, max_prec: int
+                         ) -> SupportCertificate | Uncertified:
+    key = (prec, max_prec)
+    if key in data._edges:
+        return data._edges[key]
+    poly = data.edge_polynomial()
+    rows = {m[0]: row for m, row in poly.items()}
+    reason = "no precision tried"
+    result: SupportCertificate | Uncertified | None = None
+    for p in _ladder(prec, max_prec):
+        try:
+            result = _classify_gaps(data, rows, p, max_prec)
+            break
+        except _NeedPrecision as exc:
+            reason = f"{exc} at {p} bits"
+    if result is None:
+        result = Uncertified(f"support edges not certified: {reason}")
+    data._edges[key] = result
+    return result
+
+
+def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int,
+                   max_prec: int) -> SupportCertificate:
+    with flint.ctx.workprec(prec):
+        t1 = _theta1(data.ratios)
+        roots = _real_roots(rows, t1, prec)
+        positive = []
+        for r in roots:
+            if r > 0:
+                positive.append(r)
+            elif not r < 0:
+                raise _NeedPrecision("an edge candidate is not separated from 0")
+        candidates = [flint.arb(0)] + positive
+    inside = []
+    for k, c in enumerate(candidates):
+        if k + 1 == len(candidates):
+            inside.append(False)
+            break
+        lo, hi = _arf_fraction(c.upper()), _arf_fraction(candidates[k + 1].lower())
+        if not lo < hi:
+            raise _NeedPrecision("edge candidates overlap")
+        status = None
+        for frac in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)):
+            x = lo + (hi - lo) * frac
+            local = _pdf_at(data, x, prec, max_prec)
+            if isinstance(local, Certified):
+                status = local.mid_exact > 0 or local.rad_exact > 0
+                break
+        if status is None:
+            raise _NeedPrecision(f"gap {k} between edge candidates not classified")
+        inside.append(status)
+    return SupportCertificate(candidates, inside, prec)
+
+
+def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC
+                      ) -> list[tuple[Certified, Certified]] | Uncertified:
+    """Intervals of the continuous part, each edge a ball around a real root of the
+    discriminant (or exactly 0), SPEC §7; :class:`Uncertified` when a gap between edge
+    candidates cannot be classified."""
+    cert = _support_certificate(_data(the_law), prec, max_prec)
+    return cert if isinstance(cert, Uncertified) else cert.intervals()
+
+
+# ---------------------------------------------------------------------- atoms
+def certified_atoms(the_law: Any) -> dict[int, Certified] | Uncertified:
+    """``{0: mass}`` (exact ball) or ``{}``; the rank-deficiency mass (module docstring)
+    checked exactly against the limit equation of ``lim z G(z)`` (SPEC §4, §7)."""
+    data = _data(the_law)
+    mass = data.atom_mass()
+    low = _low_order_part(data.cauchy)
+    value: dict[int, Fraction] = {}
+    for i, row in low.items():
+        for k, c in row.items():
+            value[k] = value.get(k, Fraction(0)) + c * mass ** i
+    if any(value.values()):
+        return Uncertified(f"the rank-deficiency mass {mass} is not a root of the limit "
+                           "equation of z G(z) at 0")
+    return {0: Certified(mass, Fraction(0), 0)} if mass > 0 else {}
+
+
+# ---------------------------------------------------------------------- ridge (SPEC §5)
+class _Ridge:
+    """``F(., lam)`` and its pieces as exact theta1-polynomial coefficients in ``w``."""
+
+    def __init__(self, data: _LawData, lam_value: Fraction) -> None:
+        spec = _specialize(_term_table("ridge", data.case, True), data.values)
+        self.lam = lam_value
+        self.f = _rows_at(spec, lam_value, var=1, other=0)
+        self.f_lam = _rows_at(spec, lam_value, var=1, other=0, deriv=True)
+        self.a = {d: {m[0]: row for m, row in spec.items() if m[1] == d} for d in (0, 1, 2)}
+
+    def polys(self, t1: Any) -> dict[str, Any]:
+        ap = {d: flint.arb_poly(_poly_balls(self.a[d], t1)) for d in (0, 1, 2)}
+        f = flint.arb_poly(_poly_balls(self.f, t1))
+        return {"f": f, "fw": f.derivative(), "flam": flint.arb_poly(
+            _poly_balls(self.f_lam, t1)), "a2": ap[2], "a1": ap[1]}
+
+
+def _bisect(polys: dict[str, Any], lam_b: Any, w_max: Fraction, prec: int) -> Any:
+    """Approximate ``w`` with ``lam(w) = lam`` (the physical branch, decreasing in w):
+    bisection on sign rules, then Newton on the midpoints."""
+    lo, hi = flint.arb(0), _arb(w_max)
+    for _ in range(64):
+        mid = ((lo + hi) / 2).mid()
+        q = polys["f"](mid)
+        slope = 2 * polys["a2"](mid) * lam_b + polys["a1"](mid)
+        if q < 0 or (q > 0 and slope < 0):  # lam below the larger root: w < w*
+            lo = mid
+        elif q > 0 and slope > 0:
+            hi = mid
+        else:
+            break
+    wv = ((lo + hi) / 2).mid()
+    for _ in range(2 * prec.bit_length() + 8):
+        step = (polys["f"](wv) / polys["fw"](wv)).mid()
+        wv = (wv - step).mid()
+        if step == 0 or abs(step) < abs(wv) * flint.arb(2) ** (-prec):
+            break
+    return wv
+
+
+def _newton_enclosure(polys: dict[str, Any], approx: Any, lam_b: Any, w_max: Fraction,
+                      prec: int) -> Any:
+    """Interval-Newton certificate around ``approx`` (module docstring), or
+    _NeedPrecision."""
+    for grow in range(8, prec // 2, 8):
+        X = flint.arb(approx, flint.arb(2) ** (-prec + grow) * (1 + abs(approx)))
+        fw = polys["fw"](X)
+        if not (fw > 0 or fw < 0):
+            continue
+        N = approx - polys["f"](approx) / fw
+        if X.contains_interior(N):
+            if not (X > 0 and X < _arb(w_max)):
+                raise _NeedPrecision("the root enclosure is not inside (0, w_max)")
+            if not polys["a2"](X) > 0 or not 2 * polys["a2"](X) * lam_b + polys["a1"](X) > 0:
+                raise _NeedPrecision("the root is not certainly on the larger lam branch")
+            return N
+    raise _NeedPrecision("interval Newton did not contract")
+
+
+def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
+                 ) -> tuple[_Ridge, Any, int, Any] | Uncertified:
+    data = _data(the_law)
+    lam_f = exact(lam_value)
+    if lam_f <= 0:
+        raise ValueError(f"lam must be > 0 (got {lam_value!r})")
+    atoms = certified_atoms(the_law)
+    if isinstance(atoms, Uncertified):
+        return Uncertified(f"w(lam) not certified: {atoms.reason}")
+    ridge = _Ridge(data, lam_f)
+    w_max = 1 - data.atom_mass()
+    reason = "no precision tried"
+    for p in _ladder(prec, max_prec):
+        with flint.ctx.workprec(p):
+            polys = ridge.polys(_theta1(data.ratios))
+            lam_b = _arb(lam_f)
+            try:
+                approx = _bisect(polys, lam_b, w_max, p)
+                ball = _newton_enclosure(polys, approx, lam_b, w_max, p)
+            except _NeedPrecision as exc:
+                reason = f"{exc} at {p} bits"
+                continue
+            return ridge, ball, p, polys
+    return Uncertified(f"w(lam) not certified: {reason}")
+
+
+def certified_dof(the_law: Any, lam_value: Any, prec: int = DEFAULT_PREC,
+                  max_prec: int = MAX_PREC) -> Result:
+    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5) as a ball."""
+    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
+    if isinstance(solved, Uncertified):
+        return solved
+    _, ball, p, _ = solved
+    return _ball_result(ball, p)
+
+
+def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
+                          prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC) -> Result:
+    """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (SPEC §5,
+    MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w``."""
+    if the_law.case not in ("mha", "mha-tied"):
+        raise ValueError(f"the ridge error is defined for the MHA laws (got {the_law.case})")
+    s2 = exact(sigma2)
+    if s2 < 0:
+        raise ValueError(f"sigma2 must be >= 0 (got {sigma2!r})")
+    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
+    if isinstance(solved, Uncertified):
+        return solved
+    ridge, ball, p, polys = solved
+    with flint.ctx.workprec(p):
+        g_o = _arb(exact(the_law.ratios.gO))
+        dw = -polys["flam"](ball) / polys["fw"](ball)
+        err = 1 - ball / g_o + (_arb(ridge.lam) / g_o - _arb(s2)) * dw
+        if not err.is_finite():
+            return Uncertified("the ridge error ball is not finite")
+        return _ball_result(err, p)
+
+
+def require(result: Any, quantity: str, params: dict[str, Any] | None = None) -> Any:
+    """``result`` unless it is :class:`Uncertified`, then a CertificationError."""
+    if isinstance(result, Uncertified):
+        raise CertificationError(quantity, f"certificate failed: {result.reason}", params)
+    return result
+
+
+__all__ = [
+    "Certified", "Uncertified", "SupportCertificate", "NEEDS_FLINT", "DEFAULT_PREC",
+    "MAX_PREC", "certified_pdf", "certified_support", "certified_atoms", "certified_dof",
+    "certified_ridge_error", "exact", "require", "require_flint",
+]

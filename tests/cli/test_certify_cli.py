@@ -1,0 +1,75 @@
+"""``--certify`` in ``freege law`` and ``freege readout dof|ridge``: JSON shape, text,
+one-line failures (SPEC §4, §5, §7)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tests.cli.helpers import bad, run_cli
+
+certify = pytest.importorskip("freege.numeric.certify")
+pytest.importorskip("flint")
+
+LAW = ("--case", "mha", "--beta", "1", "--h", "4", "--gK", "0.5", "--gV", "0.5", "--gO", "0.5")
+
+
+def _is_ball(entry: object) -> bool:
+    return (isinstance(entry, dict) and set(entry) == {"mid", "rad"}
+            and all(isinstance(v, str) for v in entry.values())
+            and Fraction(entry["rad"]) >= 0 and Fraction(entry["mid"]) is not None)
+
+
+def test_law_certify_json_shape(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(capsys, "law", *LAW, "--normalized", "--certify", "--format",
+                             "json", "--pdf", "-1", "0", "0.5", "3", "20")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["x"] == ["-1", "0", "0.5", "3", "20"]
+    pdf = data["pdf"]
+    assert len(pdf) == 5
+    assert all(_is_ball(pdf[k]) for k in (0, 2, 3, 4))
+    assert pdf[1]["certified"] is False and isinstance(pdf[1]["reason"], str)
+    assert Fraction(pdf[0]["mid"]) == 0 == Fraction(pdf[4]["mid"])  # outside the support
+    lo, hi = data["support"][0]
+    assert _is_ball(lo) and _is_ball(hi) and Fraction(hi["mid"]) > 1
+    assert data["atoms"][0]["at"] == "0" and Fraction(data["atoms"][0]["mass"]["mid"]) == \
+        Fraction(1, 2)
+
+
+def test_law_certify_text_prints_balls(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(capsys, "law", *LAW, "--certify", "--pdf", "1", "--dps", "30")
+    assert code == 0, err
+    line = out.strip().splitlines()[-1]
+    x, mid, sign, rad = line.split()
+    assert (x, sign) == ("1", "+/-") and Fraction(rad) < Fraction(1, 10**30) * Fraction(mid)
+
+
+def test_readout_certify_json(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(capsys, "readout", "ridge", *LAW, "--lam", "1e-2", "--sigma2",
+                             "0.1", "--certify", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert _is_ball(data["w"]) and _is_ball(data["error"])
+    assert 0 < Fraction(data["w"]["mid"]) < Fraction(1, 2)  # w < 1 - atom
+    code, out, err = run_cli(capsys, "readout", "dof", *LAW, "--certify", "--format", "json")
+    assert code == 0, err
+    assert _is_ball(json.loads(out)["w"])
+
+
+def test_failed_readout_certificate_is_one_line(capsys: pytest.CaptureFixture,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(certify, "certified_dof",
+                        lambda *a, **k: certify.Uncertified("interval Newton did not contract"))
+    err = bad(capsys, "readout", "dof", *LAW, "--certify")
+    assert "certificate failed" in err and "interval Newton" in err
+
+
+def test_certify_without_python_flint_is_one_line(capsys: pytest.CaptureFixture,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(certify, "flint", None)
+    for argv in (("law", *LAW, "--certify"), ("readout", "ridge", *LAW, "--certify")):
+        err = bad(capsys, *argv)
+        assert "needs python-flint: pip install 'freege[certify]'" in err

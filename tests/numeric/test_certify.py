@@ -1,0 +1,219 @@
+"""Certified enclosures (freege.numeric.certify, SPEC §3-§5, §7) against independent
+routes: freege's own mpmath layer at 50 digits (tracked Cauchy root, discriminant edges,
+atom), and mpmath's polynomial solver for w(lam)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from freege import numeric
+from freege.errors import DomainError
+from freege.params import Ratios
+
+certify = pytest.importorskip("freege.numeric.certify")
+pytest.importorskip("flint")
+
+REF_DPS = 50
+#: the references' own rounding (50 digits) is far below every radius tested here
+SLACK = Fraction(1, 10**44)
+
+CASES = {
+    "mha-atom": ("mha", Ratios(beta=1, h=4, gK=Fraction(1, 2), gV=Fraction(1, 2),
+                               gO=Fraction(1, 2)), True),
+    "mha-no-atom": ("mha", Ratios(beta=1, h=12, gK=Fraction(3, 2), gV=Fraction(3, 2),
+                                  gO=Fraction(3, 2)), True),
+    "attention-two-intervals": ("attention", Ratios(beta=Fraction(1, 2), h=2,
+                                                    gK=Fraction(1, 3), gV=1, gO=1), False),
+    "value-ratio-one": ("value", Ratios(beta=1, h=3, gK=Fraction(2, 3), gV=1, gO=1), False),
+    "mha-ratio-one": ("mha", Ratios(beta=Fraction(3, 2), h=2, gK=Fraction(1, 2), gV=1,
+                                    gO=Fraction(3, 2)), True),
+    "mha-tied-atom": ("mha-tied", Ratios(beta=1, h=2, gK=Fraction(1, 2), gV=Fraction(1, 2),
+                                         gO=Fraction(3, 4), sharing="tied"), True),
+    "value-tied": ("value-tied", Ratios(beta=Fraction(3, 4), h=2, gK=Fraction(3, 2),
+                                        gV=Fraction(3, 2), gO=1, sharing="tied"), False),
+}
+
+
+def _fraction(value: mpmath.mpf) -> Fraction:
+    return certify.exact(value)  # exact, whatever the ambient precision
+
+
+def encloses(ball: certify.Certified, ref: mpmath.mpf) -> bool:
+    """``ball`` contains the 50-digit reference up to the reference's own rounding."""
+    scale = max(Fraction(1), abs(ball.mid_exact))
+    return abs(_fraction(ref) - ball.mid_exact) <= ball.rad_exact + SLACK * scale
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def pair(request: pytest.FixtureRequest) -> tuple:
+    case, ratios, normalized = CASES[request.param]
+    return numeric.law(case, ratios, normalized), numeric.law(case, ratios, normalized,
+                                                              dps=REF_DPS)
+
+
+def test_support_and_atoms_enclose_the_50_digit_values(pair: tuple) -> None:
+    the_law, ref = pair
+    support = certify.certified_support(the_law)
+    assert not isinstance(support, certify.Uncertified), support
+    with mpmath.workdps(REF_DPS):
+        ref_support = ref.support()
+        ref_atoms = ref.atoms()
+    assert len(support) == len(ref_support)
+    for (lo, hi), (ref_lo, ref_hi) in zip(support, ref_support, strict=True):
+        assert encloses(lo, ref_lo) and encloses(hi, ref_hi), (lo, hi, ref_lo, ref_hi)
+    atoms = certify.certified_atoms(the_law)
+    assert set(atoms) == {0} if ref_atoms else atoms == {}
+    for mass in atoms.values():
+        assert encloses(mass, next(iter(ref_atoms.values())))
+
+
+def test_density_balls_enclose_the_50_digit_density(pair: tuple) -> None:
+    the_law, ref = pair
+    hi = Fraction(the_law.support()[-1][1])
+    xs = [Fraction(-1)] + [hi * Fraction(k, 7) for k in (1, 2, 3, 5, 6)] + [hi * 11 / 10]
+    balls = certify.certified_pdf(the_law, xs)
+    with mpmath.workdps(REF_DPS):
+        refs = ref.pdf([mpmath.mpf(x.numerator) / x.denominator for x in xs])
+    for x, ball, value in zip(xs, balls, refs, strict=True):
+        assert ball.certified, (x, ball)
+        assert encloses(ball, value), (x, str(ball), value)
+        assert ball.rad_exact <= Fraction(1, 10**20) * max(1, abs(ball.mid_exact))
+    assert balls[0].mid_exact == 0 and balls[-1].mid_exact == 0  # outside: exactly 0
+    assert all(b.mid_exact > b.rad_exact for b in balls[1:-1])  # inside: certainly > 0
+
+
+@pytest.mark.parametrize("name", ["mha-atom", "value-ratio-one"])
+def test_density_next_to_the_atom_and_the_hard_edge(name: str) -> None:
+    """x -> 0 where u = x G(x) tends to a multiple root (the atom's mass) or G blows up
+    (a ratio equal to 1): the continuation still certifies, and agrees at 50 digits."""
+    case, ratios, normalized = CASES[name]
+    the_law = numeric.law(case, ratios, normalized)
+    xs = [Fraction(1, 10**8), Fraction(1, 10**4)]
+    balls = certify.certified_pdf(the_law, xs)
+    with mpmath.workdps(REF_DPS):
+        refs = the_law.with_dps(REF_DPS).pdf([mpmath.mpf(x.numerator) / x.denominator
+                                              for x in xs])
+    for ball, value in zip(balls, refs, strict=True):
+        assert ball.certified and encloses(ball, value), (str(ball), value)
+        assert ball.rad_exact <= Fraction(1, 10**10) * ball.mid_exact
+
+
+def test_radii_shrink_as_precision_grows() -> None:
+    the_law = numeric.law(*CASES["mha-atom"])
+    x = Fraction(3)
+    low, high = (certify.certified_pdf(the_law, [x], prec=p, max_prec=p)[0] for p in (64, 256))
+    assert low.certified and high.certified
+    assert high.rad_exact < low.rad_exact * Fraction(1, 2**100)
+    assert abs(high.mid_exact - low.mid_exact) <= low.rad_exact + high.rad_exact
+    w_low, w_high = (certify.certified_dof(the_law, Fraction(1, 2), prec=p, max_prec=p)
+                     for p in (64, 256))
+    assert w_high.rad_exact < w_low.rad_exact * Fraction(1, 2**100)
+
+
+def test_certificate_refused_where_roots_cannot_be_isolated() -> None:
+    """At x = 0 (atom, hard edge) and at a point 1e-50 from a soft edge with too little
+    precision to separate the near-double root: refused, not a wrong ball."""
+    the_law = numeric.law(*CASES["mha-atom"])
+    with mpmath.workdps(REF_DPS):
+        edge = _fraction(the_law.with_dps(REF_DPS).support()[-1][1])
+    at_zero, at_edge = certify.certified_pdf(the_law, [Fraction(0), edge], prec=128,
+                                             max_prec=128)
+    assert isinstance(at_zero, certify.Uncertified) and "x = 0" in at_zero.reason
+    assert isinstance(at_edge, certify.Uncertified), at_edge
+    # with more precision the same point may be decided, and then the ball is right
+    decided = certify.certified_pdf(the_law, [edge])[0]
+    if decided.certified:
+        assert decided.contains(0) or decided.mid_exact - decided.rad_exact < Fraction(1, 10**20)
+
+
+def _mp_ridge(case: str, ratios: Ratios, lam: Fraction, sigma2: Fraction, dps: int) -> tuple:
+    """w(lam) and E(lam) by mpmath.polyroots on F(., lam) (an independent route): the real
+    root in (0, w_max) on the larger lam branch (2 a2 lam + a1 > 0), SPEC §5."""
+    from freege.numeric import _symbolic
+    from freege.symbolic.symbols import lam as lam_s
+    from freege.symbolic.symbols import w as w_s
+
+    poly = _symbolic.ridge_polynomial(case)
+    with mpmath.workdps(dps):
+        beta2 = mpmath.mpf(Fraction(ratios.beta).numerator) / Fraction(ratios.beta).denominator
+        beta2 = beta2**2
+        values = dict(zip(_symbolic.PARAMETERS, (
+            mpmath.expm1(beta2), beta2, *(mpmath.mpf(Fraction(getattr(ratios, n)).numerator)
+                                          / Fraction(getattr(ratios, n)).denominator
+                                          for n in ("h", "gK", "gV", "gO"))), strict=True))
+        lam_mp = mpmath.mpf(lam.numerator) / lam.denominator
+
+        def coeffs(expr):  # coefficients in w, highest first, at the parameter values
+            p = __import__("sympy").Poly(expr, w_s)
+            return [mpmath.mpf(c.subs(values).subs(lam_s, lam_mp).evalf(dps + 20))
+                    for c in p.all_coeffs()]
+
+        f = coeffs(poly.as_expr())
+        roots = mpmath.polyroots(f, maxsteps=400, extraprec=4 * dps)
+        atom = next(iter(numeric.law(case, ratios, True).atoms().values()), 0.0)
+        quad = __import__("sympy").Poly(poly.as_expr(), lam_s)
+        a2, a1 = (quad.coeff_monomial(lam_s**2), quad.coeff_monomial(lam_s))
+        picked = []
+        for r in roots:
+            if abs(mpmath.im(r)) > mpmath.mpf(10) ** (-dps // 2) or not 0 < mpmath.re(r) < 1 - atom:
+                continue
+            wv = mpmath.re(r)
+            slope = 2 * mpmath.polyval(coeffs(a2), wv) * lam_mp + mpmath.polyval(coeffs(a1), wv)
+            if slope > 0 and mpmath.polyval(coeffs(a2), wv) > 0:
+                picked.append(wv)
+        assert len(picked) == 1, picked
+        wv = picked[0]
+        fw = mpmath.polyval(coeffs(poly.diff(w_s).as_expr()), wv)
+        flam = mpmath.polyval(coeffs(poly.diff(lam_s).as_expr()), wv)
+        g_o = values[_symbolic.PARAMETERS[5]]
+        s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator
+        err = 1 - wv / g_o + (lam_mp / g_o - s2) * (-flam / fw)
+        return wv, err
+
+
+@pytest.mark.parametrize("name, lam", [("mha-atom", Fraction(1, 10**4)),
+                                       ("mha-tied-atom", Fraction(1, 100))])
+def test_dof_and_ridge_error_enclose_an_independent_solve(name: str, lam: Fraction) -> None:
+    case, ratios, _ = CASES[name]
+    the_law = numeric.law(case, ratios, True)
+    sigma2 = Fraction(1, 10)
+    w_ball = certify.certified_dof(the_law, lam)
+    e_ball = certify.certified_ridge_error(the_law, lam, sigma2)
+    assert w_ball.certified and e_ball.certified, (w_ball, e_ball)
+    w_ref, e_ref = _mp_ridge(case, ratios, lam, sigma2, REF_DPS)
+    assert encloses(w_ball, w_ref), (str(w_ball), w_ref)
+    assert encloses(e_ball, e_ref), (str(e_ball), e_ref)
+
+
+def test_dof_encloses_the_50_digit_numeric_layer_at_a_benign_penalty() -> None:
+    the_law = numeric.law(*CASES["mha-no-atom"])
+    lam = Fraction(1, 2)
+    with mpmath.workdps(REF_DPS):
+        ref = numeric.dof(the_law.with_dps(REF_DPS), mpmath.mpf(lam.numerator) / lam.denominator)
+    assert encloses(certify.certified_dof(the_law, lam), ref)
+
+
+def test_float_ratios_are_read_by_their_exact_binary_value() -> None:
+    exact_law = numeric.law(*CASES["mha-atom"])
+    float_law = numeric.law("mha", Ratios(beta=1.0, h=4, gK=0.5, gV=0.5, gO=0.5), True)
+    a, b = (certify.certified_pdf(L, [Fraction(3)])[0] for L in (exact_law, float_law))
+    assert a.mid_exact == b.mid_exact and a.rad_exact == b.rad_exact
+
+
+@given(st.fractions(min_value=-10**6, max_value=10**6),
+       st.fractions(min_value=0, max_value=1).map(lambda r: r / 10**30))
+def test_printed_ball_encloses_the_exact_ball(mid: Fraction, rad: Fraction) -> None:
+    ball = certify.Certified(mid, rad)
+    lo, hi = Fraction(ball.mid) - Fraction(ball.rad), Fraction(ball.mid) + Fraction(ball.rad)
+    assert lo <= mid - rad and mid + rad <= hi
+
+
+def test_missing_python_flint_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(certify, "flint", None)
+    with pytest.raises(DomainError, match="needs python-flint"):
+        certify.certified_atoms(numeric.law(*CASES["mha-atom"]))

@@ -1,0 +1,149 @@
+"""Figures (freege.plotting, validation.plots): no global backend switch, .png/.svg/.pdf,
+drawing into a caller's ``ax``, atoms as spikes beside a readable histogram, titles not
+cut, and bad targets rejected before anything is written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from freege import plotting  # noqa: E402
+from validation import plots  # noqa: E402
+
+MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _atom_spectrum(rng: np.random.Generator, n: int = 400, zeros: float = 0.6) -> np.ndarray:
+    """A spectrum with an atom at 0 (rounding-level values, as eigvalsh gives) and a
+    continuous part on [1, 3]."""
+    k = int(zeros * n)
+    return np.concatenate([rng.uniform(-1e-14, 1e-14, k), rng.uniform(1, 3, n - k)])
+
+
+def test_importing_and_drawing_keeps_the_global_backend():
+    """In a fresh interpreter with a non-default backend (``MPLBACKEND=pdf``), importing both
+    modules and writing figures leaves ``matplotlib.get_backend()`` unchanged and never
+    imports pyplot (the old code called ``matplotlib.use("Agg")``)."""
+    script = textwrap.dedent("""
+        import sys, tempfile, os
+        import numpy as np
+        import matplotlib
+        before = matplotlib.get_backend()
+        import freege.plotting, validation.plots
+        folder = tempfile.mkdtemp()
+        freege.plotting.density(os.path.join(folder, "d.png"), [1, 2, 3], [0.1, 0.3, 0.1],
+                                {0.0: 0.5}, "t")
+        validation.plots.spectrum_histogram(os.path.join(folder, "h.png"),
+                                            {"a": np.linspace(0, 1, 50)}, "t")
+        print(before, matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
+    """)
+    env = {**os.environ, "MPLBACKEND": "pdf"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == ["pdf", "pdf", "False"]
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_every_format_is_written(tmp_path, suffix):
+    rng = np.random.default_rng(0)
+    law_file, hist_file, curve_file = (tmp_path / f"{k}{suffix}" for k in ("law", "h", "c"))
+    plotting.density(str(law_file), [1.0, 2.0, 3.0], [0.2, 0.3, 0.2], {0.0: 0.25}, "law")
+    plots.spectrum_histogram(str(hist_file), {"a": _atom_spectrum(rng)}, "hist",
+                             density=lambda x: np.full_like(x, 0.2), mean=0.8,
+                             atoms={0.0: 0.6})
+    plotting.curves(str(curve_file), {"a": ([1, 2], [3, 4])}, "x", "y", "c")
+    for target in (law_file, hist_file, curve_file):
+        assert target.read_bytes().startswith(MAGIC[suffix])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (law_file, hist_file, curve_file))  # no temporary files left
+
+
+def test_drawing_into_a_callers_axes(tmp_path):
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    assert plotting.density(None, [1, 2, 3], [0.1, 0.2, 0.1], {}, "law", ax=left) is left
+    assert plots.ladder_histograms(None, {"a": np.arange(10.0), "b": np.arange(10.0) + 1},
+                                   "a", "ladder", ax=right) is right
+    assert len(left.lines) == 1 and len(right.patches) == 2
+    assert list(tmp_path.iterdir()) == []
+    plotting.save(fig, tmp_path / "both.pdf")  # the caller may save it through freege too
+    assert (tmp_path / "both.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_histogram_leaves_the_atom_out_and_shows_its_fraction():
+    """60% of the eigenvalues at 0: they are not a histogram bar (which would dwarf the
+    rest) but a spike of height 0.6; the histogram of the rest integrates to 0.4 (count /
+    all eigenvalues; the range stops at the 99.9% quantile), the scale of the limiting
+    law's continuous part."""
+    rng = np.random.default_rng(1)
+    eigs = _atom_spectrum(rng)
+    ax = plots.spectrum_histogram(None, {"softmax": eigs}, "t", atoms={0.0: 0.6})
+    (stairs,) = ax.patches
+    heights, edges, _ = stairs.get_data()
+    assert edges[0] >= 1.0 - 1e-12  # starts at the continuous part, not at 0
+    shown = np.count_nonzero((eigs >= edges[0]) & (eigs <= edges[-1])) / eigs.size
+    assert float(np.sum(heights * np.diff(edges))) == pytest.approx(shown, rel=1e-12)
+    assert 0.4 - 2 / eigs.size <= shown <= 0.4  # all but the top 0.1% of the bulk
+    assert ax.get_ylim()[1] < 2 * heights.max()  # the continuous part fills the axis
+    mass_ax = ax._freege_mass_axis
+    spikes = [seg for coll in mass_ax.collections for seg in coll.get_segments()]
+    assert [tuple(map(float, s[:, 1])) for s in spikes] == [(0.0, 0.6), (0.0, 0.6)]
+    labels = [t.get_text() for t in mass_ax.texts]
+    assert labels == ["softmax: fraction 0.6 at x = 0", "limit: mass 0.6 at x = 0"]
+
+
+def test_density_keeps_a_hard_edge_from_flattening_the_rest():
+    xs = np.linspace(1e-6, 1, 400)
+    pdf = 0.5 / np.sqrt(xs)  # integrable spike at 0
+    ax = plotting.density(None, xs, pdf, {}, "edge")
+    assert ax.get_ylim()[1] < 0.1 * pdf.max()
+    assert plotting.density_limit(np.full(50, 1.0)) is None
+
+
+def test_long_titles_are_wrapped_and_inside_the_figure(tmp_path):
+    title = "explicit configuration " + ", ".join(f"parameter{k}={k}" for k in range(20))
+    ax = plotting.curves(None, {"a": ([1, 2], [1, 2])}, "x", "y", title)
+    fig = ax.figure
+    lines = ax.get_title().splitlines()
+    assert len(lines) > 1 and all(len(line) <= plotting.TITLE_WIDTH for line in lines)
+    assert " ".join(lines) == title
+    plotting.save(fig, tmp_path / "t.png")  # tight layout
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box, frame = ax.title.get_window_extent(renderer), fig.bbox
+    assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("figure.jpg", ".png, .svg or .pdf"),
+    ("missing/figure.png", "does not exist"),
+])
+def test_bad_targets_fail_before_drawing(tmp_path, name, message):
+    target = tmp_path / name
+    with pytest.raises(ValueError, match=message):
+        plotting.density(str(target), [1, 2], [1, 1], {}, "t")
+    with pytest.raises(ValueError, match=message):
+        plots.require_matplotlib(str(target))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
+    ax = plotting.curves(None, {"a": ([1, 2], [1, 2])}, "x", "y", "t")
+
+    def broken(*_args, **_kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ax.figure, "savefig", broken)
+    with pytest.raises(OSError):
+        plotting.save(ax.figure, tmp_path / "x.svg")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,216 @@
+"""Run a sweep: one Dask task per (grid point, draw) of SPEC §6.1, results to a store.
+
+* Tasks: :func:`draw_task` samples one draw with :func:`validation.sample.draw` (or
+  :func:`validation.sample.case_eigenvalues` for another SPEC §4 case: both models, the
+  same seed, so the same weights) and returns its relative W1, KS and first two
+  empirical moments per model, BLAS held to one thread (``threadpoolctl``).
+* Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
+  point's word being the hash of its canonical form (:class:`validation.sweep_grid.Point`),
+  so the results do not depend on the number of workers, the order of completion or
+  the other points of the grid.
+* Cluster: a ``LocalCluster`` of worker processes with one thread each (as many as
+  ``workers``, default: the cores, one for ``cupy``), or an existing scheduler
+  (``scheduler`` address; multi-GPU nodes: ``dask-cuda``'s ``LocalCUDACluster`` or
+  ``dask-cuda-worker``, one worker per GPU). A failed task is retried once (Dask
+  ``retries=1``; a lost worker counts once, ``allowed-failures = 1`` on the local
+  cluster) and then recorded as failed; the sweep goes on.
+* Store: :mod:`validation.sweep_store`; a rerun skips the finished ``(point, draw)``
+  keys, and a store written by a different sweep is refused before anything runs.
+
+Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validation import sweep_store
+from validation.sweep_grid import Point
+
+#: seconds to wait for an existing scheduler before giving up
+CONNECT_TIMEOUT = 5.0
+SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
+
+
+def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
+              limiting_mean: float) -> dict[str, Any]:
+    """Sample draw ``draw_index`` of ``point`` (its canonical dict) and return the store
+    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS, and the first two
+    empirical moments of each model's spectrum."""
+    from threadpoolctl import threadpool_limits
+
+    from validation import metrics
+    from validation.sample import case_eigenvalues, case_for, draw
+
+    p = Point.from_dict(point)
+    entropy = (seed, p.seed_word, draw_index)
+    start = time.perf_counter()
+    with threadpool_limits(limits=1):
+        if p.case == case_for(p.dims):
+            d = draw(p.dims, seed=entropy, backend=backend)
+            soft, ge, peak = d.softmax, d.ge, d.peak_bytes
+        else:
+            soft, ge = (case_eigenvalues(p.case, p.dims, seed=entropy, model=m,
+                                         backend=backend) for m in ("softmax", "ge"))
+            peak = None
+    w1 = metrics.w1(soft, ge)
+    return {
+        "type": "draw", "point": p.key, "draw": draw_index, "status": "ok",
+        "w1": w1, "rel_w1": w1 / limiting_mean, "ks": metrics.ks(soft, ge),
+        "moments": {"softmax": metrics.empirical_moments(soft, 2),
+                    "ge": metrics.empirical_moments(ge, 2)},
+        "seconds": time.perf_counter() - start, "peak_bytes": peak,
+    }
+
+
+def header(points: list[Point], draws: int, seed: int, backend: str) -> dict[str, Any]:
+    """The store header: the sweep's identity and each point's SPEC §4 limiting
+    moments ``[m1, m2]`` (:func:`validation.theory.limiting_moments`)."""
+    from validation.theory import limiting_moments
+
+    theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
+    return {"type": "header", "format": sweep_store.FORMAT,
+            "identity": {"points": [p.as_dict() for p in points], "draws": draws,
+                         "seed": seed, "backend": backend},
+            "theory": theory}
+
+
+def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]) -> None:
+    a, b = old.get("identity", {}), new["identity"]
+    differs = [k for k in ("points", "draws", "seed", "backend") if a.get(k) != b[k]]
+    if differs:
+        raise ValueError(f"store {str(path)!r} was written by a different sweep (its "
+                         f"{', '.join(differs)} differ); rerun that sweep or use another "
+                         "--store")
+
+
+def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
+    """``(client, cluster or None)``: attached to ``scheduler``, else a new local
+    cluster of ``workers`` single-threaded processes."""
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
+        except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
+            raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
+                             f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
+    if backend == "cupy":
+        from validation.backend import get_backend
+
+        get_backend("cupy")  # a ValueError saying why, before any worker starts
+    # allowed-failures: a task on a worker that dies is retried once. glibc's trim
+    # threshold, which Dask's nanny sets, disables its adaptive mmap threshold: every
+    # n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower draws (measured)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1,
+                          "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a sweep did: tasks of the grid, already in the store, run now (ok, failed)."""
+
+    store: str
+    tasks: int
+    skipped: int
+    ok: int
+    failed: int
+    workers: int
+    seconds: float
+
+
+def default_workers(backend: str) -> int:
+    """One worker per core (NumPy) or one (CuPy: one task per GPU at a time)."""
+    return 1 if backend == "cupy" else max(1, os.cpu_count() or 1)
+
+
+def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
+        backend: str = "numpy", workers: int | None = None, scheduler: str | None = None,
+        progress: bool | None = None,
+        on_record: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+    """Run (or resume) the sweep of ``points`` x ``draws`` into ``store``. Bad input --
+    no points, draws < 1, a store of another sweep, an unreachable scheduler -- is a
+    ValueError raised before the store is touched. ``progress``: a tqdm bar on stderr
+    (default: when stderr is a terminal)."""
+    if not points:
+        raise ValueError("empty grid: no points to sweep")
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
+        raise ValueError(f"draws must be an integer >= 1 (got {draws!r})")
+    if backend not in SWEEP_BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
+    folder = Path(store).absolute().parent
+    if not folder.is_dir():
+        raise ValueError(f"store folder {str(folder)!r} does not exist")
+    start = time.perf_counter()
+    contents = sweep_store.read(store)
+    new_header = header(points, draws, seed, backend)
+    if contents.header is not None:
+        _check_same_sweep(store, contents.header, new_header)
+    done = sweep_store.finished(contents)
+    todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
+    n_workers = workers or min(default_workers(backend), max(1, len(todo)))
+    ok = failed = 0
+    client = cluster = None
+    try:
+        if todo:
+            client, cluster = _client(scheduler, n_workers, backend)
+            if scheduler is not None:
+                n_workers = len(client.nthreads())
+        with sweep_store.open_for_append(store, contents, new_header) as writer:
+            if todo:
+                ok, failed = _execute(client, todo, seed, backend, new_header["theory"],
+                                      writer, progress, on_record)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    return Outcome(str(store), len(points) * draws, len(points) * draws - len(todo), ok,
+                   failed, n_workers, time.perf_counter() - start)
+
+
+def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str,
+             theory: dict[str, list[float]], writer: sweep_store.Writer,
+             progress: bool | None, on_record: Callable[[dict[str, Any]], None] | None
+             ) -> tuple[int, int]:
+    """Submit every task, append each result (or failure) as it completes."""
+    from dask.distributed import as_completed
+    from tqdm import tqdm
+
+    futures = []
+    for p, i in todo:
+        fut = client.submit(draw_task, p.as_dict(), i, seed, backend, theory[p.key][0],
+                            key=f"freege-draw-{p.key}-{seed}-{i}", pure=False, retries=1)
+        futures.append(fut)
+    where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
+    show = sys.stderr.isatty() if progress is None else progress
+    ok = failed = 0
+    with tqdm(total=len(todo), disable=not show, file=sys.stderr, unit="draw",
+              desc="freege sweep") as bar:
+        for fut in as_completed(futures):
+            p, i = where[fut.key]
+            if fut.status == "finished":
+                record = fut.result()
+                ok += 1
+            else:
+                exc = fut.exception()
+                record = {"type": "draw", "point": p.key, "draw": i, "status": "failed",
+                          "error": f"{type(exc).__name__}: {exc}"}
+                failed += 1
+            writer.append(record)
+            if on_record is not None:
+                on_record(record)
+            fut.release()
+            bar.update(1)
+    return ok, failed

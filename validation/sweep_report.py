@@ -1,0 +1,276 @@
+"""Analyses of a sweep store: per-point means with 95% CIs, n-scaling fits, theory beside
+samples, plots (SPEC §4, §6.1).
+
+* Per point: finished draws, mean ± Student-t 95% half-width of relative W1, KS, the
+  relative errors of the first two empirical moments per model against the SPEC §4
+  limits (as ``freege validate``), and the empirical moments themselves beside the
+  limiting ``m1``, ``m2`` (``theory``). One draw: a mean without a CI.
+* n-scaling: for every group of points equal except in ``n`` (and ``d``, which follows
+  it) with at least three n values, the least-squares line ``log y = log C + b log n``
+  through the point means of each metric (``rel_w1``, ``ks``, and ``|moment error|``),
+  with the 95% half-width ``t_{0.975, k-2} * se(b)`` from the residual scatter of the
+  ``k`` points. Metrics with a zero mean are left out of a group.
+* Plots: distances against the grid's varying axis (log-log with the fits when it is
+  ``n``) and the empirical ``m1``, ``m2`` of both models beside the limits; matplotlib
+  is imported lazily and the global backend is never touched (a bare
+  :class:`matplotlib.figure.Figure`).
+
+Draws are read in (point, draw) order and each key counts once (its first ``ok``
+record), so the table does not depend on the order tasks finished in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from validation import sweep_store
+
+#: axes that may vary along a sweep, in the order a plot prefers them as its x axis
+AXES: tuple[str, ...] = ("n", "beta", "h", "dk", "dv", "do", "h_kv", "d")
+LABELS: tuple[str, ...] = ("model", "sharing", "case")
+PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
+
+
+def _t975(dof: int) -> float:
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, dof))
+
+
+def mean_ci(values: Sequence[float]) -> dict[str, float | None]:
+    """``{"mean", "ci95"}``: the mean and Student-t 95% half-width (``None`` when
+    there are fewer than 2 values; both ``None`` for none)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return {"mean": None, "ci95": None}
+    if v.size == 1:
+        return {"mean": float(v[0]), "ci95": None}
+    return {"mean": float(v.mean()),
+            "ci95": _t975(v.size - 1) * float(v.std(ddof=1)) / math.sqrt(v.size)}
+
+
+def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(header, records)`` of the store at ``path``; ValueError when it is missing or
+    has no header."""
+    if not Path(path).is_file():
+        raise ValueError(f"store {str(path)!r} does not exist")
+    contents = sweep_store.read(path)
+    if contents.header is None:
+        raise ValueError(f"store {str(path)!r} has no sweep header")
+    return contents.header, contents.records
+
+
+def _point_summary(point: dict[str, Any], theory: list[float],
+                   records: list[dict[str, Any]], failed: int) -> dict[str, Any]:
+    rel = [r["rel_w1"] for r in records]
+    ks = [r["ks"] for r in records]
+    entry: dict[str, Any] = {**point, "draws": len(records), "failed": failed,
+                             "rel_w1": mean_ci(rel), "ks": mean_ci(ks)}
+    moments, errors = {}, {}
+    for model in ("softmax", "ge"):
+        emp = np.array([r["moments"][model] for r in records]).reshape(len(records), 2)
+        moments[model] = {f"m{q + 1}": mean_ci(emp[:, q]) for q in range(2)}
+        errors[model] = {f"m{q + 1}": mean_ci(emp[:, q] / theory[q] - 1.0) for q in range(2)}
+    entry["moment_rel_error"] = errors
+    entry["moments"] = moments
+    entry["theory"] = {"m1": theory[0], "m2": theory[1]}
+    return entry
+
+
+def _fit_metrics(entry: dict[str, Any]) -> dict[str, float | None]:
+    err = entry["moment_rel_error"]
+    out = {"rel_w1": entry["rel_w1"]["mean"], "ks": entry["ks"]["mean"]}
+    for model in ("softmax", "ge"):
+        for q in ("m1", "m2"):
+            m = err[model][q]["mean"]
+            out[f"{model}_{q}_abs_error"] = None if m is None else abs(m)
+    return out
+
+
+def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+    """Least squares ``log y = log C + b log n`` over ``k >= 3`` points: exponent ``b``,
+    its 95% half-width ``t_{0.975,k-2} se(b)``, and ``C``."""
+    x, z = np.log(np.asarray(n, dtype=np.float64)), np.log(np.asarray(y, dtype=np.float64))
+    k = x.size
+    if k < 3:
+        raise ValueError(f"a log-log fit with a CI needs at least 3 points (got {k})")
+    xm = x.mean()
+    sxx = float(np.sum((x - xm) ** 2))
+    b = float(np.sum((x - xm) * (z - z.mean())) / sxx)
+    a = float(z.mean() - b * xm)
+    resid = z - (a + b * x)
+    se = math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
+    return {"exponent": b, "ci95": _t975(k - 2) * se, "prefactor": math.exp(a)}
+
+
+def n_scaling(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The n-scaling fits of every group of points that differ only in n (and d)."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for e in points:
+        if e["draws"] == 0:
+            continue
+        key = tuple((k, e[k]) for k in (*LABELS, *AXES) if k not in ("n", "d"))
+        groups.setdefault(key, []).append(e)
+    fits = []
+    for key, members in groups.items():
+        members = sorted(members, key=lambda e: e["n"])
+        ns = [e["n"] for e in members]
+        if len(set(ns)) < 3:
+            continue
+        values = [_fit_metrics(e) for e in members]
+        metrics = {}
+        for name in values[0]:
+            ys = [v[name] for v in values]
+            if all(y is not None and y > 0 for y in ys):
+                metrics[name] = loglog_fit(ns, ys)
+        fits.append({"group": dict(key), "n": ns, "metrics": metrics})
+    return fits
+
+
+def summarise(path: str | Path) -> dict[str, Any]:
+    """The report of the store at ``path``: ``points`` (grid order), ``fits``, the
+    sweep's identity and timing."""
+    head, records = load(path)
+    identity = head["identity"]
+    ok: dict[tuple[str, int], dict[str, Any]] = {}
+    failed: dict[tuple[str, int], str] = {}
+    seconds = []
+    for r in records:
+        key = (r["point"], r["draw"])
+        if r.get("status") == "ok":
+            if key not in ok:
+                ok[key] = r
+                seconds.append(r["seconds"])
+        else:
+            failed[key] = r.get("error", "")
+    from validation.sweep_grid import Point
+
+    entries = []
+    for pd in identity["points"]:
+        pkey = Point.from_dict(pd).key
+        mine = [ok[(pkey, i)] for i in range(identity["draws"]) if (pkey, i) in ok]
+        n_failed = sum(1 for i in range(identity["draws"])
+                       if (pkey, i) in failed and (pkey, i) not in ok)
+        entries.append(_point_summary(pd, head["theory"][pkey], mine, n_failed))
+    errors = sorted({e for k, e in failed.items() if k not in ok})
+    return {
+        "store": str(path), "draws_per_point": identity["draws"], "seed": identity["seed"],
+        "backend": identity["backend"], "finished": len(ok),
+        "tasks": len(identity["points"]) * identity["draws"],
+        "failed": sum(1 for k in failed if k not in ok), "errors": errors[:10],
+        "points": entries, "fits": {"n_scaling": n_scaling(entries)},
+        "timing": {"seconds_per_draw": float(np.mean(seconds)) if seconds else None},
+    }
+
+
+def _pm(x: dict[str, Any], digits: int = 4) -> str:
+    if x["mean"] is None:
+        return "-"
+    ci = "" if x["ci95"] is None else f" ± {x['ci95']:.{digits}f}"
+    return f"{x['mean']:.{digits}f}{ci}"
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A plain-text table of the report."""
+    lines = [f"freege sweep-report: {report['store']} ({report['finished']}/{report['tasks']} "
+             f"draws finished, {report['failed']} failed; backend {report['backend']}, "
+             f"seed {report['seed']})",
+             f"  {'model':<14}{'n':>6}{'h/h_kv':>8}{'dk':>5}{'dv':>5}{'do':>6}{'beta':>6}"
+             f"  {'case':<9}{'draws':>6}  {'rel W1':<18}{'KS':<18}{'m1 limit':>9}"]
+    for e in report["points"]:
+        lines.append(
+            f"  {str(e['model'] or '-'):<14}{e['n']:>6}{e['h']:>5}/{e['h_kv']:<2}{e['dk']:>5}"
+            f"{e['dv']:>5}{e['do']:>6}{e['beta']:>6.3g}  {e['case']:<9}{e['draws']:>6}  "
+            f"{_pm(e['rel_w1']):<18}{_pm(e['ks']):<18}{e['theory']['m1']:>9.4g}")
+    for fit in report["fits"]["n_scaling"]:
+        g = fit["group"]
+        label = ", ".join(f"{k}={v}" for k, v in g.items() if v is not None)
+        lines.append(f"  n-scaling over n = {fit['n']} ({label}):")
+        for name, f in fit["metrics"].items():
+            lines.append(f"    {name:<22} ~ n^({f['exponent']:.3f} ± {f['ci95']:.3f})  "
+                         f"C = {f['prefactor']:.4g}")
+    for err in report["errors"]:
+        lines.append(f"  failed: {err}")
+    return "\n".join(lines)
+
+
+def _x_axis(points: list[dict[str, Any]]) -> str:
+    for axis in AXES:
+        if len({e[axis] for e in points}) > 1:
+            return axis
+    return "n"
+
+
+def check_plot_path(path: str) -> None:
+    """Fail before any work when ``path`` cannot take a plot (format, folder,
+    matplotlib)."""
+    from validation.plots import require_matplotlib
+
+    if Path(path).suffix.lower() not in PLOT_FORMATS:
+        raise ValueError(f"--plot must end in {', '.join(PLOT_FORMATS)} (got {path!r})")
+    require_matplotlib(path)
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """Distances (with CIs and n-scaling fits) and the empirical moments beside the
+    SPEC §4 limits against the varying axis; written atomically to ``path``."""
+    from matplotlib.figure import Figure
+
+    from validation.plots import _save
+
+    check_plot_path(path)
+    points = [e for e in report["points"] if e["draws"] > 0]
+    if not points:
+        raise ValueError("nothing to plot: no finished draws in the store")
+    x = _x_axis(points)
+    varying = [k for k in (*LABELS, *AXES) if k not in (x, "d")
+               and len({e[k] for e in points}) > 1]
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for e in points:
+        groups.setdefault(tuple(e[k] for k in varying), []).append(e)
+    fig = Figure(figsize=(13, 4.2))
+    ax_d, ax_m1, ax_m2 = fig.subplots(1, 3)
+    for gi, (gkey, members) in enumerate(groups.items()):
+        members.sort(key=lambda e: e[x])
+        xs = [e[x] for e in members]
+        label = ", ".join(f"{k}={v}" for k, v in zip(varying, gkey, strict=True)) or "sweep"
+        color = f"C{gi % 10}"
+        for metric, style in (("rel_w1", "o-"), ("ks", "s--")):
+            ys = [e[metric]["mean"] for e in members]
+            err = [e[metric]["ci95"] or 0.0 for e in members]
+            ax_d.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
+                          label=f"{metric} {label}")
+        for ax, q in ((ax_m1, "m1"), (ax_m2, "m2")):
+            ax.plot(xs, [e["theory"][q] for e in members], "-", color=color,
+                    label=f"limit {label}")
+            for model, style in (("softmax", "o"), ("ge", "x")):
+                ys = [e["moments"][model][q]["mean"] for e in members]
+                err = [e["moments"][model][q]["ci95"] or 0.0 for e in members]
+                ax.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
+                            label=f"{model} {label}")
+    if x == "n":
+        ticks = sorted({e["n"] for e in points})
+        for ax in (ax_d, ax_m1, ax_m2):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xticks(ticks, [str(t) for t in ticks])
+            ax.minorticks_off()
+        for fit in report["fits"]["n_scaling"]:
+            ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
+            for metric in ("rel_w1", "ks"):
+                f = fit["metrics"].get(metric)
+                if f:
+                    ax_d.plot(ns, f["prefactor"] * ns ** f["exponent"], ":", color="gray")
+    ax_d.set_title("softmax vs GE (mean ± 95% CI)", fontsize=10)
+    ax_m1.set_title("m1: samples vs SPEC §4 limit", fontsize=10)
+    ax_m2.set_title("m2: samples vs SPEC §4 limit", fontsize=10)
+    for ax in (ax_d, ax_m1, ax_m2):
+        ax.set_xlabel(x)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    _save(fig, path)

@@ -1,0 +1,153 @@
+"""The append-only results store of a sweep: JSON lines with a checksum per line.
+
+Every line is ``{"sha256": <hex of the payload's canonical JSON>, "payload": {...}}``.
+The first payload is the header (``type: "header"``): the sweep's identity (points,
+draws, seed, backend), which a rerun must match, plus the limiting moments of each
+point. Then one ``type: "draw"`` payload per finished task, keyed by ``(point, draw)``:
+``status: "ok"`` with its metrics, or ``status: "failed"`` with the error.
+
+Each record is written with one ``write`` on an ``O_APPEND`` descriptor, then flushed and
+``fsync``-ed, so ``kill -9`` loses at most the tasks in flight. On opening, a line that
+is not valid JSON or whose checksum does not match is dropped with a warning: a corrupt
+or truncated *tail* is cut off the file (so the next append starts on a clean line),
+a corrupt line in the middle is skipped; its task is simply run again. A store is held
+under an exclusive ``flock`` while a sweep writes to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT = "freege-sweep/1"
+
+
+def _canonical(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    """One store line (with its newline) for ``payload``."""
+    text = _canonical(payload)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return (json.dumps({"sha256": digest, "payload": payload}, sort_keys=True,
+                       separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
+def decode(line: bytes) -> dict[str, Any] | None:
+    """The payload of a store line, or ``None`` when it is malformed or fails its
+    checksum."""
+    try:
+        obj = json.loads(line)
+        payload = obj["payload"]
+        ok = hashlib.sha256(_canonical(payload).encode()).hexdigest() == obj["sha256"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return payload if ok and isinstance(payload, dict) else None
+
+
+@dataclass
+class Contents:
+    """What a store holds: its header, its records in file order, and where the valid
+    part ends (``valid_end``: the byte offset after the last good line)."""
+
+    header: dict[str, Any] | None = None
+    records: list[dict[str, Any]] = field(default_factory=list)
+    valid_end: int = 0
+    size: int = 0
+    dropped: int = 0
+
+
+def read(path: str | Path) -> Contents:
+    """Parse the store at ``path`` (missing: empty). Bad lines are counted in
+    ``dropped`` (with a warning); the header must be the first line and intact."""
+    p = Path(path)
+    out = Contents()
+    if not p.exists():
+        return out
+    if p.is_dir():
+        raise ValueError(f"store {str(p)!r} is a folder, not a file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read store {str(p)!r}: {exc.strerror or exc}") from None
+    out.size = len(data)
+    offset = 0
+    for raw in data.splitlines(keepends=True):
+        start, offset = offset, offset + len(raw)
+        payload = decode(raw) if raw.endswith(b"\n") else None
+        if payload is None:
+            if start == 0 and offset == len(data) and raw.startswith(b'{"payload":'):
+                out.dropped += 1  # a header cut short by a kill: the store is empty
+                continue
+            if start == 0:
+                raise ValueError(f"store {str(p)!r} has no valid sweep header; not a freege "
+                                 "sweep store (or its first line is corrupt)")
+            out.dropped += 1
+            continue
+        if start == 0:
+            if payload.get("type") != "header" or payload.get("format") != FORMAT:
+                raise ValueError(f"store {str(p)!r} is not a {FORMAT} store")
+            out.header = payload
+        elif payload.get("type") == "draw":
+            out.records.append(payload)
+        out.valid_end = offset
+    if out.dropped:
+        tail = "at its end" if out.valid_end < out.size else "in its middle"
+        warnings.warn(f"store {str(p)!r}: dropped {out.dropped} corrupt or truncated "
+                      f"line(s) {tail}; their tasks will run again", stacklevel=2)
+    return out
+
+
+def finished(contents: Contents) -> set[tuple[str, int]]:
+    """``(point key, draw)`` of the records with status ``ok``."""
+    return {(r["point"], r["draw"]) for r in contents.records if r.get("status") == "ok"}
+
+
+class Writer:
+    """Appends records to an open store (one ``write`` + ``fsync`` each)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def append(self, payload: dict[str, Any]) -> None:
+        line = encode(payload)
+        written = os.write(self.fd, line)
+        if written != len(line):  # pragma: no cover - a full disk
+            raise OSError(f"short write to the store ({written} of {len(line)} bytes)")
+        os.fsync(self.fd)
+
+
+@contextmanager
+def open_for_append(path: str | Path, contents: Contents,
+                    header: dict[str, Any] | None) -> Iterator[Writer]:
+    """Lock the store, cut a corrupt tail (after ``contents.valid_end``), write
+    ``header`` when the store is new, and yield a :class:`Writer`."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as exc:
+        raise ValueError(f"cannot write store {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"store {str(path)!r} is in use by another sweep") from None
+        if os.fstat(fd).st_size != contents.size:
+            raise ValueError(f"store {str(path)!r} changed while it was being read")
+        if contents.valid_end < contents.size:
+            os.ftruncate(fd, contents.valid_end)
+        writer = Writer(fd)
+        if contents.header is None:
+            writer.append(header or {})
+        yield writer
+    finally:
+        os.close(fd)
