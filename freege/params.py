@@ -100,10 +100,7 @@ def _number(name: str, value: object) -> int | Fraction:
 
 def positive(name: str, value: object) -> int | Fraction:
     """``value`` as an exact finite number > 0, else a ValueError naming ``name``."""
-    try:
-        x = _number(name, value)
-    except ValueError:
-        raise ValueError(f"{name} must be a finite number > 0 (got {value!r})") from None
+    x = _number(name, value)
     if x <= 0:
         raise ValueError(f"{name} must be a finite number > 0 (got {value!r})")
     return x
@@ -111,11 +108,8 @@ def positive(name: str, value: object) -> int | Fraction:
 
 def positive_int(name: str, value: object, minimum: int = 1) -> int:
     """``value`` as an integer >= ``minimum``, else a ValueError naming ``name``."""
-    try:
-        x = _number(name, value)
-    except ValueError:
-        x = None
-    if x is None or x != int(x) or int(x) < minimum:
+    x = _number(name, value)
+    if x != int(x) or int(x) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum} (got {value!r})")
     return int(x)
 
