@@ -86,14 +86,14 @@ def max_abs_diff(a: Any, b: Any) -> float:
 def freege_side(report: dict[str, Any]) -> tuple[Any, np.ndarray, np.ndarray]:
     """Time the theory evaluations; return the float64 law, the points and the density."""
     f64, report["build_s"] = timed(lambda: law("mha", RATIOS, normalized=True))
-    support, report["support_atoms_s"] = timed(lambda: (f64.support(), f64.atoms()))
+    support, report["support_atoms_s"] = timed(lambda: (f64.intervals(), f64.atoms()))
     lo, hi = support[0][0]
     xs = np.linspace(lo, hi, 1002)[1:-1]
     pdf64, report["pdf_1000_float64_s"] = timed(lambda: f64.pdf(xs), repeat=3)
     values = {}
     for dps in (30, 50):
         mp_law = law("mha", RATIOS, normalized=True, dps=dps)
-        mp_law.support()
+        mp_law.intervals()
         values[dps], report[f"pdf_1000_dps{dps}_s"] = timed(lambda m=mp_law: m.pdf(xs))
     report["pdf_float64_max_err_vs_dps50"] = max_abs_diff(pdf64, values[50])
     report["pdf_dps30_max_err_vs_dps50"] = max_abs_diff(values[30], values[50])
@@ -105,7 +105,7 @@ def freege_side(report: dict[str, Any]) -> tuple[Any, np.ndarray, np.ndarray]:
     _, report["loss_100_times_s"] = timed(lambda: [readout.flow_loss(f64, t) for t in times])
     report["arrival_t"], report["arrival_s"] = timed(lambda: readout.arrival_time(f64, LEVEL))
     tied = law("mha", TIED, normalized=True)
-    tlo, thi = tied.support()[0]
+    tlo, thi = tied.intervals()[0]
     txs = np.linspace(tlo, thi, 1002)[1:-1]
     _, report["tied_pdf_1000_float64_s"] = timed(lambda: tied.pdf(txs), repeat=3)
     return f64, xs, pdf64

@@ -44,6 +44,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from freege.errors import ConvergenceError
+from freege.numeric.solve import polish_root
 from freege.symbolic.symbols import G, z
 
 #: relative float64 accuracy below which a point is recomputed with mpmath
@@ -52,22 +54,24 @@ FLOAT64_RTOL = 2e-14
 RESCUE_DPS = 30
 #: digits of the exact edge computation behind float64 laws
 FLOAT64_EDGE_DPS = 17
+#: digits at which the coefficient matrix is evaluated before it is rounded to float64
+COEFF_DPS = 40
+#: |z| / R below which float64 is not used (hard edge / pole at 0, SPEC §7.1)
+NEAR_ZERO = 1e-6
+#: guard bits of every mpmath root polish
+GUARD_BITS = 20
 
 
 @functools.lru_cache(maxsize=64)
-def coefficient_functions(
-    poly: sp.Poly, symbols: tuple[sp.Symbol, ...]
-) -> tuple[Callable, Callable]:
-    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``) as a function
-    of the parameters, lambdified once per (poly, symbols): (numpy, mpmath) versions."""
+def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Callable:
+    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``) as an mpmath
+    function of the parameters, lambdified once per (poly, symbols). Float64 matrices are
+    rounded from it (see :class:`CauchyEquation`)."""
     nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
     matrix = [[sp.Integer(0)] * nz for _ in range(nG)]
     for (i, j), coeff in poly.terms():
         matrix[i][j] = coeff
-    return (
-        sp.lambdify(symbols, matrix, modules="numpy"),
-        sp.lambdify(symbols, matrix, modules="mpmath"),
-    )
+    return sp.lambdify(symbols, matrix, modules="mpmath")
 
 
 def _to_fraction(x: object) -> Fraction:
@@ -86,7 +90,12 @@ class CauchyEquation:
     ``symbols``; ``values()`` returns the parameter values as mpmath numbers *at the
     ambient precision* (it is called again whenever the precision changes, so parameters
     such as ``theta1 = exp(beta^2) - 1`` are always exact to working precision).
-    ``mean`` (optional) is the first moment, used only to sharpen the start of tracking.
+    ``mean`` (optional) is the first moment, used only to sharpen the start of tracking;
+    ``describe`` (optional) names the parameters in error messages.
+
+    The float64 coefficient matrix ``A`` is *rounded* from a :data:`COEFF_DPS`-digit
+    evaluation of the coefficient formulas (evaluating the expanded formulas in float64
+    loses up to ~1e-13 relative to cancellation, amplified near soft edges).
     """
 
     def __init__(
@@ -95,6 +104,7 @@ class CauchyEquation:
         symbols: tuple[sp.Symbol, ...],
         values: Callable[[], Sequence[mpmath.mpf]],
         mean: float = 1.0,
+        describe: dict | None = None,
     ) -> None:
         self.poly = poly
         self.symbols = symbols
@@ -102,16 +112,18 @@ class CauchyEquation:
         if tuple(poly.gens) != (G, z):
             raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
-        self._f64, self._mp = coefficient_functions(poly, symbols)
-        with mpmath.workdps(20):
-            vals = [float(v) for v in values()]
-        self.A = np.array(self._f64(*vals), dtype=float)
+        self.describe = dict(describe or {})
+        self._mp = coefficient_functions(poly, symbols)
+        self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
+        self._exact_cache: dict[int, sp.Poly] = {}
+        self._disc_cache: dict[int, sp.Poly] = {}
+        self._radius: float | None = None
+        with mpmath.workdps(COEFF_DPS):
+            self.A = np.array([[float(c) for c in row] for row in self._matrix_mp()])
+        self.absA = np.abs(self.A)
         self.degree = self.A.shape[0] - 1
         if self.degree < 1:
             raise ValueError("Cauchy polynomial must have degree >= 1 in G")
-        self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
-        self._exact_cache: dict[int, sp.Poly] = {}
-        self._radius: float | None = None
 
     # ------------------------------------------------------------------ coefficients
     def coeffs_f64(self, zs: np.ndarray) -> np.ndarray:
@@ -154,7 +166,9 @@ class CauchyEquation:
         roots), at least 1 and the mean:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
-            with mpmath.workdps(FLOAT64_EDGE_DPS):
+            # any discriminant already computed will do (one exact discriminant per law)
+            prec = max(self._disc_cache, default=None)
+            with mpmath.workprec(prec) if prec else mpmath.workdps(FLOAT64_EDGE_DPS):
                 everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
                 lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
                 everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
@@ -205,15 +219,17 @@ class CauchyEquation:
             g = np.where(np.isfinite(step), g - step, g)
         return g
 
-    def track(self, zs: np.ndarray, eta_min: np.ndarray | float | None = None) -> np.ndarray:
+    def track(
+        self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Physical branch at ``zs`` (complex; ``Im z >= 0``; real means ``+i0``) by
-        vertical-path tracking, float64, *without* the final real-axis selection.
+        vertical-path tracking, float64, *without* the final real-axis step.
 
-        Returns ``G(Re z + i max(Im z, eta_min))``. The predictor extrapolates ``u = z G``
-        (bounded near the atom's pole at 0 and near a hard edge), ``eta`` shrinks by 0.7
-        per step. Points whose result breaks the Herglotz signs of a law on [0, inf)
-        (``Im G <= 0``, ``Im z G <= 0``) are re-tracked with companion eigenvalues at every
-        (smaller) step.
+        Returns ``(G(Re z + i eta), eta)`` with ``eta = max(Im z, eta_min)``. The
+        predictor extrapolates ``u = z G`` (bounded near the atom's pole at 0 and near a
+        hard edge), ``eta`` shrinks by 0.7 per step. Points whose result breaks the
+        Herglotz signs of a law on [0, inf) (``Im G <= 0``, ``Im z G <= 0``) are
+        re-tracked with companion eigenvalues at every (smaller) step.
         """
         zs = np.asarray(zs, dtype=complex).ravel()
         if eta_min is None:  # well below the distance to the pole/branch point at 0
@@ -225,7 +241,17 @@ class CauchyEquation:
         bad = (g.imag > tol / np.abs(zs.real + 1j * target)) | (u.imag > tol)
         if bad.any():
             g[bad] = self._track(zs.real[bad], target[bad], ratio=0.85, robust=True)
-        return g
+        return g, target
+
+    def _u_predict(self, za: np.ndarray, zb: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
+        returned as ``G(zb)`` (vectorised)."""
+        c = self.coeffs_f64(za)
+        _, dp = self._horner(c, g)
+        with np.errstate(all="ignore"):
+            du = g - za * self._dz(za, g) / dp
+            u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
+            return u / zb
 
     def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool) -> np.ndarray:
         R = self.radius()
@@ -240,13 +266,8 @@ class CauchyEquation:
             if not active.any():
                 break
             new_eta = np.where(active, np.maximum(eta * ratio, target), eta)
-            za, zb = x + 1j * eta, x + 1j * new_eta
-            c = self.coeffs_f64(za)
-            _, dp = self._horner(c, g)
-            with np.errstate(all="ignore"):
-                du = g - za * self._dz(za, g) / dp  # d(zG)/dz = G + z G'
-                u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
-            pred = u / zb
+            zb = x + 1j * new_eta
+            pred = self._u_predict(x + 1j * eta, zb, g)
             if robust:
                 roots = self.all_roots_f64(zb)
                 pred = roots[np.arange(x.size), np.argmin(np.abs(roots - pred[:, None]), axis=1)]
@@ -268,21 +289,29 @@ class CauchyEquation:
     ) -> tuple[np.ndarray, np.ndarray]:
         lower = zs.imag < 0
         zz = np.where(lower, zs.conj(), zs)
-        g = self.track(zz, eta_min)
+        g, eta = self.track(zz, eta_min)
+        short = eta > zz.imag
+        if short.any():
+            # a last Euler step in u = zG from x + i eta to z (u is smooth where G has the
+            # atom's pole), then the companion root nearest in u (equivalently in G at
+            # fixed z), then Newton; within 1e-4 R of 0 the companion matrix is badly
+            # scaled, so Newton from the prediction alone
+            zt = zz[short]
+            pred = self._u_predict(zt.real + 1j * eta[short], zt, g[short])
+            roots = self.all_roots_f64(zt)
+            pick = np.argmin(np.abs(roots - pred[:, None]), axis=1)
+            near_zero = np.abs(zt) < 1e-4 * self.radius()
+            g_s = np.where(near_zero, pred, roots[np.arange(pick.size), pick])
+            g[short] = self._newton(zt, g_s, 6)
         real = zz.imag == 0
-        if real.any():
-            # nearest companion root on the axis, then Newton; within 1e-4 R of 0 (pole,
-            # hard edge) the companion matrix is badly scaled, so Newton from the tracked
-            # value alone (the path ended at eta <= 1e-3 |x|, inside the right basin)
-            roots = self.all_roots_f64(zz[real])
-            pick = np.argmin(np.abs(roots - g[real][:, None]), axis=1)
-            near_zero = np.abs(zz[real].real) < 1e-4 * self.radius()
-            g_r = np.where(near_zero, g[real], roots[np.arange(pick.size), pick])
-            g_r = self._newton(zz[real], g_r, 6)
-            g[real] = g_r.real - 1j * np.abs(g_r.imag)
+        g[real] = g[real].real - 1j * np.abs(g[real].imag)
         c = self.coeffs_f64(zz)
         _, dp = self._horner(c, g)
-        mags = np.abs(c) * np.abs(g)[:, None] ** np.arange(c.shape[1])[None, :]
+        # rounding of every term, coefficients included: sum_ij |A_ij| |z|^j |G|^i
+        row_sizes = np.zeros((zz.size, self.degree + 1))
+        for j in range(self.absA.shape[1] - 1, -1, -1):
+            row_sizes = row_sizes * np.abs(zz)[:, None] + self.absA[:, j][None, :]
+        mags = row_sizes * np.abs(g)[:, None] ** np.arange(self.degree + 1)[None, :]
         with np.errstate(all="ignore"):
             err = np.finfo(float).eps * mags.sum(axis=1) / np.abs(dp)
         err = np.where(np.isfinite(err), err, np.inf)
@@ -290,98 +319,201 @@ class CauchyEquation:
         return g, err
 
     # ------------------------------------------------------------------ mpmath
-    def stieltjes_mp(self, zv: mpmath.mpc | mpmath.mpf, seed: complex) -> mpmath.mpc:
-        """Physical ``G(z)`` at the ambient precision, from a float64 ``seed`` on the
-        same branch (real ``z`` read as ``x + i0``)."""
+    def stieltjes_mp(
+        self, zv: mpmath.mpc | mpmath.mpf, seed: complex | None = None, inside: bool = False
+    ) -> mpmath.mpc:
+        """Physical ``G(z)`` at the ambient precision (real ``z`` read as ``x + i0``).
+        ``inside`` (real ``z`` only) says ``z`` is inside the support, so that ``Im G``
+        (the density) is the quantity verified to working precision.
+
+        ``seed`` is a float64 value on the same branch (from :meth:`stieltjes_f64`). Within
+        :data:`NEAR_ZERO` ``R`` of 0 (a hard edge or the atom's pole, SPEC §7.1), or
+        without a finite seed, the branch is tracked in mpmath instead
+        (:meth:`track_mp`), at ``log2(R/|z|)`` extra bits: near a hard edge the roots in
+        ``u = zG`` cluster like ``|z|^(1/(m+1))`` and their condition number grows like
+        ``1/|z|``. The root is then polished by :func:`freege.numeric.solve.polish_root`
+        (step and residual tests); see :meth:`polish`. Raises
+        :class:`freege.errors.ConvergenceError` when it cannot be verified."""
         zv = mpmath.mpmathify(zv)
         real = mpmath.im(zv) == 0
         lower = mpmath.im(zv) < 0
         if lower:
             zv = mpmath.conj(zv)
-            seed = complex(seed).conjugate()
+            seed = None if seed is None else complex(seed).conjugate()
         prec = mpmath.mp.prec
-        if not np.isfinite(seed):  # float64 over/underflow (e.g. x -> 0 at a hard edge)
-            seed = self._track_mp(zv)
-        g, lost = self._polish(zv, mpmath.mpc(seed), prec + 20)
-        if lost > 10:
-            g, _ = self._polish(zv, g, prec + int(lost) + 20)
+        if zv == 0:
+            raise ConvergenceError("Stieltjes transform", "z = 0 is a branch point",
+                                   self.describe)
+        near = abs(zv) < NEAR_ZERO * self.radius()
+        guard = GUARD_BITS
+        if near:
+            guard += max(0, math.ceil(math.log2(self.radius() / float(abs(zv)))))
+        if near or seed is None or not np.isfinite(seed):
+            with mpmath.workprec(prec + guard):
+                seed = self.track_mp(zv)
+        g = self.polish(zv, mpmath.mpc(seed), prec + guard, real and inside)
         with mpmath.workprec(prec):
             g = +g
             if real:
                 g = mpmath.mpc(g.real, -abs(g.imag))
             return mpmath.conj(g) if lower else g
 
-    def _track_mp(self, zv: mpmath.mpc) -> mpmath.mpc:
-        """The vertical-path tracking of :meth:`track` for one point in mpmath arithmetic
-        (no overflow, no cancellation in the coefficients), ending at
-        ``Im z = max(Im z, 1e-3 |Re z|)``: the seed where float64 cannot resolve the
-        polynomial (near a hard edge or the atom's pole at 0, SPEC §7.1)."""
-        with mpmath.workdps(20):
-            x, y = mpmath.re(zv), mpmath.im(zv)
-            target = max(y, abs(x) / 1000, mpmath.mpf(10) ** -300)
-            eta = 4 * mpmath.mpf(self.radius()) + abs(x)
-            z0 = mpmath.mpc(x, eta)
-            start = 1 / z0 + self.mean / z0**2
-            g = min(mpmath.polyroots(self.coeffs_mp(z0)[::-1], maxsteps=200, extraprec=60),
-                    key=lambda r: abs(r - start))
-            while eta > target:
-                new = max(eta / 2, target)
-                za, zb = mpmath.mpc(x, eta), mpmath.mpc(x, new)
-                u = za * g
-                c = self.coeffs_mp(za)
-                dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
-                dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
-                      for row in self._matrix_mp()]
-                dz = mpmath.polyval(dc[::-1], g)
-                g = (u + (g - za * dz / dp) * (zb - za)) / zb
-                cb = self.coeffs_mp(zb)
-                desc, ddesc = cb[::-1], [k * cb[k] for k in range(len(cb) - 1, 0, -1)]
-                for _ in range(3):
-                    g -= mpmath.polyval(desc, g) / mpmath.polyval(ddesc, g)
-                eta = new
-            return g
+    def polish(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, density: bool = False
+    ) -> mpmath.mpc:
+        """The root of ``P(., z)`` next to ``seed``, verified to ``prec`` bits *of the
+        quantity that matters*: of ``Im G`` when ``density`` (real ``z`` inside the
+        support, density ``-Im G/pi``), of ``G`` otherwise.
 
-    def _polish(self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int) -> tuple[mpmath.mpc, float]:
-        """Newton at ``prec`` bits from ``seed`` (``mpmath.polyroots`` nearest the seed if
-        Newton does not settle); returns the root and the bits lost to conditioning,
-        ``log2(sum|c_i G^i| / (|G| |P_G|))``."""
+        Newton (:func:`freege.numeric.solve.polish_root`: step and residual tests) at
+        ``prec`` plus the bits lost to conditioning, ``log2(sum|A_ij||z|^j|G|^i /
+        (|P_G| scale))`` (``scale = |Im G|`` or ``|G|``; near a hard edge this grows like
+        ``2 log2(1/|z|)``), re-estimated at the root. If Newton does not verify (a
+        near-double root, a seed in another basin) all roots are computed with more
+        guard bits (``mpmath.polyroots``), the one nearest the seed is taken and verified
+        again; otherwise a :class:`freege.errors.ConvergenceError`."""
+        quantity = f"Cauchy root at z = {mpmath.nstr(zv, 10)}"
+        real = density
+        lost = self._bits_lost(zv, seed, prec, real)
+        g = seed
+        for _ in range(3):
+            wprec = prec + GUARD_BITS + int(lost)
+            # the step test: prec bits of the scale (|Im G| on the axis, else |G|)
+            atol = mpmath.ldexp(_scale(g, real), -prec - GUARD_BITS // 2)
+            try:
+                g = self._newton_mp(zv, g, wprec, quantity, atol)
+            except ConvergenceError:
+                g = self._nearest_root_mp(zv, g, wprec + 2 * GUARD_BITS, quantity)
+                g = self._newton_mp(zv, g, wprec + 2 * GUARD_BITS, quantity, atol)
+            new_lost = self._bits_lost(zv, g, prec, real)
+            if new_lost <= lost + 8:
+                return g
+            lost = new_lost
+        raise ConvergenceError(quantity, "conditioning estimate did not settle",
+                               self.describe)
+
+    def _abs_row_sums(self, zv: mpmath.mpc) -> list[mpmath.mpf]:
+        """``sum_j |A_ij| |z|^j`` (ascending in i): the size of every term of ``P``."""
+        az = abs(zv)
+        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self._matrix_mp()]
+
+    def _bits_lost(self, zv: mpmath.mpc, g: mpmath.mpc, prec: int, real: bool) -> float:
+        with mpmath.workprec(prec + GUARD_BITS):
+            c = self.coeffs_mp(zv)
+            dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
+            mags = mpmath.polyval(self._abs_row_sums(zv)[::-1], abs(g))
+            scale = _scale(g, real)
+            if dp == 0 or scale == 0:
+                return float(prec)
+            return max(0.0, float(mpmath.log(mags / (abs(dp) * scale), 2)))
+
+    def _newton_mp(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, quantity: str, atol: mpmath.mpf
+    ) -> mpmath.mpc:
         with mpmath.workprec(prec):
             c = self.coeffs_mp(zv)
             desc = c[::-1]
             ddesc = [k * c[k] for k in range(len(c) - 1, 0, -1)]
-            g = mpmath.mpc(seed)
-            tol = mpmath.ldexp(1, -prec + 8)
-            settled = False
-            for _ in range(8 + int(math.log2(max(prec, 2)))):
-                dp = mpmath.polyval(ddesc, g)
-                if dp == 0:
-                    break
-                step = mpmath.polyval(desc, g) / dp
-                g -= step
-                if abs(step) <= tol * max(abs(g), 1):
-                    settled = True
-                    break
-            if not settled:  # near a double root: all roots, the one nearest the seed
-                for extra in (20, 60, 200):
-                    try:
-                        roots = mpmath.polyroots(desc, maxsteps=200 + 10 * extra, cleanup=True,
-                                                 extraprec=extra + prec // 2, error=False)
-                    except mpmath.libmp.libhyper.NoConvergence:
-                        continue
-                    g = min(roots, key=lambda r: abs(r - seed))
-                    break
-            dp = mpmath.polyval(ddesc, g)
-            mags = mpmath.fsum(abs(ck) * abs(g) ** k for k, ck in enumerate(c))
-            if dp == 0 or g == 0:
-                return g, float(prec)
-            return g, max(0.0, float(mpmath.log(mags / (abs(dp) * abs(g)), 2)))
+            sizes = self._abs_row_sums(zv)[::-1]
+            noise_factor = mpmath.ldexp(4 * (self.degree + 1) ** 2, -prec)
+            return polish_root(
+                lambda g: mpmath.polyval(desc, g), lambda g: mpmath.polyval(ddesc, g),
+                mpmath.mpc(seed), quantity=quantity, params=self.describe, rtol=0, atol=atol,
+                noise=lambda g: noise_factor * mpmath.polyval(sizes, abs(g)),
+            )
+
+    def all_roots_mp(self, zv: mpmath.mpc, quantity: str = "Cauchy roots") -> list[mpmath.mpc]:
+        """All roots of ``P(., z)`` at the ambient precision (``mpmath.polyroots``, retried
+        with more steps and extra precision); a ConvergenceError if it never converges."""
+        c = self.coeffs_mp(zv)
+        while len(c) > 1 and c[-1] == 0:
+            c = c[:-1]
+        for extra in (20, 60, 200):
+            try:
+                return [mpmath.mpc(r) for r in mpmath.polyroots(
+                    c[::-1], maxsteps=200 + 10 * extra, cleanup=True, extraprec=extra,
+                    error=False)]
+            except mpmath.libmp.libhyper.NoConvergence:
+                continue
+        raise ConvergenceError(quantity, f"polyroots did not converge at z = "
+                               f"{mpmath.nstr(zv, 10)}", self.describe)
+
+    def _nearest_root_mp(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, quantity: str
+    ) -> mpmath.mpc:
+        with mpmath.workprec(prec):
+            return min(self.all_roots_mp(zv, quantity), key=lambda r: abs(r - seed))
+
+    def track_mp(self, zv: mpmath.mpc) -> mpmath.mpc:
+        """The vertical-path tracking of :meth:`track` in mpmath at the ambient precision,
+        for one point ``z`` with ``Im z >= 0``, continued *to* ``z`` itself.
+
+        From ``x + iY`` (root nearest ``1/z + m1/z^2``) down to ``eta_min = max(Im z,
+        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``u = z G``, Newton
+        corrector); on the real axis a last predictor step in ``u`` from ``x + i eta_min``
+        to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
+        at the atom's pole and at a hard edge at 0 (``G`` does not), SPEC §7.1."""
+        x, y = mpmath.re(zv), mpmath.im(zv)
+        eta_min = max(y, abs(x) / 1000)
+        Y = 4 * mpmath.mpf(self.radius()) + abs(x)
+        z0 = mpmath.mpc(x, Y)
+        start = 1 / z0 + self.mean / z0**2
+        g = min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
+        eta = Y
+        while eta > eta_min:
+            new = max(eta * mpmath.mpf(0.6), eta_min)
+            g = self._newton_steps_mp(mpmath.mpc(x, new),
+                                      self._u_predict_mp(mpmath.mpc(x, eta),
+                                                         mpmath.mpc(x, new), g), 4)
+            eta = new
+        if y < eta:
+            g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
+        return g
+
+    def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
+        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
+        returned as ``G(zb)``."""
+        c = self.coeffs_mp(za)
+        dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
+        dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
+              for row in self._matrix_mp()]
+        dz = mpmath.polyval(dc[::-1], g)
+        return (za * g + (g - za * dz / dp) * (zb - za)) / zb
+
+    def _newton_steps_mp(self, zv: mpmath.mpc, g: mpmath.mpc, steps: int) -> mpmath.mpc:
+        c = self.coeffs_mp(zv)
+        desc, ddesc = c[::-1], [k * c[k] for k in range(len(c) - 1, 0, -1)]
+        for _ in range(steps):
+            d = mpmath.polyval(ddesc, g)
+            if d == 0:
+                break
+            g -= mpmath.polyval(desc, g) / d
+        return g
+
+    def herglotz_root_mp(self, zv: mpmath.mpc) -> mpmath.mpc | None:
+        """An independent route to the physical root (no tracking): all roots of
+        ``P(., z)`` at the ambient precision, and the unique one with ``Im G < 0`` (for
+        ``Im z > 0``, or ``z`` real with ``+i0``: the Stieltjes transform maps the upper
+        half plane to the lower one, SPEC §3). None when that criterion does not single
+        out one root (several roots in the lower half plane)."""
+        zv = mpmath.mpmathify(zv)
+        if mpmath.im(zv) < 0:
+            g = self.herglotz_root_mp(mpmath.conj(zv))
+            return None if g is None else mpmath.conj(g)
+        roots = self.all_roots_mp(zv)
+        tol = mpmath.ldexp(1, 32 - mpmath.mp.prec)
+        lower = [r for r in roots if r.imag < -tol * abs(r)]
+        return lower[0] if len(lower) == 1 else None
 
     # ------------------------------------------------------------------ exact pieces
     def discriminant(self) -> sp.Poly:
         """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
         its real roots are the candidate support edges (SPEC §7.1)."""
-        exact = self.exact()
-        return sp.Poly(sp.discriminant(sp.Poly(exact.as_expr(), G), G), z, domain=sp.QQ)
+        prec = mpmath.mp.prec
+        if prec not in self._disc_cache:
+            exact = sp.Poly(self.exact().as_expr(), G)
+            self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
+        return self._disc_cache[prec]
 
     def atom_candidates(self) -> sp.Poly:
         """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
@@ -398,6 +530,12 @@ class CauchyEquation:
         if lead.degree() <= 0:
             return []
         return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
+
+
+def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:
+    """The size that sets a root's accuracy: ``|Im G|`` on the real axis inside the
+    support (the density is ``-Im G/pi``), ``|G|`` otherwise."""
+    return abs(g.imag) if density and g.imag != 0 else abs(g)
 
 
 def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
