@@ -119,7 +119,11 @@ class CauchyEquation:
         self._disc_cache: dict[int, sp.Poly] = {}
         self._radius: float | None = None
         with mpmath.workdps(COEFF_DPS):
-            self.A = np.array([[float(c) for c in row] for row in self._matrix_mp()])
+            matrix = self.matrix_mp()
+            self.A = np.array([[float(c) for c in row] for row in matrix])
+            # hi + lo carries 106 bits, more than any long double
+            self.A_ext = (self.A.astype(np.longdouble) + np.array(
+                [[float(c - float(c)) for c in row] for row in matrix], dtype=np.longdouble))
         self.absA = np.abs(self.A)
         self.degree = self.A.shape[0] - 1
         if self.degree < 1:
@@ -134,7 +138,7 @@ class CauchyEquation:
             out = out * zs[:, None] + self.A[:, j][None, :]
         return out
 
-    def _matrix_mp(self) -> list[list[mpmath.mpf]]:
+    def matrix_mp(self) -> list[list[mpmath.mpf]]:
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
             self._mp_cache[prec] = [
@@ -144,7 +148,7 @@ class CauchyEquation:
 
     def coeffs_mp(self, zv: mpmath.mpc | mpmath.mpf) -> list[mpmath.mpc]:
         """Coefficients of ``P(., z)`` at the ambient precision (ascending in G)."""
-        return [mpmath.polyval(row[::-1], zv) for row in self._matrix_mp()]
+        return [mpmath.polyval(row[::-1], zv) for row in self.matrix_mp()]
 
     def exact(self) -> sp.Poly:
         """``P`` over QQ with the parameters rounded to the working precision + 10 bits
@@ -303,20 +307,37 @@ class CauchyEquation:
             near_zero = np.abs(zt) < 1e-4 * self.radius()
             g_s = np.where(near_zero, pred, roots[np.arange(pick.size), pick])
             g[short] = self._newton(zt, g_s, 6)
+        g, err = self._refine(zz, g)
         real = zz.imag == 0
         g[real] = g[real].real - 1j * np.abs(g[real].imag)
-        c = self.coeffs_f64(zz)
-        _, dp = self._horner(c, g)
-        # rounding of every term, coefficients included: sum_ij |A_ij| |z|^j |G|^i
-        row_sizes = np.zeros((zz.size, self.degree + 1))
-        for j in range(self.absA.shape[1] - 1, -1, -1):
-            row_sizes = row_sizes * np.abs(zz)[:, None] + self.absA[:, j][None, :]
-        mags = row_sizes * np.abs(g)[:, None] ** np.arange(self.degree + 1)[None, :]
-        with np.errstate(all="ignore"):
-            err = np.finfo(float).eps * mags.sum(axis=1) / np.abs(dp)
-        err = np.where(np.isfinite(err), err, np.inf)
         g = np.where(lower, g.conj(), g)
         return g, err
+
+    def _refine(self, zs: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Two Newton steps with the residual in extended precision (``np.clongdouble``,
+        the coefficient matrix rounded from :data:`COEFF_DPS` digits), and the first-order
+        error estimate ``eps_ext sum|A_ij||z|^j|G|^i / |P_G|`` (all terms' rounding,
+        coefficients included) plus the float64 rounding of ``G``. Where the platform's
+        long double is just a double this is plain float64 Newton."""
+        z = zs.astype(np.clongdouble)
+        c = np.zeros((zs.size, self.degree + 1), dtype=np.clongdouble)
+        for j in range(self.A_ext.shape[1] - 1, -1, -1):
+            c = c * z[:, None] + self.A_ext[:, j][None, :]
+        gg = g.astype(np.clongdouble)
+        for _ in range(2):
+            p, dp = self._horner(c, gg)
+            step = p / dp
+            gg = np.where(np.isfinite(step), gg - step, gg)
+        _, dp = self._horner(c, gg)
+        out = gg.astype(complex)
+        az, ag = np.abs(zs), np.abs(out)
+        row_sizes = np.zeros((zs.size, self.degree + 1))
+        for j in range(self.absA.shape[1] - 1, -1, -1):
+            row_sizes = row_sizes * az[:, None] + self.absA[:, j][None, :]
+        mags = (row_sizes * ag[:, None] ** np.arange(self.degree + 1)[None, :]).sum(axis=1)
+        eps_ext = float(np.finfo(np.longdouble).eps)
+        err = eps_ext * mags / np.abs(dp).astype(float) + np.finfo(float).eps * np.abs(out)
+        return out, np.where(np.isfinite(err), err, np.inf)
 
     # ------------------------------------------------------------------ mpmath
     def stieltjes_mp(
@@ -395,7 +416,7 @@ class CauchyEquation:
     def _abs_row_sums(self, zv: mpmath.mpc) -> list[mpmath.mpf]:
         """``sum_j |A_ij| |z|^j`` (ascending in i): the size of every term of ``P``."""
         az = abs(zv)
-        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self._matrix_mp()]
+        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self.matrix_mp()]
 
     def _bits_lost(self, zv: mpmath.mpc, g: mpmath.mpc, prec: int, real: bool) -> float:
         with mpmath.workprec(prec + GUARD_BITS):
@@ -476,7 +497,7 @@ class CauchyEquation:
         c = self.coeffs_mp(za)
         dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
         dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
-              for row in self._matrix_mp()]
+              for row in self.matrix_mp()]
         dz = mpmath.polyval(dc[::-1], g)
         return (za * g + (g - za * dz / dp) * (zb - za)) / zb
 

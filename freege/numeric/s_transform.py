@@ -58,9 +58,9 @@ class STransform:
         self.describe = dict(describe or {})
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         with mpmath.workdps(COEFF_DPS):
-            self.A = np.array([[float(c) for c in row] for row in self._matrix_mp()])
+            self.A = np.array([[float(c) for c in row] for row in self.matrix_mp()])
 
-    def _matrix_mp(self) -> list[list[mpmath.mpf]]:
+    def matrix_mp(self) -> list[list[mpmath.mpf]]:
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
             self._mp_cache[prec] = [[mpmath.mpf(c) for c in row]
@@ -116,7 +116,7 @@ class STransform:
         prec = mpmath.mp.prec
         lost = max(0, int(np.log2(max(seed_err / (2.0**-53 * abs(seed)), 1.0))))
         with mpmath.workprec(prec + GUARD_BITS + lost):
-            rows = self._matrix_mp()
+            rows = self.matrix_mp()
             c = [mpmath.polyval(row[::-1], w) for row in rows]
             desc = c[::-1]
             ddesc = [k * c[k] for k in range(len(c) - 1, 0, -1)]

@@ -48,7 +48,6 @@ def newton_polygon_constants(name: str) -> list[tuple[Fraction, mpmath.mpf]]:
     beta2 = sp.Rational(r.beta) ** 2
     subs = {theta1: sp.exp(beta2) - 1, theta2: beta2, h: r.h, gK: sp.Rational(r.gK),
             gV: sp.Rational(r.gV), gO: sp.Rational(r.gO)}
-    u, v = sp.symbols("u v")
     with mpmath.workdps(60):
         terms = {}
         for (i, j), coeff in L.equation.poly.terms():
