@@ -296,9 +296,11 @@ class Law:
         scale = np.where(inside, np.abs(g.imag), np.abs(g))
         with np.errstate(all="ignore"):
             bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(scale, 1e-300))
-        for k in np.flatnonzero(bad):
+        todo = np.flatnonzero(bad)
+        if todo.size:
             with mpmath.workdps(roots.RESCUE_DPS):
-                g[k] = complex(self.equation.stieltjes_mp(_mp_arg(zs[k]), g[k], inside[k]))
+                fixed = self._stieltjes_mp_batch([_mp_arg(v) for v in zs[todo]], g[todo])
+            g[todo] = [complex(v) for v in fixed]
         return self._real_outside(zs, g)
 
     def _real_outside(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -313,19 +315,36 @@ class Law:
             inside |= (x > float(a)) & (x < float(b))
         return inside
 
-    def _stieltjes_mp_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
+    def _stieltjes_mp_batch(
+        self, zs: list[Any], seeds: np.ndarray | None = None
+    ) -> list[mpmath.mpc]:
         """Physical G at the ambient precision: float64 seeds for all points in one
-        tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`)."""
+        tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`);
+        real points inside the support near 0 (no float64 seed there) are continued
+        along their interval from one tracked point
+        (:meth:`roots.CauchyEquation.density_path_mp`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
         if not zs:
             return []
-        seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
-        out = []
-        for zv, seed in zip(zs, seeds, strict=True):
+        if seeds is None:
+            seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
+        out: list[Any] = [None] * len(zs)
+        paths: dict[int, list[int]] = {}
+        near = roots.NEAR_ZERO * self.equation.radius()
+        for k, zv in enumerate(zs):
             real = mpmath.im(zv) == 0
-            inside = real and any(a < zv < b for a, b in self._intervals_mp())
-            g = self.equation.stieltjes_mp(zv, seed, inside)
-            out.append(mpmath.mpc(g.real, 0) if real and not inside else g)
+            where = [j for j, (a, b) in enumerate(self._intervals_mp())
+                     if real and a < mpmath.re(zv) < b]
+            if where and zv.real < near:
+                paths.setdefault(where[0], []).append(k)
+                continue
+            g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
+            out[k] = mpmath.mpc(g.real, 0) if real and not where else g
+        for j, ks in paths.items():
+            lower = self._intervals_mp()[j][0]
+            for k, g in zip(ks, self.equation.density_path_mp([zs[k] for k in ks], lower),
+                            strict=True):
+                out[k] = g
         return out
 
     def stieltjes(self, z: Any) -> Any:
@@ -591,7 +610,7 @@ class Law:
             for k, zv in enumerate(arr.ravel()):
                 zv = mpmath.mpmathify(zv)
                 real = mpmath.im(zv) == 0
-                inside = real and any(a < zv < b for a, b in self._intervals_mp())
+                inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
                 if real and not inside:
                     g = (mpmath.mpc(self.equation.stieltjes_mp(zv).real, 0)
                          if method == "stieltjes" else mpmath.mpf(0))

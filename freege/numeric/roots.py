@@ -117,6 +117,8 @@ class CauchyEquation:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
+        # points already continued along a support interval near 0, per lower edge
+        self._anchors: dict[float, list[tuple[mpmath.mpf, mpmath.mpc]]] = {}
         self._radius: float | None = None
         with mpmath.workdps(COEFF_DPS):
             matrix = self.matrix_mp()
@@ -490,6 +492,51 @@ class CauchyEquation:
         if y < eta:
             g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
         return g
+
+    def density_path_mp(self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf) -> list[mpmath.mpc]:
+        """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
+        support interval with lower edge ``lower_edge``, all within :data:`NEAR_ZERO`
+        ``R`` of 0: continued *along the interval* (Euler in ``u = zG``, each step at most
+        half the distance to the lower edge, Newton) from the nearest point already
+        computed on this interval, or from one tracked point (:meth:`track_mp`); each
+        value is then verified by :meth:`polish`. Precision: the conditioning guard of the
+        smallest point (see :meth:`stieltjes_mp`)."""
+        if not xs:
+            return []
+        prec = mpmath.mp.prec
+        xs = [mpmath.mpf(x) for x in xs]
+        smallest = min(xs)
+        guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(smallest))))
+        anchors = self._anchors.setdefault(float(lower_edge), [])
+        dist = lambda x: abs(mpmath.log(x - lower_edge))  # noqa: E731
+        out: dict[int, mpmath.mpc] = {}
+        with mpmath.workprec(prec + guard):
+            top = max(xs)
+            if anchors:
+                prev, g = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top)))
+            else:
+                prev, g = top, self.track_mp(top)
+            start, g0 = prev, g
+            below = sorted((k for k in range(len(xs)) if xs[k] <= start), key=lambda k: -xs[k])
+            above = sorted((k for k in range(len(xs)) if xs[k] > start), key=lambda k: xs[k])
+            for ks in (below, above):
+                prev, g = start, g0
+                for k in ks:
+                    x = xs[k]
+                    while prev != x:
+                        half = (prev - lower_edge) / 2
+                        step_to = max(x, prev - half) if x < prev else min(x, prev + half)
+                        g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
+                        prev = step_to
+                    out[k] = g
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard, True)
+            with mpmath.workprec(prec):
+                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
+        kmin, kmax = xs.index(smallest), xs.index(max(xs))
+        anchors += [(xs[kmin], out[kmin]), (xs[kmax], out[kmax])]
+        return result
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
         """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
