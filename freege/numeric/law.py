@@ -548,7 +548,9 @@ class Law:
             return +(total + self.quadrature.expect_mp(func))
 
     # ------------------------------------------------------------------ transforms
-    def _s(self) -> STransform:
+    @property
+    def s_relation(self) -> STransform:
+        """The S-relation solver of this law (:class:`freege.numeric.s_transform.STransform`)."""
         if "s" not in self._cache:
             self._cache["s"] = STransform(
                 _symbolic.s_polynomial(self.case, self.normalized), _symbolic.PARAMETERS,
@@ -560,11 +562,11 @@ class Law:
         straight segment from 0 to ``w`` (:mod:`freege.numeric.s_transform`)."""
         if self.dps is None:
             ws = np.asarray(w, dtype=complex)
-            vals = np.array([self._s().f64(v) for v in ws.ravel()])
+            vals = np.array([self.s_relation.f64(v) for v in ws.ravel()])
             out = _shape(vals, ws)
             return out.real if np.isrealobj(w) or np.all(vals.imag == 0) else out
         with self._ctx():
-            return _map_batch(lambda vs: [self._s().mp(v) for v in vs], w)
+            return _map_batch(lambda vs: [self.s_relation.mp(v) for v in vs], w)
 
     def dof(self, lam: Any) -> Any:
         """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5);

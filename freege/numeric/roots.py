@@ -45,7 +45,7 @@ import numpy as np
 import sympy as sp
 
 from freege.errors import ConvergenceError
-from freege.numeric.solve import polish_root
+from freege.numeric.solve import find_root, polish_root
 from freege.symbolic.symbols import G, z
 
 #: relative float64 accuracy below which a point is recomputed with mpmath
@@ -612,21 +612,26 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
 
     The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
-    does not converge) finds all roots; those with ``|Im| <= 10^-(dps/2) max(1, |r|)`` are
-    the real ones (a simple real root comes out with ``Im`` at the working precision or
-    exactly 0), each Newton-polished in real arithmetic (quadratic convergence).
+    does not converge) finds all roots. Each root with ``|Im| <= 10^-(dps/2) max(1, |r|)``
+    is a real candidate, verified by :func:`freege.numeric.solve.find_root` on the bracket
+    ``r -+ 10^-(dps/2) max(1, |r|)``: a sign change there proves a real root (a simple
+    root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
+    sign change is a complex pair near the axis. Anything else raises
+    :class:`freege.errors.ConvergenceError`.
     """
     if poly.degree() <= 0:
         return [], []
     sqf = poly.sqf_part()
     if sqf.degree() <= 0:
         return [], []
+    quantity = f"real roots of a degree-{sqf.degree()} polynomial"
     with mpmath.workdps(dps + 10):
         coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
                                          strict=True)]
+        sizes = [abs(c) for c in coeffs]
         found = None
         for extra in (20, 60, 150, 400):
             try:
@@ -636,23 +641,27 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
             except mpmath.libmp.libhyper.NoConvergence:
                 continue
         if found is None:
-            raise ArithmeticError(f"polyroots did not converge on a degree-{sqf.degree()} "
-                                  "discriminant")
+            raise ConvergenceError(quantity, "polyroots did not converge")
         found = [mpmath.mpc(r) for r in found]
         tol = mpmath.mpf(10) ** (-(dps // 2))
-        real = [r for r in found if abs(r.imag) <= tol * max(abs(r), mpmath.mpf(1))]
+        noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
         reals = []
-        for r in real:
-            x = r.real
-            for _ in range(30):
-                d = mpmath.polyval(dcoeffs, x)
-                if d == 0:
-                    break
-                step = mpmath.polyval(coeffs, x) / d
-                x -= step
-                if abs(step) <= mpmath.eps * max(abs(x), mpmath.mpf(1)) * 4:
-                    break
-            reals.append(x)
+        for r in found:
+            half = tol * max(abs(r), mpmath.mpf(1))
+            if abs(r.imag) > half:
+                continue
+            lo, hi = r.real - half, r.real + half
+            f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
+            if f_lo * f_hi > 0:
+                if r.imag != 0:
+                    continue  # a complex pair close to the axis
+                raise ConvergenceError(quantity, f"no sign change around the real candidate "
+                                       f"{mpmath.nstr(r.real, 15)}")
+            reals.append(find_root(
+                lambda x: mpmath.polyval(coeffs, x), (lo, hi), quantity=quantity,
+                df=lambda x: mpmath.polyval(dcoeffs, x),
+                noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
+                rtol=mpmath.mpf(10) ** -(dps + 3)))  # 7 of the 10 guard digits spare
     return found, sorted(reals)
 
 
@@ -698,7 +707,7 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
     the candidate nearest ``1 - continuous_mass`` (:class:`freege.numeric.law.Law` passes
     ``w(0+)`` from the ridge polynomial, float64), so the choice is also a consistency
-    check: an ArithmeticError unless the nearest is within 1e-2 and four times closer
+    check: a ConvergenceError unless the nearest is within 1e-2 and four times closer
     than the runner-up.
     """
     with mpmath.workdps(dps):
@@ -710,10 +719,9 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     best = ranked[0] if ranked else None
     runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
     if best is None or abs(best - expected) > min(1e-2, runner_up / 4):
-        raise ArithmeticError(
-            f"mass check failed: continuous mass {continuous_mass} leaves {expected} at 0, "
-            f"atom candidates are {[float(c) for c in cands]}"
-        )
+        raise ConvergenceError(
+            "atom at 0", f"mass check failed: continuous mass {continuous_mass} leaves "
+            f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
     return max(best, mpmath.mpf(0))
 
 
