@@ -31,7 +31,6 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
-from freege.errors import ConvergenceError
 from freege.numeric import _symbolic, roots
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
@@ -436,8 +435,9 @@ class Law:
 
     def ppf(self, q: Any) -> Any:
         """The quantile ``inf{x : cdf(x) >= q}`` for ``q`` in ``[0, 1]`` (0 for ``q`` up to
-        the atom at 0): float64 by a vectorised safeguarded Newton-bisection on the cdf,
-        mpmath by :func:`freege.numeric.solve.find_root` (verified bracket)."""
+        the atom at 0): float64 by inverting the quadrature's cdf series
+        (:meth:`freege.numeric.quadrature.Quadrature.ppf_f64`), mpmath by
+        :func:`freege.numeric.solve.find_root` (verified bracket)."""
         if self.dps is None:
             qs = np.asarray(q, dtype=float)
             return _shape(self._ppf_f64(qs.ravel()), qs)
@@ -454,30 +454,11 @@ class Law:
         lo_s, hi_s = self.support()
         atom = float(self._atom_mp())
         out = np.full(qs.shape, float(hi_s))
-        out[qs <= atom] = 0.0 if atom > 0 else float(lo_s)
+        out[qs <= atom] = float(lo_s)
         todo = (qs > atom) & (qs < 1)
-        if not todo.any():
-            return out
-        q = qs[todo]
-        first = float(self._intervals_mp()[0][0])
-        lo, hi = np.full(q.shape, first), np.full(q.shape, float(hi_s))
-        x = (lo + hi) / 2
-        for _ in range(200):
-            f = self.cdf(x) - q
-            lo = np.where(f < 0, x, lo)
-            hi = np.where(f >= 0, x, hi)
-            d = self.pdf(x)
-            with np.errstate(all="ignore"):
-                newton = x - f / d
-            ok = (d > 0) & (newton > lo) & (newton < hi)
-            step = np.where(ok, newton, (lo + hi) / 2)
-            done = np.abs(step - x) <= 4 * np.finfo(float).eps * np.abs(x) + 1e-300
-            x = step
-            if done.all():
-                out[todo] = x
-                return out
-        raise ConvergenceError("ppf", "Newton-bisection did not converge in 200 steps",
-                               self.describe)
+        if todo.any():
+            out[todo] = self.quadrature.ppf_f64(qs[todo] - atom)
+        return out
 
     def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
         self._check_q(q)

@@ -226,6 +226,44 @@ class Quadrature:
                 out[part] += below if panel.sign > 0 else total - below
         return out
 
+    def ppf_f64(self, targets: np.ndarray) -> np.ndarray:
+        """The ``x`` where the continuous part's cdf reaches each target mass (in ``[0,
+        mass]``), float64: the panel holding it, then a vectorised safeguarded
+        Newton-bisection in ``v`` on the panel's antiderivative series (monotone), until
+        the step is at the rounding level (else :class:`ConvergenceError`)."""
+        targets = np.asarray(targets, dtype=float)
+        out = np.full(targets.shape, np.nan)
+        below = 0.0
+        panels_ = self._panels(False)
+        for k, panel in enumerate(panels_):
+            total, anti = self._series_f64(k)
+            last = k == len(panels_) - 1
+            here = (targets >= below) & ((targets < below + total) | last) & np.isnan(out)
+            if here.any():
+                rest = np.clip(targets[here] - below, 0.0, total)
+                goal = rest if panel.sign > 0 else total - rest  # integral over [0, v]
+                out[here] = panel.x(self._invert_series(anti, goal))
+            below += total
+        return out
+
+    def _invert_series(self, anti: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        deriv = legendre.legder(anti) * 2  # d/dv
+        lo, hi = np.zeros(goal.shape), np.ones(goal.shape)
+        v = np.full(goal.shape, 0.5)
+        for _ in range(200):
+            f = legendre.legval(2 * v - 1, anti) - goal
+            lo, hi = np.where(f < 0, v, lo), np.where(f >= 0, v, hi)
+            d = legendre.legval(2 * v - 1, deriv)
+            with np.errstate(all="ignore"):
+                newton = v - f / d
+            new = np.where((d > 0) & (newton > lo) & (newton < hi), newton, (lo + hi) / 2)
+            done = np.abs(new - v) <= 8 * np.finfo(float).eps
+            v = new
+            if done.all():
+                return v
+        raise ConvergenceError("ppf", "Newton-bisection on a panel's cdf series did not "
+                               "converge in 200 steps", self.describe)
+
     def expect_f64(self, func: Callable[[np.ndarray], np.ndarray]) -> Any:
         """``int func pdf`` over the continuous part (float64)."""
         return sum(self._panel_f64(p, func)[0] for p in self._panels(False))
