@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
-from freege.numeric import _symbolic, roots
+from freege.numeric import compiled, roots
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
@@ -81,25 +81,63 @@ def parameter_values(ratios: Ratios) -> tuple[mpmath.mpf, ...]:
             to_mpf(ratios.gV), to_mpf(ratios.gO))
 
 
-@functools.lru_cache(maxsize=256)
 def _moment_function(case: str, q: int, normalized: bool) -> Callable[..., Any]:
-    import sympy as sp
+    """``m_q`` of the case (SPEC §3, §4) as a generated function (:mod:`compiled`)."""
 
-    expr = _symbolic.moment_expressions(case, q, normalized)[q - 1]
-    return sp.lambdify(_symbolic.PARAMETERS, expr, modules="mpmath")
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return _symbolic.moment_expressions(case, q, normalized)[q - 1]
+
+    return compiled.function(f"moment-{case}-{q}-{int(normalized)}", build)
 
 
-@functools.lru_cache(maxsize=16)
+def _cauchy_polynomial(case: str, normalized: bool) -> Any:
+    """``P(G, z)`` as a sympy Poly (loaded only when a caller asks for it)."""
+    from freege.numeric import _symbolic
+
+    return _symbolic.cauchy_polynomial(case, normalized)
+
+
+def _cauchy_matrix(case: str, normalized: bool) -> Callable[..., Any]:
+    """The Cauchy polynomial's coefficient matrix (SPEC §3) as a generated function."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return roots.coefficient_matrix(_symbolic.cauchy_polynomial(case, normalized))
+
+    return compiled.function(f"cauchy-{case}-{int(normalized)}", build)
+
+
+def _s_matrix(case: str, normalized: bool) -> Callable[..., Any]:
+    """The S-relation's coefficient matrix (SPEC §3) as a generated function."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return roots.coefficient_matrix(_symbolic.s_polynomial(case, normalized))
+
+    return compiled.function(f"s-relation-{case}-{int(normalized)}", build)
+
+
 def _zero_penalty_coefficients(case: str) -> Callable[..., list]:
     """Coefficients (highest degree first) of ``F(w, 0)`` in ``w`` (``F`` the ridge
-    polynomial of the case), lambdified in the parameters. ``F(w, 0)`` is a multiple of
+    polynomial of the case) as a generated function. ``F(w, 0)`` is a multiple of
     ``Pi(w)^2`` (SPEC §5) whose roots are the ratios of the free Poisson and
     Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
-    import sympy as sp
 
-    w, lam = _symbolic.RIDGE_VARIABLES
-    poly = sp.Poly(_symbolic.ridge_polynomial(case).as_expr().subs(lam, 0), w)
-    return sp.lambdify(_symbolic.PARAMETERS, poly.all_coeffs(), modules="mpmath")
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        ridge = _symbolic.ridge_polynomial(case)  # gens (w, lam)
+        coeffs = [0] * (ridge.degree(ridge.gens[0]) + 1)
+        for (i, j), c in ridge.terms():
+            if j == 0:
+                coeffs[i] = c
+        return coeffs[::-1]
+
+    return compiled.function(f"ridge-at-zero-{case}", build)
 
 
 class Law:
@@ -129,12 +167,9 @@ class Law:
         with mpmath.workdps(REFERENCE_DPS):
             self._mean30 = self._moment_mp(1)
         self.equation = roots.CauchyEquation(
-            _symbolic.cauchy_polynomial(case, self.normalized),
-            _symbolic.PARAMETERS,
-            self.parameter_values,
-            mean=float(self._mean30),
-            describe=self.describe,
-        )
+            functools.partial(_cauchy_polynomial, case, self.normalized), compiled.ARGUMENTS,
+            self.parameter_values, mean=float(self._mean30), describe=self.describe,
+            matrix=_cauchy_matrix(case, self.normalized))
         self.quadrature = Quadrature(self._intervals_mp, self._hard_order, self._pdf_f64,
                                      self._pdf_mp_batch, self.describe)
         self._cache: dict[Any, Any] = {}
@@ -184,7 +219,7 @@ class Law:
     # ------------------------------------------------------------------ moments
     def _moment_mp(self, q: int) -> mpmath.mpf:
         return mpmath.mpf(_moment_function(self.case, q, self.normalized)(
-            *self.parameter_values()))
+            *self.parameter_values(), compiled.mp_rational))
 
     def moment(self, q: int) -> Any:
         """``m_q = int x^q dnu`` from the exact symbolic moment (SPEC §3, §4), q >= 1
@@ -257,7 +292,7 @@ class Law:
         root, enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
         with mpmath.workdps(REFERENCE_DPS):
             coeffs = [float(c) for c in _zero_penalty_coefficients(self.case)(
-                *self.parameter_values())]
+                *self.parameter_values(), compiled.mp_rational)]
         return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
 
     def atoms(self) -> dict[Any, Any]:
@@ -533,9 +568,8 @@ class Law:
     def s_relation(self) -> STransform:
         """The S-relation solver of this law (:class:`freege.numeric.s_transform.STransform`)."""
         if "s" not in self._cache:
-            self._cache["s"] = STransform(
-                _symbolic.s_polynomial(self.case, self.normalized), _symbolic.PARAMETERS,
-                self.parameter_values, self._mean30, self.describe)
+            self._cache["s"] = STransform(_s_matrix(self.case, self.normalized),
+                                          self.parameter_values, self._mean30, self.describe)
         return self._cache["s"]
 
     def s_transform(self, w: Any) -> Any:

@@ -45,6 +45,7 @@ import numpy as np
 import sympy as sp
 
 from freege.errors import ConvergenceError
+from freege.numeric import compiled
 from freege.numeric.solve import find_root, polish_root
 from freege.symbolic.symbols import G, z
 
@@ -63,15 +64,23 @@ GUARD_BITS = 20
 
 
 @functools.lru_cache(maxsize=64)
-def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Callable:
-    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``) as an mpmath
-    function of the parameters, lambdified once per (poly, symbols). Float64 matrices are
-    rounded from it (see :class:`CauchyEquation`)."""
+def coefficient_matrix(poly: sp.Poly) -> list[list[sp.Expr]]:
+    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``), exact."""
     nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
     matrix = [[sp.Integer(0)] * nz for _ in range(nG)]
     for (i, j), coeff in poly.terms():
         matrix[i][j] = coeff
-    return sp.lambdify(symbols, matrix, modules="mpmath")
+    return matrix
+
+
+@functools.lru_cache(maxsize=64)
+def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Callable:
+    """:func:`coefficient_matrix` as an mpmath function of the parameters, lambdified once
+    per (poly, symbols), called as ``f(*values, _q)`` like the generated functions of
+    :mod:`freege.numeric.compiled` (``_q`` unused). Float64 matrices are rounded from it
+    (see :class:`CauchyEquation`)."""
+    f = sp.lambdify(symbols, coefficient_matrix(poly), modules="mpmath")
+    return lambda *args: f(*args[:-1])
 
 
 def _to_fraction(x: object) -> Fraction:
@@ -91,7 +100,11 @@ class CauchyEquation:
     ambient precision* (it is called again whenever the precision changes, so parameters
     such as ``theta1 = exp(beta^2) - 1`` are always exact to working precision).
     ``mean`` (optional) is the first moment, used only to sharpen the start of tracking;
-    ``describe`` (optional) names the parameters in error messages.
+    ``describe`` (optional) names the parameters in error messages; ``matrix`` (optional)
+    is the coefficient matrix as a generated function ``f(*values, _q)`` of
+    :mod:`freege.numeric.compiled`; then ``poly`` may be a zero-argument loader, called
+    only if :attr:`poly` is read (no sympy expression is needed: the exact polynomial comes
+    from the same function at rational values).
 
     The float64 coefficient matrix ``A`` is *rounded* from a :data:`COEFF_DPS`-digit
     evaluation of the coefficient formulas (evaluating the expanded formulas in float64
@@ -105,15 +118,16 @@ class CauchyEquation:
         values: Callable[[], Sequence[mpmath.mpf]],
         mean: float = 1.0,
         describe: dict | None = None,
+        matrix: Callable[..., list[list[object]]] | None = None,
     ) -> None:
-        self.poly = poly
+        self._poly = poly
         self.symbols = symbols
         self.values = values
-        if tuple(poly.gens) != (G, z):
+        if matrix is None and tuple(self.poly.gens) != (G, z):
             raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
         self.describe = dict(describe or {})
-        self._mp = coefficient_functions(poly, symbols)
+        self._matrix = matrix if matrix is not None else coefficient_functions(poly, symbols)
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
@@ -131,6 +145,13 @@ class CauchyEquation:
         if self.degree < 1:
             raise ValueError("Cauchy polynomial must have degree >= 1 in G")
 
+    @property
+    def poly(self) -> sp.Poly:
+        """``P(G, z)`` with symbolic coefficients (loaded on first use when lazy)."""
+        if callable(self._poly) and not isinstance(self._poly, sp.Poly):
+            self._poly = self._poly()
+        return self._poly
+
     # ------------------------------------------------------------------ coefficients
     def coeffs_f64(self, zs: np.ndarray) -> np.ndarray:
         """Coefficients of ``P(., z)`` (ascending in G), shape ``(len(zs), degree + 1)``."""
@@ -144,7 +165,8 @@ class CauchyEquation:
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
             self._mp_cache[prec] = [
-                [mpmath.mpf(c) for c in row] for row in self._mp(*self.values())
+                [mpmath.mpf(c) for c in row]
+                for row in self._matrix(*self.values(), compiled.mp_rational)
             ]
         return self._mp_cache[prec]
 
@@ -159,11 +181,17 @@ class CauchyEquation:
         prec = mpmath.mp.prec
         if prec not in self._exact_cache:
             with mpmath.workprec(prec + 10):
-                vals = [sp.Rational(f.numerator, f.denominator)
-                        for f in (_to_fraction(+mpmath.mpf(v)) for v in self.values())]
-            subs = dict(zip(self.symbols, vals, strict=True))
-            expr = self.poly.as_expr().xreplace(subs)
-            self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
+                vals = [_to_fraction(+mpmath.mpf(v)) for v in self.values()]
+            if not isinstance(self._poly, sp.Poly):  # from the generated matrix
+                rows = self._matrix(*vals, compiled.exact_rational)
+                terms = {(i, j): sp.Rational(c.numerator, c.denominator)
+                         for i, row in enumerate(rows) for j, c in enumerate(row) if c != 0}
+                self._exact_cache[prec] = sp.Poly.from_dict(terms, G, z, domain=sp.QQ)
+            else:
+                subs = {s: sp.Rational(v.numerator, v.denominator)
+                        for s, v in zip(self.symbols, vals, strict=True)}
+                expr = self.poly.as_expr().xreplace(subs)
+                self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
         return self._exact_cache[prec]
 
     # ------------------------------------------------------------------ float64 tracking

@@ -23,15 +23,14 @@ from typing import Any
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from freege.errors import ConvergenceError
+from freege.numeric.compiled import mp_rational
 from freege.numeric.roots import (
     COEFF_DPS,
     FLOAT64_RTOL,
     GUARD_BITS,
     RESCUE_DPS,
-    coefficient_functions,
 )
 from freege.numeric.solve import polish_root
 
@@ -40,19 +39,19 @@ STEPS = 64
 
 
 class STransform:
-    """``S(w)`` for one law: ``poly`` in gens ``(S, w)`` with coefficients in ``symbols``,
-    ``values()`` the parameter values at the ambient precision, ``mean`` the first moment
-    (``S(0) = 1/mean``), ``describe`` the parameters for error messages."""
+    """``S(w)`` for one law: ``matrix(*values, _q)`` the coefficient matrix ``A[i][j]`` of
+    ``S^i w^j`` (a generated function of :mod:`freege.numeric.compiled`), ``values()`` the
+    parameter values at the ambient precision, ``mean`` the first moment (``S(0) =
+    1/mean``), ``describe`` the parameters for error messages."""
 
     def __init__(
         self,
-        poly: sp.Poly,
-        symbols: tuple[sp.Symbol, ...],
+        matrix: Callable[..., list[list[Any]]],
         values: Callable[[], Sequence[mpmath.mpf]],
         mean: mpmath.mpf,
         describe: dict | None = None,
     ) -> None:
-        self._mp = coefficient_functions(poly, symbols)
+        self._mp = matrix
         self.values = values
         self.mean = mean
         self.describe = dict(describe or {})
@@ -64,7 +63,7 @@ class STransform:
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
             self._mp_cache[prec] = [[mpmath.mpf(c) for c in row]
-                                    for row in self._mp(*self.values())]
+                                    for row in self._mp(*self.values(), mp_rational)]
         return self._mp_cache[prec]
 
     # ------------------------------------------------------------------ float64
