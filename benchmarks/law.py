@@ -83,7 +83,7 @@ for k in range(xs.size):  # the root with Im G < 0 continuing the previous one
     prev = g[k]
 pdf = -g.imag / np.pi
 print(time.perf_counter() - t0)
-print(",".join(repr(v) for v in pdf))
+print(",".join(repr(float(v)) for v in pdf))
 """
 TIED = Ratios(beta=1, h=8, gK=2, gV=2, gO=2, sharing="tied")
 LAM = 1e-4

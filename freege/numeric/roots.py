@@ -11,26 +11,32 @@ well outside every branch point (a root bound of the discriminant), pick the roo
 ``eta_k = Y 0.7^k`` with an Euler predictor on ``u = z G`` (``G' = -P_z/P_G``) and Newton
 correctors, each step well inside the radius of analyticity of the physical branch;
 results that break the Herglotz signs (``Im G <= 0``, ``Im zG <= 0``) are re-tracked with
-companion eigenvalues at every step. On the real axis the path stops at a small ``eta``
-and the root of ``P(., x)`` nearest to the tracked value is taken and Newton-polished;
-``Im G`` is then forced to ``-|Im G|`` (roots come in conjugate pairs for real ``x``), so
-no density can come out negative.
+companion eigenvalues at every step. On the real axis the path stops at ``eta = 1e-3 x``
+and a last Euler step *in u* reaches ``x``; the root nearest that prediction is taken (at
+fixed ``z`` nearest in ``u`` and in ``G`` agree, but across the last step only ``u`` is
+smooth: near 0 the atom's pole dominates ``G``, issue 10). ``Im G`` is then forced to
+``-|Im G|`` (roots come in conjugate pairs for real ``x``), so no density is negative.
 
 Precision. Float64 batches use numpy (companion eigenvalues once at the start and once on
-the axis; the rest is vectorised Horner). Every float64 value carries a first-order error
-estimate ``eps * sum|c_i G^i| / |P_G(G)|``; points where it exceeds ``rtol`` (edges,
-the hard edge at 0 when a ratio equals 1) are recomputed with mpmath at 30 digits.
-Arbitrary precision works at the ambient ``mpmath`` precision: Newton from the float64
-seed at ``prec + (bits lost to conditioning) + 20`` bits, falling back to
-``mpmath.polyroots`` (seeded, more steps, more ``extraprec``) and picking the root nearest
-the seed.
+the axis; the rest is vectorised Horner); the coefficient matrix is rounded from a
+40-digit evaluation, and two Newton steps with the residual in extended precision
+(``clongdouble``) finish every root. Every float64 value carries a first-order error
+estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
+where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
+digits. Within ``NEAR_ZERO R`` of 0 (a hard edge, the atom's pole) float64 is not used:
+the roots in ``u`` cluster like ``|z|^(1/(m+1))`` and lose ``~2 log2(1/|z|)`` bits, so the
+mpmath route raises the precision by the measured conditioning, tracks in mpmath, and
+continues along the support interval from point to point. Every mpmath root is verified
+(:func:`freege.numeric.solve.polish_root`: step and residual tests), with an all-roots
+fallback; otherwise :class:`freege.errors.ConvergenceError`.
 
 Support and atoms (SPEC §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
-(sympy over QQ, parameters rationalised at the working precision plus 40 bits) and
-isolated/refined with ``Poly.intervals``; an interval between consecutive candidates is in
-the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
+once per precision (sympy over QQ, parameters rationalised at the working precision plus
+10 bits), found by ``mpmath.polyroots`` and verified by a bracketed sign change
+(:func:`freege.numeric.solve.find_root`); an interval between consecutive candidates is
+in the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
 ``lim_{z -> 0} z G(z)``: its candidates are the roots of the lowest-order part of
-``P(m/z, z)``, and the one nearest ``x G(x)`` at a small ``x < 0`` (tracked) is taken.
+``P(m/z, z)``; the one consistent with ``w(0+)`` of the ridge polynomial is taken.
 """
 
 from __future__ import annotations
