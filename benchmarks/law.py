@@ -175,7 +175,7 @@ def issue7_side(report: dict[str, Any]) -> None:
                                                                  ) / scale
     cli = ("from freege.cli import main; import sys; main(['law', '--case', 'mha', '--beta', "
            "'1', '--h', '12', '--gK', '1.5', '--gV', '1.5', '--gO', '1.5', '--normalized', "
-           "'--pdf', sys.argv[1]])")
+           "'--pdf', *sys.argv[1].split(',')])")
     _, report["issue7_freege_law_process_s"] = timed(lambda: subprocess.run(
         [sys.executable, "-c", cli, arg], capture_output=True, text=True, cwd=root,
         check=True), repeat=2)

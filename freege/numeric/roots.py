@@ -646,9 +646,12 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
 
     The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
-    does not converge) finds all roots. Each root with ``|Im| <= 10^-(dps/2) max(1, |r|)``
-    is a real candidate, verified by :func:`freege.numeric.solve.find_root` on the bracket
-    ``r -+ 10^-(dps/2) max(1, |r|)``: a sign change there proves a real root (a simple
+    does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
+    when a sign cannot be resolved: the coefficients are exact). Each root with
+    ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
+    :func:`freege.numeric.solve.find_root` on the bracket
+    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance to the nearest other root):
+    a sign change there proves a real root (a simple
     root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
     sign change is a complex pair near the axis. Anything else raises
     :class:`freege.errors.ConvergenceError`.
@@ -659,7 +662,19 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
     if sqf.degree() <= 0:
         return [], []
     quantity = f"real roots of a degree-{sqf.degree()} polynomial"
-    with mpmath.workdps(dps + 10):
+    failure = None
+    for extra in (10, 30, 80):  # exact coefficients: more digits resolve any cancellation
+        try:
+            return _verified_roots(sqf, dps, extra, quantity)
+        except ConvergenceError as exc:
+            failure = exc
+    raise failure
+
+
+def _verified_roots(
+    sqf: sp.Poly, dps: int, extra: int, quantity: str
+) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    with mpmath.workdps(dps + extra):
         coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
@@ -667,10 +682,10 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
                                          strict=True)]
         sizes = [abs(c) for c in coeffs]
         found = None
-        for extra in (20, 60, 150, 400):
+        for more in (20, 60, 150, 400):
             try:
-                found = mpmath.polyroots(coeffs, maxsteps=100 + extra, cleanup=True,
-                                         extraprec=extra, error=False)
+                found = mpmath.polyroots(coeffs, maxsteps=100 + more, cleanup=True,
+                                         extraprec=more, error=False)
                 break
             except mpmath.libmp.libhyper.NoConvergence:
                 continue
@@ -680,10 +695,12 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
         tol = mpmath.mpf(10) ** (-(dps // 2))
         noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
         reals = []
-        for r in found:
+        for k, r in enumerate(found):
             half = tol * max(abs(r), mpmath.mpf(1))
             if abs(r.imag) > half:
                 continue
+            others = [abs(r - o) for j, o in enumerate(found) if j != k]
+            half = min([half] + [d * 2 / 5 for d in others])  # no neighbour in the bracket
             lo, hi = r.real - half, r.real + half
             f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
             if f_lo * f_hi > 0:
@@ -695,7 +712,7 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
                 lambda x: mpmath.polyval(coeffs, x), (lo, hi), quantity=quantity,
                 df=lambda x: mpmath.polyval(dcoeffs, x),
                 noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
-                rtol=mpmath.mpf(10) ** -(dps + 3)))  # 7 of the 10 guard digits spare
+                rtol=mpmath.mpf(10) ** -(dps + 3)))
     return found, sorted(reals)
 
 
