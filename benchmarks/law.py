@@ -67,21 +67,30 @@ A = np.zeros((nG, nz))
 for (i, j), c in poly.terms():
     A[i, j] = float(sp.lambdify(_symbolic.PARAMETERS, c)(*vals.values()))
 xs = np.array([float(v) for v in sys.argv[1].split(",")])
-C = np.stack([np.polyval(A[i, ::-1], xs + 1e-300j) for i in range(nG)], axis=1)
-comp = np.zeros((xs.size, nG - 1, nG - 1), dtype=complex)
-comp[:, 1:, :-1] = np.eye(nG - 2)
-comp[:, :, -1] = -C[:, :-1] / C[:, -1:]
-roots = np.linalg.eigvals(comp)
-g = np.empty(xs.size, dtype=complex)
-prev = None
-for k in range(xs.size):  # the root with Im G < 0 continuing the previous one
-    cand = roots[k][roots[k].imag < -1e-12]
-    if cand.size == 0:
-        cand = roots[k]
-    g[k] = cand[np.argmin(np.abs(cand - prev))] if prev is not None else cand[
-        np.argmax(-cand.imag)]
-    prev = g[k]
-pdf = -g.imag / np.pi
+
+
+def all_roots(zs):
+    C = np.stack([np.polyval(A[i, ::-1], zs) for i in range(nG)], axis=1)
+    comp = np.zeros((zs.size, nG - 1, nG - 1), dtype=complex)
+    comp[:, 1:, :-1] = np.eye(nG - 2)
+    comp[:, :, -1] = -C[:, :-1] / C[:, -1:]
+    return np.linalg.eigvals(comp)
+
+
+# follow the branch G ~ 1/z from right of the support leftwards, just above the axis
+order = np.argsort(-xs)
+start = 1.5 * xs.max()
+path = np.concatenate([[start], xs[order]]) + 1e-9j
+above = all_roots(path)
+prev = 1 / start
+tracked = np.empty(xs.size, dtype=complex)
+for k in range(path.size):
+    prev = above[k][np.argmin(np.abs(above[k] - prev))]
+    if k:
+        tracked[order[k - 1]] = prev
+on_axis = all_roots(xs + 0j)
+g = on_axis[np.arange(xs.size), np.argmin(np.abs(on_axis - tracked[:, None]), axis=1)]
+pdf = np.abs(g.imag) / np.pi
 print(time.perf_counter() - t0)
 print(",".join(repr(float(v)) for v in pdf))
 """
