@@ -82,11 +82,9 @@ def coefficient_matrix(poly: sp.Poly) -> list[list[sp.Expr]]:
 @functools.lru_cache(maxsize=64)
 def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Callable:
     """:func:`coefficient_matrix` as an mpmath function of the parameters, lambdified once
-    per (poly, symbols), called as ``f(*values, _q)`` like the generated functions of
-    :mod:`freege.numeric.compiled` (``_q`` unused). Float64 matrices are rounded from it
-    (see :class:`CauchyEquation`)."""
-    f = sp.lambdify(symbols, coefficient_matrix(poly), modules="mpmath")
-    return lambda *args: f(*args[:-1])
+    per (poly, symbols). Float64 matrices are rounded from it (see
+    :class:`CauchyEquation`)."""
+    return sp.lambdify(symbols, coefficient_matrix(poly), modules="mpmath")
 
 
 def _to_fraction(x: object) -> Fraction:
@@ -133,7 +131,10 @@ class CauchyEquation:
             raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
         self.describe = dict(describe or {})
-        self._matrix = matrix if matrix is not None else coefficient_functions(poly, symbols)
+        if matrix is None:
+            lambdified = coefficient_functions(self.poly, symbols)
+            matrix = lambda *args: lambdified(*args[:-1])  # noqa: E731 -- no _q needed
+        self._matrix = matrix
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
