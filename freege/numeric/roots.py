@@ -131,6 +131,7 @@ class CauchyEquation:
             raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
         self.describe = dict(describe or {})
+        self._generated = matrix is not None
         if matrix is None:
             lambdified = coefficient_functions(self.poly, symbols)
             matrix = lambda *args: lambdified(*args[:-1])  # noqa: E731 -- no _q needed
@@ -189,7 +190,7 @@ class CauchyEquation:
         if prec not in self._exact_cache:
             with mpmath.workprec(prec + 10):
                 vals = [_to_fraction(+mpmath.mpf(v)) for v in self.values()]
-            if not isinstance(self._poly, sp.Poly):  # from the generated matrix
+            if self._generated:  # the generated matrix at exact rational values
                 rows = self._matrix(*vals, compiled.exact_rational)
                 terms = {(i, j): sp.Rational(c.numerator, c.denominator)
                          for i, row in enumerate(rows) for j, c in enumerate(row) if c != 0}
@@ -540,15 +541,17 @@ class CauchyEquation:
             return []
         prec = mpmath.mp.prec
         xs = [mpmath.mpf(x) for x in xs]
-        smallest = min(xs)
-        guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(smallest))))
+        smallest, top = min(xs), max(xs)
         anchors = self._anchors.setdefault(float(lower_edge), [])
         dist = lambda x: abs(mpmath.log(x - lower_edge))  # noqa: E731
+        anchor = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top))) if anchors else None
+        # the path's precision: the conditioning guard of its smallest point
+        low = min(smallest, anchor[0]) if anchor else smallest
+        guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
         with mpmath.workprec(prec + guard):
-            top = max(xs)
-            if anchors:
-                prev, g = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top)))
+            if anchor:
+                prev, g = anchor[0], self._newton_steps_mp(anchor[0], anchor[1], 3)
             else:
                 prev, g = top, self.track_mp(top)
             start, g0 = prev, g
