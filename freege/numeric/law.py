@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
+from freege.errors import ConvergenceError
 from freege.numeric import compiled, roots
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
@@ -620,31 +621,37 @@ class Law:
         return Estimate(value, _max_difference(value, ref))
 
     def _independent_stieltjes(self, method: str, z: Any) -> Any:
-        dps = (self.dps or 30) + 20
         arr = np.asarray(z, dtype=object)
         out = np.empty(arr.shape, dtype=object)
-        with mpmath.workdps(dps):
-            for k, zv in enumerate(arr.ravel()):
-                zv = mpmath.mpmathify(zv)
-                real = mpmath.im(zv) == 0
-                inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
-                if real and not inside:
-                    g = (mpmath.mpc(self.equation.stieltjes_mp(zv).real, 0)
-                         if method == "stieltjes" else mpmath.mpf(0))
-                else:
-                    g = self.equation.herglotz_root_mp(zv)
-                    if g is None:
-                        tracked = self.equation.track_mp(mpmath.conj(zv) if mpmath.im(zv) < 0
-                                                         else zv)
-                        if mpmath.im(zv) < 0:
-                            tracked = mpmath.conj(tracked)
-                        g = min(self.equation.all_roots_mp(zv),
-                                key=lambda r, t=tracked: abs(r - t))
-                    g = self.equation.polish(zv, g, mpmath.mp.prec, bool(inside))
-                    if method == "pdf":
-                        g = max(-g.imag / mpmath.pi, mpmath.mpf(0)) if inside else 0
-                out.ravel()[k] = g
+        for k, zv in enumerate(arr.ravel()):
+            out.ravel()[k] = self._independent_one(method, mpmath.mpmathify(zv))
         return out.item() if out.ndim == 0 else out
+
+    def _independent_one(self, method: str, zv: Any) -> Any:
+        """One point of :meth:`estimate`'s independent route, at ``dps + 20`` digits plus
+        ``2 log10(R/|z|)`` within ``NEAR_ZERO R`` of 0 (the roots' conditioning there)."""
+        dps = (self.dps or REFERENCE_DPS) + 20
+        R = self.equation.radius()
+        if abs(complex(zv)) < roots.NEAR_ZERO * R:
+            dps += math.ceil(2 * math.log10(R / abs(complex(zv))))
+        real = mpmath.im(zv) == 0
+        inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
+        with mpmath.workdps(dps):
+            if real and not inside:
+                return (mpmath.mpc(self.equation.stieltjes_mp(zv).real, 0)
+                        if method == "stieltjes" else mpmath.mpf(0))
+            try:
+                g = self.equation.herglotz_root_mp(zv)
+            except ConvergenceError:
+                g = None
+            if g is None:  # not singled out: the root nearest a fresh mpmath tracking
+                up = mpmath.im(zv) >= 0
+                g = self.equation.track_mp(zv if up else mpmath.conj(zv))
+                g = g if up else mpmath.conj(g)
+            g = self.equation.polish(zv, g, mpmath.mp.prec, bool(inside))
+            if method == "pdf":
+                return max(-g.imag / mpmath.pi, mpmath.mpf(0))
+            return +g
 
 
 def _mp_arg(v: complex) -> Any:

@@ -158,3 +158,12 @@ def test_hard_edge_sanity_of_the_polygon() -> None:
     assert {s for s, _ in newton_polygon_constants("independent-m2")} >= {Fraction(1, 3)}
     assert {s for s, _ in newton_polygon_constants("atom")} >= {Fraction(1, 2)}
     assert np.isfinite(float(newton_polygon_constants("tied")[0][1]))
+
+
+def test_float64_estimate_at_tiny_x() -> None:
+    """The float64 estimate at the reproducers' tiny x (independent route at raised
+    precision): small, and the value is the Newton-polygon one (checked above)."""
+    for name, x in (("independent-m2", 1e-16), ("atom", 1e-30)):
+        est = law(name).estimate("pdf", x)
+        assert est.error <= 1e-13 * est.value
+
