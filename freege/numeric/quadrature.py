@@ -182,7 +182,10 @@ class Quadrature:
         while True:
             v, w = _gl_f64(n)
             x = panel.x(v)
-            vals = self.density_f64(x) * panel.dx(v)
+            key = ("nodes", panel, n)  # the density at a panel's nodes is the law's alone:
+            if key not in self._cache:  # many expectations (L(t) curves) share it
+                self._cache[key] = self.density_f64(x) * panel.dx(v)
+            vals = self._cache[key]
             if func is not None:
                 vals = vals * func(x)
             total = np.sum(w * vals)
