@@ -91,7 +91,7 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
         d = draw(dims, seed=(seed, i), backend=bk)
         result.draws.append(d)
         result.rel_w1.append(metrics.rel_w1(d.softmax, d.ge, m1))
-        result.ks.append(metrics.ks(d.softmax, d.ge))
+        result.ks.append(metrics.ks(d.softmax, d.ge, metrics.zero_tolerance(bk.dtype)))
         if on_draw is not None:
             on_draw(i, d)
     return result

@@ -44,7 +44,8 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
               limiting_mean: float, dtype: str = "float64") -> dict[str, Any]:
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
     or float32, :mod:`validation.backend`) and return the store
-    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS, and the first two
+    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS (numerical zeros as exact
+    zeros, :func:`validation.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
 
@@ -66,7 +67,8 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
     w1 = metrics.w1(soft, ge)
     return {
         "type": "draw", "point": p.key, "draw": draw_index, "status": "ok",
-        "w1": w1, "rel_w1": w1 / limiting_mean, "ks": metrics.ks(soft, ge),
+        "w1": w1, "rel_w1": w1 / limiting_mean,
+        "ks": metrics.ks(soft, ge, metrics.zero_tolerance(dtype)),
         "moments": {"softmax": metrics.empirical_moments(soft, 2),
                     "ge": metrics.empirical_moments(ge, 2)},
         "seconds": time.perf_counter() - start, "peak_bytes": peak,
