@@ -1,7 +1,7 @@
 """Eigenvalues of a symmetric matrix on the CPU, LAPACK driver chosen by size (SPEC §7.1).
 
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
-(``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is the whole cost.
+(``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
 Below :data:`TWO_STAGE_MIN_N` that is NumPy's ``eigvalsh`` (``?syevd``). From that size
 on, the two-stage reduction of LAPACK >= 3.7 (``?syevd_2stage``: dense -> band by
 BLAS-3 -> tridiagonal) replaces it, called through ctypes from the OpenBLAS that NumPy
