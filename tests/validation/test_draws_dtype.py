@@ -112,3 +112,19 @@ def test_cli_dtype_option(capsys):
     assert "float16" in bad(capsys, "validate", *small, "--dtype", "float16")
     assert "float16" in bad(capsys, "sweep", "--n", "32", "--h", "2", "--dk", "8", "--do",
                             "24", "--draws", "2", "--store", "s.jsonl", "--dtype", "float16")
+
+
+def test_float32_sweep_end_to_end(capsys, tmp_path):
+    """``freege sweep --dtype float32`` records its dtype in the store's identity; the
+    same grid in float64 on that store is refused and leaves it untouched."""
+    pytest.importorskip("dask.distributed")
+    store = tmp_path / "f32.jsonl"
+    grid = ["--n", "32", "--h", "2", "--dk", "8", "--do", "24", "--draws", "2",
+            "--workers", "1", "--store", str(store)]
+    code, out, _ = run_cli(capsys, "sweep", *grid, "--dtype", "float32", "--format", "json")
+    assert code == 0 and json.loads(out)["ok"] == 2
+    contents = sweep_store.read(store)
+    assert contents.header["identity"]["dtype"] == "float32"
+    before = store.read_bytes()
+    assert "its dtype differ" in bad(capsys, "sweep", *grid)
+    assert store.read_bytes() == before
