@@ -9,9 +9,13 @@ never bitwise (SPEC §7).
 Precision: float64 by default; ``float32`` is an opt-in (:data:`DTYPES`) that halves
 the memory and speeds the products and the eigensolver. Its normals are drawn in
 float64 and rounded, so a float32 and a float64 run of the same seed see the same
-weights to rounding, and the dtype alone moves the result (tests/validation/
-test_draws_dtype.py measures by how little). Eigenvalues are returned as float64 arrays
-either way; on the CPU they come from :func:`validation.eigensolver.eigvalsh`.
+weights to rounding, and the dtype alone moves the result: relative W1 by about 1e-6 of
+itself (tests/validation/test_draws_dtype.py; llada-8b: 9.048984e-3 vs 9.048996e-3).
+KS is a rank statistic: unchanged at small n, but where the spectrum reaches down to
+float32's resolution (eigenvalues below ~1e-7 of the largest: square full-rank shapes at
+n >= ~2000, whose smallest are ~1/n^2 of it) it moved by 3/n at llada-8b (2.2e-3 vs
+2.9e-3). Eigenvalues are returned as float64 arrays either way; on the CPU they come
+from :func:`validation.eigensolver.eigvalsh`.
 
 ``auto`` takes CuPy only when it imports *and* a GPU answers a tiny computation; asking
 for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
