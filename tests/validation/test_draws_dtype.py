@@ -18,7 +18,8 @@ from validation.theory import limiting_moments
 EPS32 = float(np.finfo(np.float32).eps)
 CONFIGS = [Dims(n=128, h=4, dK=16, dV=16, dO=64),
            Dims(n=128, h=4, h_kv=1, dK=16, dV=16, dO=64, sharing="mqa"),
-           Dims(n=96, h=4, dK=16, dV=16, dO=64, sharing="tied")]
+           Dims(n=96, h=4, dK=16, dV=16, dO=64, sharing="tied"),
+           Dims(n=128, h=4, dK=32, dV=32, dO=128)]  # square, full rank
 
 
 def test_float32_works_in_float32_and_returns_float64_eigenvalues():
@@ -32,7 +33,7 @@ def test_float32_works_in_float32_and_returns_float64_eigenvalues():
         get_backend("numpy", "half")
 
 
-@pytest.mark.parametrize("dims", CONFIGS, ids=lambda d: d.sharing)
+@pytest.mark.parametrize("dims", CONFIGS, ids=lambda d: f"{d.sharing}-dO{d.dO}")
 @pytest.mark.parametrize("seed", [0, 1])
 def test_float32_moves_rel_w1_and_ks_by_far_less_than_the_distance(dims, seed):
     """Same seed, so the same weights up to float32 rounding. W1 of sorted samples is
