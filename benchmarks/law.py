@@ -9,7 +9,13 @@ counterpart):
     timed separately (``build_s``, ``support_atoms_s``, float64) and excluded there;
   * one w(lam) solve (lam = 1e-4), float64 and dps 30;
   * L(t) at 100 times, one arrival time (level 0.1);
-  * the tied-law density on 1,000 points (float64).
+  * the tied-law density on 1,000 points (float64);
+  * issue 7's setup (normalized MHA, beta = 1, h = 12, gK = gV = gO = 1.5): float64
+    density at 400 Chebyshev nodes against dps 40, side by side with a hand-written numpy
+    baseline (float64 coefficients lambdified from the same polynomial, batched companion
+    eigenvalues, branch followed along x); and the whole ``freege law ... --pdf`` process
+    (warm cache) against that baseline as a process;
+  * a hard edge (gK = gV = 1, gO = 2): float64 density, cdf and mass against dps 30.
 Peers, on the same law:
   * a dense random-matrix estimate: softmax MHA at n = 2,000 tokens with the same ratios
     (dK = dV = 500, dO = 4,000; one draw), eigenvalues of its Gram by ``eigvalsh``;
@@ -45,6 +51,49 @@ from freege.numeric.law import law  # noqa: E402
 from freege.params import Dims, Ratios  # noqa: E402
 
 RATIOS = Ratios(beta=1, h=8, gK=2, gV=2, gO=2)
+ISSUE7 = Ratios(beta=1, h=12, gK="1.5", gV="1.5", gO="1.5")
+HARD = Ratios(beta=1, h=8, gK=1, gV=1, gO=2)
+
+NUMPY_BASELINE = r"""
+import sys, time
+import numpy as np, sympy as sp
+from freege.numeric import _symbolic
+t0 = time.perf_counter()
+poly = _symbolic.cauchy_polynomial("mha", True)
+b2 = 1.0
+vals = dict(zip(_symbolic.PARAMETERS, (np.expm1(b2), b2, 12.0, 1.5, 1.5, 1.5)))
+nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
+A = np.zeros((nG, nz))
+for (i, j), c in poly.terms():
+    A[i, j] = float(sp.lambdify(_symbolic.PARAMETERS, c)(*vals.values()))
+xs = np.array([float(v) for v in sys.argv[1].split(",")])
+
+
+def all_roots(zs):
+    C = np.stack([np.polyval(A[i, ::-1], zs) for i in range(nG)], axis=1)
+    comp = np.zeros((zs.size, nG - 1, nG - 1), dtype=complex)
+    comp[:, 1:, :-1] = np.eye(nG - 2)
+    comp[:, :, -1] = -C[:, :-1] / C[:, -1:]
+    return np.linalg.eigvals(comp)
+
+
+# follow the branch G ~ 1/z from right of the support leftwards, just above the axis
+order = np.argsort(-xs)
+start = 1.5 * xs.max()
+path = np.concatenate([[start], xs[order]]) + 1e-9j
+above = all_roots(path)
+prev = 1 / start
+tracked = np.empty(xs.size, dtype=complex)
+for k in range(path.size):
+    prev = above[k][np.argmin(np.abs(above[k] - prev))]
+    if k:
+        tracked[order[k - 1]] = prev
+on_axis = all_roots(xs + 0j)
+g = on_axis[np.arange(xs.size), np.argmin(np.abs(on_axis - tracked[:, None]), axis=1)]
+pdf = np.abs(g.imag) / np.pi
+print(time.perf_counter() - t0)
+print(",".join(repr(float(v)) for v in pdf))
+"""
 TIED = Ratios(beta=1, h=8, gK=2, gV=2, gO=2, sharing="tied")
 LAM = 1e-4
 LEVEL = 0.1
@@ -86,14 +135,14 @@ def max_abs_diff(a: Any, b: Any) -> float:
 def freege_side(report: dict[str, Any]) -> tuple[Any, np.ndarray, np.ndarray]:
     """Time the theory evaluations; return the float64 law, the points and the density."""
     f64, report["build_s"] = timed(lambda: law("mha", RATIOS, normalized=True))
-    support, report["support_atoms_s"] = timed(lambda: (f64.support(), f64.atoms()))
+    support, report["support_atoms_s"] = timed(lambda: (f64.intervals(), f64.atoms()))
     lo, hi = support[0][0]
     xs = np.linspace(lo, hi, 1002)[1:-1]
     pdf64, report["pdf_1000_float64_s"] = timed(lambda: f64.pdf(xs), repeat=3)
     values = {}
     for dps in (30, 50):
         mp_law = law("mha", RATIOS, normalized=True, dps=dps)
-        mp_law.support()
+        mp_law.intervals()
         values[dps], report[f"pdf_1000_dps{dps}_s"] = timed(lambda m=mp_law: m.pdf(xs))
     report["pdf_float64_max_err_vs_dps50"] = max_abs_diff(pdf64, values[50])
     report["pdf_dps30_max_err_vs_dps50"] = max_abs_diff(values[30], values[50])
@@ -105,10 +154,57 @@ def freege_side(report: dict[str, Any]) -> tuple[Any, np.ndarray, np.ndarray]:
     _, report["loss_100_times_s"] = timed(lambda: [readout.flow_loss(f64, t) for t in times])
     report["arrival_t"], report["arrival_s"] = timed(lambda: readout.arrival_time(f64, LEVEL))
     tied = law("mha", TIED, normalized=True)
-    tlo, thi = tied.support()[0]
+    tlo, thi = tied.intervals()[0]
     txs = np.linspace(tlo, thi, 1002)[1:-1]
     _, report["tied_pdf_1000_float64_s"] = timed(lambda: tied.pdf(txs), repeat=3)
     return f64, xs, pdf64
+
+
+def issue7_side(report: dict[str, Any]) -> None:
+    """Issue 7's setup: float64 density at 400 Chebyshev nodes vs dps 40, freege against a
+    hand-written numpy baseline, in-process and as whole processes (warm caches)."""
+    f64 = law("mha", ISSUE7, normalized=True)
+    (a, b), = f64.intervals()
+    k = np.arange(400)
+    xs = a + (b - a) * (1 - np.cos((k + 0.5) * np.pi / 400)) / 2
+    pdf, report["issue7_pdf_400_float64_s"] = timed(lambda: f64.pdf(xs), repeat=3)
+    ref_law = law("mha", ISSUE7, normalized=True, dps=40)
+    with mpmath.workdps(40):
+        ref = np.array([float(v) for v in ref_law.pdf([mpmath.mpf(v) for v in xs])])
+    scale = float(np.max(ref))
+    report["issue7_pdf_float64_max_err_rel_to_scale"] = float(np.max(np.abs(pdf - ref))) / scale
+    arg = ",".join(repr(float(v)) for v in xs)
+    root = str(Path(__file__).resolve().parents[1])
+    out, report["issue7_numpy_baseline_process_s"] = timed(lambda: subprocess.run(
+        [sys.executable, "-c", NUMPY_BASELINE, arg], capture_output=True, text=True,
+        cwd=root, check=True).stdout.splitlines())
+    report["issue7_numpy_baseline_density_s"] = float(out[0])
+    base = np.array([float(v) for v in out[1].split(",")])
+    report["issue7_numpy_baseline_max_err_rel_to_scale"] = float(np.max(np.abs(base - ref))
+                                                                 ) / scale
+    cli = ("from freege.cli import main; import sys; main(['law', '--case', 'mha', '--beta', "
+           "'1', '--h', '12', '--gK', '1.5', '--gV', '1.5', '--gO', '1.5', '--normalized', "
+           "'--pdf', *sys.argv[1].split(',')])")
+    _, report["issue7_freege_law_process_s"] = timed(lambda: subprocess.run(
+        [sys.executable, "-c", cli, arg], capture_output=True, text=True, cwd=root,
+        check=True), repeat=2)
+
+
+def hard_edge_side(report: dict[str, Any]) -> None:
+    """A hard edge at 0 (gK = gV = 1): float64 density, cdf and mass against dps 30."""
+    f64 = law("mha", HARD, normalized=True)
+    ref = law("mha", HARD, normalized=True, dps=30)
+    (a, b), = f64.intervals()
+    xs = np.array([b * t for t in (1e-14, 1e-10, 1e-6, 1e-3, 0.1, 0.5, 0.9)])
+    with mpmath.workdps(30):
+        mx = [mpmath.mpf(v) for v in xs]
+        dens = np.array([float(v) for v in ref.pdf(mx)])
+        cdf = np.array([float(v) for v in ref.cdf(mx)])
+    report["hard_edge_pdf_float64_max_rel_err"] = float(np.max(np.abs(f64.pdf(xs) / dens - 1)))
+    report["hard_edge_cdf_float64_max_err"] = float(np.max(np.abs(f64.cdf(xs) - cdf)))
+    report["hard_edge_mass_float64_err"] = abs(f64.mass() - 1)
+    _, report["hard_edge_cdf_7_float64_s"] = timed(lambda: law(
+        "mha", HARD, normalized=True).cdf(xs))
 
 
 def dense_side(report: dict[str, Any], the_law: Any, n: int, xs: np.ndarray) -> np.ndarray:
@@ -183,6 +279,8 @@ def summary(r: dict[str, Any]) -> str:
     f64 = r["pdf_1000_float64_s"]
     lines.append(f"  density dps30 / float64 time          {r['pdf_1000_dps30_s'] / f64:.3g}")
     lines.append(f"  density dps50 / float64 time          {r['pdf_1000_dps50_s'] / f64:.3g}")
+    lines.append(f"  issue7 freege law process / numpy baseline process  "
+                 f"{r['issue7_freege_law_process_s'] / r['issue7_numpy_baseline_process_s']:.3g}")
     if "dense_s" in r:
         lines.append(f"  dense n={r['dense_n']} / theory density time  {r['dense_s'] / f64:.3g}")
         lines.append(f"  dense / (build + support + density)    "
@@ -201,6 +299,8 @@ def main() -> None:
     args = parser.parse_args()
     report: dict[str, Any] = {}
     the_law, xs, pdf = freege_side(report)
+    issue7_side(report)
+    hard_edge_side(report)
     eig = dense_side(report, the_law, args.n, xs)
     freealg_side(report, args.freealg_python, eig, xs, pdf)
     print(summary(report))

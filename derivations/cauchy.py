@@ -9,12 +9,9 @@ from derivations.moments import SPEC_TABLE
 from derivations.tied_kv import collected, display, proportional, verdict
 from freege.symbolic.cases import CASES
 from freege.symbolic.closed_forms import moments, s_relation
-from freege.symbolic.equations import (
-    cauchy_polynomial,
-    cauchy_series_residual,
-    s_relation_from_cauchy,
-)
+from freege.symbolic.equations import cauchy_polynomial
 from freege.symbolic.symbols import G, gK, gO, gV, h, theta1, theta2, z
+from freege.symbolic.transforms import cauchy_series_residual, s_relation_from_cauchy
 
 #: series orders checked identically in the parameters here (the tests go to order 6)
 SERIES_ORDER = 2

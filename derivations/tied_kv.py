@@ -9,13 +9,10 @@ import sympy as sp
 from derivations.moments import tex
 from freege.symbolic import pushforward as pf
 from freege.symbolic.closed_forms import s_relation
-from freege.symbolic.equations import (
-    cauchy_series_residual,
-    ridge_polynomial,
-    tied_ridge_relation,
-)
+from freege.symbolic.equations import ridge_polynomial, tied_ridge_relation
 from freege.symbolic.laws import explicit_branch
 from freege.symbolic.symbols import G, S, gK, gO, h, lam, theta1, theta2, w, z
+from freege.symbolic.transforms import cauchy_series_residual
 
 a, b, t = pf.a, pf.b, pf.t
 MOMENT_ORDER = 4

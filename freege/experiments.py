@@ -105,12 +105,12 @@ def number(x: Number, dps: int | None) -> Any:
 # -- the numeric layer, in one place ---------------------------------------------------
 
 
-def mha_law(config: Ratios | Dims, dps: int | None) -> Any:
-    """The normalized (mean-one) MHA law of a configuration, tied or not (SPEC §4, §5).
-    Memoised per law -- the SPEC §4 case (``mha`` or ``mha-tied``) and the five ratios --
-    since a law caches its support, atoms and density nodes: a setup run twice in one
-    process, a crossover checked afterwards, or GQA/MQA configurations whose ratios equal
-    another's (SPEC §4: only complete tying changes the law) build it once."""
+def setup_law(config: Ratios | Dims, dps: int | None) -> Any:
+    """The normalized (mean-one) MHA law of a setup's configuration, tied or not (SPEC §4,
+    §5). Memoised per law -- the SPEC §4 case (``mha`` or ``mha-tied``) and the five
+    ratios -- since a law caches its support, atoms and density nodes: a setup run twice
+    in one process, a crossover checked afterwards, or GQA/MQA configurations whose ratios
+    equal another's (SPEC §4: only complete tying changes the law) build it once."""
     ratios = config.ratios if isinstance(config, Dims) else config
     tied = resolve_case("mha", ratios.sharing) != "mha"
     return _law(tied, ratios.beta, ratios.h, ratios.gK, ratios.gV, ratios.gO, dps)
@@ -125,7 +125,7 @@ def _law(tied: bool, beta: Number, h: int, gK: Number, gV: Number, gO: Number,
 
 def error(config: Ratios | Dims, settings: Readout, dps: int | None) -> Any:
     """Ridge coefficient error E(lam) of the normalized MHA features (SPEC §5)."""
-    return readout.ridge_error(mha_law(config, dps), settings.lam, settings.sigma2)
+    return readout.ridge_error(setup_law(config, dps), settings.lam, settings.sigma2)
 
 
 # -- configurations (SPEC §6.3) ---------------------------------------------------------
@@ -248,7 +248,7 @@ def headcount(
     for dims in curve_configs:
         h = dims.h
         progress(f"headcount: learning curve h = {h}")
-        law = mha_law(dims, dps)
+        law = setup_law(dims, dps)
         for t in times:
             curves.append({
                 "h": h, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO,
@@ -333,8 +333,8 @@ def arrival(
         grown = width_ratios(dims.n, dims.h, width, dims.dO, dims.beta)
         rows.append({
             "h_kv": h_kv,
-            "t_fixed_widths": readout.arrival_time(mha_law(dims, dps), settings.level),
-            "t_fixed_budget": readout.arrival_time(mha_law(grown, dps), settings.level),
+            "t_fixed_widths": readout.arrival_time(setup_law(dims, dps), settings.level),
+            "t_fixed_budget": readout.arrival_time(setup_law(grown, dps), settings.level),
             "width_fixed_budget": number(width, dps),
         })
     return {"rows": rows, "n_params": reference}

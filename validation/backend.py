@@ -4,7 +4,18 @@ The array API has no random numbers, so :class:`Backend` carries a small seeded 
 shim: :meth:`Backend.generator` turns a :class:`numpy.random.SeedSequence` into the
 backend's own generator (PCG64 on NumPy, CuPy's default XORWOW generator on the GPU). The two
 backends give different streams for the same seed, so they are compared statistically,
-never bitwise (SPEC §7). Everything is float64.
+never bitwise (SPEC §7).
+
+Precision: float64 by default; ``float32`` is an opt-in (:data:`DTYPES`) that halves
+the memory and speeds the products and the eigensolver. Its normals are drawn in
+float64 and rounded, so a float32 and a float64 run of the same seed see the same
+weights to rounding, and the dtype alone moves the result: relative W1 by about 1e-6 of
+itself (tests/validation/test_draws_dtype.py; llada-8b: 9.048984e-3 vs 9.048996e-3).
+KS is a rank statistic: unchanged at small n, but where the spectrum reaches down to
+float32's resolution (eigenvalues below ~1e-7 of the largest: square full-rank shapes at
+n >= ~2000, whose smallest are ~1/n^2 of it) it moved by 3/n at llada-8b (2.2e-3 vs
+2.9e-3). Eigenvalues are returned as float64 arrays either way; on the CPU they come
+from :func:`validation.eigensolver.eigvalsh`.
 
 ``auto`` takes CuPy only when it imports *and* a GPU answers a tiny computation; asking
 for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
@@ -15,13 +26,21 @@ from __future__ import annotations
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
+DTYPES: tuple[str, ...] = ("float64", "float32")
+
+
+def check_dtype(dtype: str) -> str:
+    """``dtype`` when it is one of :data:`DTYPES`, else a ValueError naming them."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)} (got {dtype!r})")
+    return dtype
 
 
 def cupy_problem() -> str | None:
@@ -50,29 +69,41 @@ class MemoryMeter:
 
 @dataclass(frozen=True)
 class Backend:
-    """An array namespace (``xp``) with the few extras the sampler needs."""
+    """An array namespace (``xp``) and working precision (``dtype``, a name of
+    :data:`DTYPES`) with the few extras the sampler needs."""
 
     name: str
     xp: ModuleType
+    dtype: str = "float64"
 
     def generator(self, seq: np.random.SeedSequence) -> Any:
-        """The backend's seeded normal generator for ``seq`` (``standard_normal(shape)``
-        in float64)."""
+        """The backend's seeded normal generator for ``seq``."""
         if self.name == "numpy":
             return np.random.Generator(np.random.PCG64(seq))
         return self.xp.random.default_rng(seq)
 
     def normal(self, gen: Any, shape: tuple[int, ...]) -> Any:
-        """i.i.d. N(0, 1) float64 array of ``shape`` from ``gen``."""
-        return gen.standard_normal(shape, dtype=np.float64)
+        """i.i.d. N(0, 1) array of ``shape`` in the backend's dtype from ``gen`` (drawn
+        in float64, so the stream does not depend on the dtype)."""
+        z = gen.standard_normal(shape, dtype=np.float64)
+        return z if self.dtype == "float64" else z.astype(self.dtype)
+
+    def empty(self, shape: tuple[int, ...]) -> Any:
+        """An uninitialised array of ``shape`` in the backend's dtype."""
+        return self.xp.empty(shape, dtype=self.dtype)
 
     def to_numpy(self, a: Any) -> np.ndarray:
         return a if self.name == "numpy" else self.xp.asnumpy(a)
 
-    def eigvalsh(self, gram: Any) -> np.ndarray:
-        """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array
-        (LAPACK/cuSOLVER ``syevd``; cheaper than an SVD and accurate for the bulk,
-        SPEC §7.1)."""
+    def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
+        """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array: on the
+        CPU :func:`validation.eigensolver.eigvalsh` (LAPACK driver by size; ``gram`` may
+        be destroyed when ``overwrite``), on the GPU cuSOLVER ``syevd``; cheaper than an
+        SVD and accurate for the bulk (SPEC §7.1)."""
+        if self.name == "numpy":
+            from validation.eigensolver import eigvalsh
+
+            return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
         return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)
 
     def synchronize(self) -> None:
@@ -109,23 +140,27 @@ class Backend:
                 meter.peak_bytes = int(pool.total_bytes())
 
 
-def get_backend(name: str | Backend = "auto") -> Backend:
-    """The backend called ``name`` (``auto``, ``numpy`` or ``cupy``).
+def get_backend(name: str | Backend = "auto", dtype: str | None = None) -> Backend:
+    """The backend called ``name`` (``auto``, ``numpy`` or ``cupy``) working in
+    ``dtype`` (default float64; given with a :class:`Backend`, it replaces its dtype).
 
     ``auto`` is CuPy when :func:`cupy_problem` finds none, else NumPy. ``cupy`` when
     unusable raises ValueError with the reason.
     """
+    if dtype is not None:
+        check_dtype(dtype)
     if isinstance(name, Backend):
-        return name
+        return name if dtype is None else replace(name, dtype=dtype)
+    dtype = dtype or "float64"
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)} (got {name!r})")
     if name == "numpy":
-        return Backend("numpy", np)
+        return Backend("numpy", np, dtype)
     problem = cupy_problem()
     if problem is None:
         import cupy
 
-        return Backend("cupy", cupy)
+        return Backend("cupy", cupy, dtype)
     if name == "cupy":
         raise ValueError(f"backend cupy is unusable: {problem}; use --backend numpy")
-    return Backend("numpy", np)
+    return Backend("numpy", np, dtype)

@@ -37,10 +37,18 @@ def rel_w1(a: np.ndarray, b: np.ndarray, mean: float) -> float:
     return w1(a, b) / mean
 
 
-def ks(a: np.ndarray, b: np.ndarray) -> float:
+def ks(a: np.ndarray, b: np.ndarray, tolerance: float | None = None) -> float:
     """Kolmogorov-Smirnov distance of SPEC §6.1: the largest gap between the two
-    empirical CDFs, evaluated exactly at every sample point."""
-    x, y = np.sort(_spectrum("a", a)), np.sort(_spectrum("b", b))
+    empirical CDFs, evaluated exactly at every sample point. With ``tolerance``, each
+    sample's numerical zeros (:func:`split_zero_atom`'s rule) count as exact zeros: the
+    atom at 0 of a rank-deficient Gram is then compared as an atom, not by the order of
+    rounding errors (which moved KS by up to 3/n between float32 and float64 runs of the
+    same weights, and by 1/n within float64)."""
+    a, b = _spectrum("a", a), _spectrum("b", b)
+    if tolerance is not None:
+        a = np.where(np.abs(a) <= tolerance * np.max(np.abs(a)), 0.0, a)
+        b = np.where(np.abs(b) <= tolerance * np.max(np.abs(b)), 0.0, b)
+    x, y = np.sort(a), np.sort(b)
     grid = np.concatenate([x, y])
     fx = np.searchsorted(x, grid, side="right") / x.size
     fy = np.searchsorted(y, grid, side="right") / y.size
@@ -138,30 +146,45 @@ def moment_errors(eigs: np.ndarray, limits: Sequence[float]) -> list[float]:
     return [e / float(m) - 1.0 for e, m in zip(emp, limits, strict=True)]
 
 
-#: eigenvalues at most this fraction of the largest (in size) are numerical zeros
-ZERO_TOLERANCE = 1e-9
+#: per working precision, eigenvalues at most this fraction of the largest (in size) are
+#: numerical zeros. A Gram matrix of rank r < n has n - r eigenvalues at rounding level:
+#: measured at most 3e-16 (float64) and 5e-8 (float32) of the largest for n = 256-1024,
+#: while genuine eigenvalues went down to 2e-6 of it (n = 512, dO = 128), so 1e-6 leaves
+#: a factor 20 above the float32 zeros (tests/validation/test_draws_dtype.py)
+ZERO_TOLERANCES: dict[str, float] = {"float64": 1e-9, "float32": 1e-6}
+ZERO_TOLERANCE = ZERO_TOLERANCES["float64"]
 
 
-def split_zero_atom(eigs: np.ndarray) -> tuple[np.ndarray, float]:
+def zero_tolerance(dtype: str) -> float:
+    """:data:`ZERO_TOLERANCES` of the working precision ``dtype`` the eigenvalues were
+    computed in (``float64`` or ``float32``)."""
+    if dtype not in ZERO_TOLERANCES:
+        raise ValueError(f"dtype must be one of {', '.join(ZERO_TOLERANCES)} (got {dtype!r})")
+    return ZERO_TOLERANCES[dtype]
+
+
+def split_zero_atom(eigs: np.ndarray, tolerance: float = ZERO_TOLERANCE
+                    ) -> tuple[np.ndarray, float]:
     """``(the eigenvalues that are not numerical zeros, fraction that are)``: the sample
     side of the atom at 0 of a rank-deficient law (SPEC §7). A value is a numerical zero
-    when its size is at most :data:`ZERO_TOLERANCE` times the largest (a Gram matrix of
-    rank r < n has n - r eigenvalues at rounding level)."""
+    when its size is at most ``tolerance`` (:func:`zero_tolerance` of the dtype the
+    eigenvalues were computed in; default float64's) times the largest."""
     x = _spectrum("eigs", eigs)
-    zero = np.abs(x) <= ZERO_TOLERANCE * np.max(np.abs(x))
+    zero = np.abs(x) <= tolerance * np.max(np.abs(x))
     return x[~zero], float(np.mean(zero))
 
 
 def density_l1(eigs: np.ndarray, pdf: Callable[[np.ndarray], np.ndarray],
-               bins: int = 60) -> float:
+               bins: int = 60, tolerance: float = ZERO_TOLERANCE) -> float:
     """L1 distance between the histogram of ``eigs`` and the absolutely continuous part
     ``pdf`` (vectorised) of a limiting law, on the sample range:
     ``sum_k |hist_k - mean_k(pdf)| width``, the bin mean of ``pdf`` by 3-point
-    Gauss-Legendre quadrature. Values at numerical zero (:func:`split_zero_atom`; the atom
+    Gauss-Legendre quadrature. Values at numerical zero (:func:`split_zero_atom` with
+    ``tolerance``; the atom
     at 0 of rank-deficient cases, SPEC §7) are left out; the rest
     is a sub-probability histogram (count / total), so atoms do not count as error."""
     x = _spectrum("eigs", eigs)
-    keep, _ = split_zero_atom(x)
+    keep, _ = split_zero_atom(x, tolerance)
     if keep.size < 2 or keep.max() == keep.min():
         raise ValueError("eigs must have at least two distinct non-zero values")
     edges = np.linspace(float(keep.min()), float(keep.max()), bins + 1)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from freege import plotting
-from validation.metrics import split_zero_atom
+from validation.metrics import ZERO_TOLERANCE, split_zero_atom
 
 
 def require_matplotlib(path: str) -> None:
@@ -41,16 +41,19 @@ def _histogram(ax: Any, values: np.ndarray, edges: np.ndarray, total: int, label
 def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: str,
                        density: Callable[[np.ndarray], np.ndarray] | None = None,
                        mean: float | None = None, bins: int = 80, *,
-                       atoms: Mapping[float, float] | None = None, ax: Any = None) -> Any:
+                       atoms: Mapping[float, float] | None = None, ax: Any = None,
+                       zero_tolerance: float = ZERO_TOLERANCE) -> Any:
     """Density histograms of the pooled eigenvalue ``samples`` (label -> values), with the
     limiting density ``density(x)`` (its continuous part) and the limiting ``atoms``
     ``{location: mass}`` overlaid when given. Each sample's numerical zeros are drawn as a
-    spike labelled with their fraction instead of a histogram bar. Written to ``path``
+    spike labelled with their fraction instead of a histogram bar (``zero_tolerance``:
+    :func:`validation.metrics.zero_tolerance` of the samples' dtype). Written to ``path``
     when given, drawn into ``ax`` when given; returns the axes."""
     if path is not None:
         plotting.check_target(path)
     ax = plotting.new_axes(ax, figsize=(7.0, 4.6))
-    split = {label: (np.asarray(v), *split_zero_atom(v)) for label, v in samples.items()}
+    split = {label: (np.asarray(v), *split_zero_atom(v, zero_tolerance))
+             for label, v in samples.items()}
     lo = min(float(rest.min()) for _, rest, _ in split.values())
     hi = max(float(np.quantile(rest, 0.999)) for _, rest, _ in split.values())
     edges = np.linspace(lo, hi, bins + 1)

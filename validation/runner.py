@@ -4,6 +4,11 @@ Draw ``i`` of a run with seed ``s`` uses the seed ``(s, i)``; every draw compare
 eigenvalues (largest included) of ``MHA^perp MHA^perp^T`` and ``(1/n) MHA^G MHA^G^T``
 for the same weights by relative W1 (divided by the limiting mean of SPEC §4) and KS,
 and reports mean ± Student-t 95% half-width over draws.
+
+Imports: the sampling path (this module, :mod:`validation.sample`) loads neither sympy
+nor scipy.stats; the limiting moments (:mod:`validation.theory`, sympy) load when
+:func:`validate` starts and scipy.stats when :meth:`Validation.summary` forms the CIs
+(tests/validation/test_draws_imports.py).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from freege.params import Dims
 from validation import metrics
 from validation.backend import Backend, get_backend
 from validation.sample import Draw, case_for, draw
-from validation.theory import limiting_moments
 
 
 @dataclass
@@ -28,6 +32,7 @@ class Validation:
     backend: str
     seed: int
     limiting_moments: list[float]
+    dtype: str = "float64"
     draws: list[Draw] = field(default_factory=list)
     rel_w1: list[float] = field(default_factory=list)
     ks: list[float] = field(default_factory=list)
@@ -55,6 +60,7 @@ class Validation:
             "case": case_for(self.dims),
             "draws": len(self.draws),
             "backend": self.backend,
+            "dtype": self.dtype,
             "seed": self.seed,
             "limiting_mean": self.limiting_mean,
             "rel_w1": {"mean": w1_mean, "ci95": w1_ci},
@@ -67,20 +73,25 @@ class Validation:
 
 
 def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "auto",
+             dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
-    """Run ``draws`` draws of SPEC §6.1 for ``dims`` (``draws >= 2``: a CI is reported).
+    """Run ``draws`` draws of SPEC §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
+    in ``dtype`` (float64 by default, or float32; :mod:`validation.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
-    bk = get_backend(backend)
+    bk = get_backend(backend, dtype)
+    from validation.theory import limiting_moments  # sympy: not on the sampling path
+
     limits = limiting_moments(case_for(dims), dims, 2)
     m1 = limits[0]
-    result = Validation(dims=dims, backend=bk.name, seed=seed, limiting_moments=limits)
+    result = Validation(dims=dims, backend=bk.name, seed=seed, limiting_moments=limits,
+                        dtype=bk.dtype)
     for i in range(draws):
         d = draw(dims, seed=(seed, i), backend=bk)
         result.draws.append(d)
         result.rel_w1.append(metrics.rel_w1(d.softmax, d.ge, m1))
-        result.ks.append(metrics.ks(d.softmax, d.ge))
+        result.ks.append(metrics.ks(d.softmax, d.ge, metrics.zero_tolerance(bk.dtype)))
         if on_draw is not None:
             on_draw(i, d)
     return result

@@ -1,6 +1,7 @@
 """Sample softmax MHA and its Gaussian equivalent; Gram spectra (SPEC §1, §2, §4, §6.1).
 
-One code path over NumPy and CuPy (:mod:`validation.backend`), float64 throughout.
+One code path over NumPy and CuPy (:mod:`validation.backend`), in float64, or float32
+as an opt-in (``dtype``; eigenvalues are returned in float64 either way).
 Projected matrices are sampled directly (orthogonal inputs, SPEC §1): ``Q_r, K_r``
 (n x dK) and ``V_r`` (n x dV) with i.i.d. N(0, 1) entries, per the sharing scheme of
 SPEC §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
@@ -87,17 +88,19 @@ class Cost:
     eig_sizes: tuple[int, ...]
 
 
-def draw_cost(dims: Dims) -> Cost:
-    """The :class:`Cost` of :func:`draw` for ``dims`` (module docstring: heads streamed).
+def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
+    """The :class:`Cost` of :func:`draw` for ``dims`` in working precision ``dtype``
+    (module docstring: heads streamed).
 
-    Peak float64 arrays, the largest of three phases: the heads (both models' n x h dV
-    blocks, one n x n score matrix, Q/K/V of two consecutive heads, six n x dV
-    temporaries of the Gaussian equivalent, the dV x dV Cholesky factor); the output
-    (the blocks, both models' n x dO sums and, with several W^O row blocks, two n x dO
-    products, one row block and its contiguous n x step slice of the blocks); the Grams
-    (two n x n Grams, LAPACK's n x n copy, one n x dO factor); plus
-    :data:`COST_OVERHEAD_BYTES`."""
+    Peak arrays, the largest of three phases: the heads (both models' n x h dV blocks,
+    one n x n score matrix, Q/K/V of two consecutive heads, six n x dV temporaries of the
+    Gaussian equivalent, the dV x dV Cholesky factor); the output (the blocks, both
+    models' n x dO sums and, with several W^O row blocks, two n x dO products, one row
+    block and its contiguous n x step slice of the blocks); the Grams (two n x n Grams,
+    LAPACK's n x n copy, one n x dO factor). Below float64 one random draw is also staged
+    in float64 (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
+    itemsize = np.dtype(dtype).itemsize
     rows, step = h * dV, max(dV, min(n, 1024))
     blocks = 2 * n * rows
     heads = blocks + n * n + 4 * n * dK + 8 * n * dV + dV * dV + dK * dV
@@ -106,10 +109,11 @@ def draw_cost(dims: Dims) -> Cost:
     else:
         output = blocks + 4 * n * dO + step * (dO + n)
     grams = 3 * n * n + n * dO
+    staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
     per_head = 2 * n * n * (dK + dV) + 4 * n * dK * dV + 4 * n * dV * dV
     matmul = h * per_head + 2 * 2 * n * h * dV * dO + 2 * 2 * n * n * dO
-    return Cost(peak_bytes=8 * max(heads, output, grams) + COST_OVERHEAD_BYTES,
-                matmul_flops=float(matmul),
+    return Cost(peak_bytes=itemsize * max(heads, output, grams) + staging
+                + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
                 elementwise=float(6 * h * n * n + 8 * h * n * dV), eig_sizes=(n, n))
 
 
@@ -129,6 +133,21 @@ def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
     scores /= scores.sum(axis=1, keepdims=True)
     scores -= 1.0 / n
     return scores
+
+
+def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
+    """``A^perp V`` for ``A^perp = softmax_rows(beta Q K^T / sqrt(dK)) - 1 1^T / n``
+    (SPEC §1), fused: the n x n block is only ``exp(beta S - rowmax)`` (``beta/sqrt(dK)``
+    folded into ``Q``, n dK work instead of two n x n passes); normalisation and centring
+    act on the n x dV product, ``A^perp V = diag(1/rowsum) (E V) - 1 (mean_rows V)``.
+    Four passes over the n x n block instead of eight (benchmarks/sampling.py)."""
+    e = (q * (beta / math.sqrt(q.shape[1]))) @ k.T
+    e -= e.max(axis=1, keepdims=True)
+    xp.exp(e, out=e)
+    out = e @ v
+    out /= e.sum(axis=1, keepdims=True)
+    out -= v.mean(axis=0, keepdims=True)
+    return out
 
 
 def case_for(dims: Dims) -> str:
@@ -217,19 +236,23 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     with_values = case.startswith(("value", "mha"))
     for hd in _heads(bk, wgen, dims, case):
         terms: dict[str, Any] = {}
+        if with_values:
+            if "ge" in models:
+                signal = hd.Q @ (hd.K.T @ hd.V) / math.sqrt(dims.dK)
+                y = (sq_sig * signal + sq_noise * value_noise(hd.V, hd.new_kv)) / math.sqrt(n)
+                terms["ge"] = y
+            if "softmax" in models:
+                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta)
+            yield terms
+            continue
         scores = hd.Q @ hd.K.T
         scores /= math.sqrt(dims.dK)
         if "ge" in models:
-            if with_values:
-                signal = hd.Q @ (hd.K.T @ hd.V) / math.sqrt(dims.dK)
-                y = (sq_sig * signal + sq_noise * value_noise(hd.V, hd.new_kv)) / math.sqrt(n)
-            else:
-                y = sq_sig * scores + sq_noise * bk.normal(ngen, (n, n))
-                y /= math.sqrt(n)
+            y = sq_sig * scores + sq_noise * bk.normal(ngen, (n, n))
+            y /= math.sqrt(n)
             terms["ge"] = y
         if "softmax" in models:
-            a = centred_softmax(xp, scores, beta)
-            terms["softmax"] = a @ hd.V if with_values else a
+            terms["softmax"] = centred_softmax(xp, scores, beta)
         del scores
         yield terms
 
@@ -262,12 +285,11 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
     ``s [T_r]_r W^O`` (n x dO). Only one head's n x n block is alive at a time."""
     weights_seq, output_seq, noise_seq = np.random.SeedSequence(seed).spawn(3)
     wgen, ngen = bk.generator(weights_seq), bk.generator(noise_seq)
-    xp = bk.xp
     acc: dict[str, Any] = {}
     if case.startswith(("value", "mha")):
         width = dims.dV
         for model in models:
-            acc[model] = xp.empty((dims.n, dims.h * width))
+            acc[model] = bk.empty((dims.n, dims.h * width))
         for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models)):
             for model, t in terms.items():
                 acc[model][:, r * width:(r + 1) * width] = t
@@ -301,18 +323,20 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend,
 
 
 def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
-                     backend: str | Backend = "numpy") -> np.ndarray:
+                     backend: str | Backend = "numpy", dtype: str | None = None
+                     ) -> np.ndarray:
     """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the SPEC §4
     matrix of ``case`` (module table), for ``model`` ``softmax`` (centred softmax) or
     ``ge`` (Gaussian equivalent, fresh noise, the same Q/K/V for the same ``seed``).
     The mean eigenvalue tends to the SPEC §4 mean m1 of the case. K/V grouping follows
-    ``dims.sharing`` (SPEC §1.1); ``*-tied`` cases set V_r = K_r."""
+    ``dims.sharing`` (SPEC §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
+    precision (default: the backend's, float64)."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
     _check_case(case, dims)
-    bk = get_backend(backend)
+    bk = get_backend(backend, dtype)
     gram = _grams(case, dims, seed, bk, (model,))[model]
-    return bk.eigvalsh(gram)
+    return bk.eigvalsh(gram, overwrite=True)
 
 
 @dataclass(frozen=True)
@@ -327,23 +351,26 @@ class Draw:
     peak_bytes: int
 
 
-def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> Draw:
+def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
+         dtype: str | None = None) -> Draw:
     """Sample one draw of SPEC §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
-    both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO))."""
-    bk = get_backend(backend)
+    both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO)).
+    ``dtype``: working precision (default: the backend's, float64)."""
+    bk = get_backend(backend, dtype)
     case = case_for(dims)
     start = time.perf_counter()
     with bk.memory() as meter:
         grams = _grams(case, dims, seed, bk, MODELS)
-        soft = bk.eigvalsh(grams.pop("softmax"))
-        ge = bk.eigvalsh(grams.pop("ge"))
+        soft = bk.eigvalsh(grams.pop("softmax"), overwrite=True)
+        ge = bk.eigvalsh(grams.pop("ge"), overwrite=True)
         bk.synchronize()
     return Draw(soft, ge, time.perf_counter() - start, int(meter.peak_bytes or 0))
 
 
-def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> tuple[Any, Any]:
+def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
+                 dtype: str | None = None) -> tuple[Any, Any]:
     """``(MHA^perp, MHA^G / sqrt(n))`` as n x dO backend arrays for the same weights
     (SPEC §2, §5): both Grams tend to the same law with mean m1 (module table)."""
-    bk = get_backend(backend)
+    bk = get_backend(backend, dtype)
     acc = _matrices(case_for(dims), dims, seed, bk, MODELS)
     return acc["softmax"], acc["ge"]

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from validation import sweep_store
+from validation.backend import check_dtype
 from validation.sweep_grid import Point
 
 #: seconds to wait for an existing scheduler before giving up
@@ -40,9 +41,11 @@ SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
 
 
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
-              limiting_mean: float) -> dict[str, Any]:
-    """Sample draw ``draw_index`` of ``point`` (its canonical dict) and return the store
-    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS, and the first two
+              limiting_mean: float, dtype: str = "float64") -> dict[str, Any]:
+    """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
+    or float32, :mod:`validation.backend`) and return the store
+    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS (numerical zeros as exact
+    zeros, :func:`validation.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
 
@@ -54,37 +57,42 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
     start = time.perf_counter()
     with threadpool_limits(limits=1):
         if p.case == case_for(p.dims):
-            d = draw(p.dims, seed=entropy, backend=backend)
+            d = draw(p.dims, seed=entropy, backend=backend, dtype=dtype)
             soft, ge, peak = d.softmax, d.ge, d.peak_bytes
         else:
             soft, ge = (case_eigenvalues(p.case, p.dims, seed=entropy, model=m,
-                                         backend=backend) for m in ("softmax", "ge"))
+                                         backend=backend, dtype=dtype)
+                        for m in ("softmax", "ge"))
             peak = None
     w1 = metrics.w1(soft, ge)
     return {
         "type": "draw", "point": p.key, "draw": draw_index, "status": "ok",
-        "w1": w1, "rel_w1": w1 / limiting_mean, "ks": metrics.ks(soft, ge),
+        "w1": w1, "rel_w1": w1 / limiting_mean,
+        "ks": metrics.ks(soft, ge, metrics.zero_tolerance(dtype)),
         "moments": {"softmax": metrics.empirical_moments(soft, 2),
                     "ge": metrics.empirical_moments(ge, 2)},
         "seconds": time.perf_counter() - start, "peak_bytes": peak,
     }
 
 
-def header(points: list[Point], draws: int, seed: int, backend: str) -> dict[str, Any]:
-    """The store header: the sweep's identity and each point's SPEC §4 limiting
-    moments ``[m1, m2]`` (:func:`validation.theory.limiting_moments`)."""
+def header(points: list[Point], draws: int, seed: int, backend: str,
+           dtype: str = "float64") -> dict[str, Any]:
+    """The store header: the sweep's identity (dtype included: float32 and float64
+    draws never share a store) and each point's SPEC §4 limiting moments ``[m1, m2]``
+    (:func:`validation.theory.limiting_moments`)."""
     from validation.theory import limiting_moments
 
     theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
     return {"type": "header", "format": sweep_store.FORMAT,
             "identity": {"points": [p.as_dict() for p in points], "draws": draws,
-                         "seed": seed, "backend": backend},
+                         "seed": seed, "backend": backend, "dtype": dtype},
             "theory": theory}
 
 
 def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]) -> None:
     a, b = old.get("identity", {}), new["identity"]
-    differs = [k for k in ("points", "draws", "seed", "backend") if a.get(k) != b[k]]
+    a = {"dtype": "float64", **a}  # stores from before the dtype option are float64
+    differs = [k for k in ("points", "draws", "seed", "backend", "dtype") if a.get(k) != b[k]]
     if differs:
         raise ValueError(f"store {str(path)!r} was written by a different sweep (its "
                          f"{', '.join(differs)} differ); rerun that sweep or use another "
@@ -136,7 +144,8 @@ def default_workers(backend: str) -> int:
 
 
 def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
-        backend: str = "numpy", workers: int | None = None, scheduler: str | None = None,
+        backend: str = "numpy", dtype: str = "float64", workers: int | None = None,
+        scheduler: str | None = None,
         progress: bool | None = None,
         on_record: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
     """Run (or resume) the sweep of ``points`` x ``draws`` into ``store``. Bad input --
@@ -149,12 +158,13 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         raise ValueError(f"draws must be an integer >= 1 (got {draws!r})")
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
+    check_dtype(dtype)
     folder = Path(store).absolute().parent
     if not folder.is_dir():
         raise ValueError(f"store folder {str(folder)!r} does not exist")
     start = time.perf_counter()
     contents = sweep_store.read(store)
-    new_header = header(points, draws, seed, backend)
+    new_header = header(points, draws, seed, backend, dtype)
     if contents.header is not None:
         _check_same_sweep(store, contents.header, new_header)
     done = sweep_store.finished(contents)
@@ -169,8 +179,8 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
                 n_workers = len(client.nthreads())
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
-                ok, failed = _execute(client, todo, seed, backend, new_header["theory"],
-                                      writer, progress, on_record)
+                ok, failed = _execute(client, todo, seed, backend, dtype,
+                                      new_header["theory"], writer, progress, on_record)
     finally:
         if client is not None:
             client.close()
@@ -180,7 +190,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
                    failed, n_workers, time.perf_counter() - start)
 
 
-def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str,
+def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
              theory: dict[str, list[float]], writer: sweep_store.Writer,
              progress: bool | None, on_record: Callable[[dict[str, Any]], None] | None
              ) -> tuple[int, int]:
@@ -190,8 +200,8 @@ def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str
 
     futures = []
     for p, i in todo:
-        fut = client.submit(draw_task, p.as_dict(), i, seed, backend, theory[p.key][0],
-                            key=f"freege-draw-{p.key}-{seed}-{i}", pure=False, retries=1)
+        fut = client.submit(draw_task, p.as_dict(), i, seed, backend, theory[p.key][0], dtype,
+                            key=f"freege-draw-{p.key}-{seed}-{dtype}-{i}", pure=False, retries=1)
         futures.append(fut)
     where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
     show = sys.stderr.isatty() if progress is None else progress

@@ -209,11 +209,11 @@ def _x_axis(points: list[dict[str, Any]]) -> str:
 def check_plot_path(path: str) -> None:
     """Fail before any work when ``path`` cannot take a plot (format, folder,
     matplotlib)."""
-    from validation.plots import require_matplotlib
+    from freege.plotting import check_target
 
     if Path(path).suffix.lower() not in PLOT_FORMATS:
         raise ValueError(f"--plot must end in {', '.join(PLOT_FORMATS)} (got {path!r})")
-    require_matplotlib(path)
+    check_target(path)
 
 
 def plot(report: dict[str, Any], path: str) -> None:
@@ -221,7 +221,7 @@ def plot(report: dict[str, Any], path: str) -> None:
     SPEC §4 limits against the varying axis; written atomically to ``path``."""
     from matplotlib.figure import Figure
 
-    from validation.plots import _save
+    from freege.plotting import save
 
     check_plot_path(path)
     points = [e for e in report["points"] if e["draws"] > 0]
@@ -272,5 +272,4 @@ def plot(report: dict[str, Any], path: str) -> None:
     for ax in (ax_d, ax_m1, ax_m2):
         ax.set_xlabel(x)
         ax.legend(fontsize=6)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)

@@ -247,7 +247,7 @@ def law_summary(the_law: Law, xs: list) -> dict:
     pdf = the_law.pdf(np.array(xs, dtype=object if the_law.dps else float)) if xs else []
     return {
         "mean": mean, "m2": m2, "mbar2": mbar2,
-        "support": [list(edge) for edge in the_law.support()],
+        "support": [list(edge) for edge in the_law.intervals()],
         "atoms": [{"at": at, "mass": mass} for at, mass in the_law.atoms().items()],
         "x": list(xs), "pdf": list(pdf),
     }
@@ -271,7 +271,7 @@ def _render(data: dict, title: str, dps: int | None) -> str:
 def plot_density(path: str, the_law: Law, title: str) -> None:
     """Draw the float64 density over the support (and from 0 when there is an atom)."""
     f64 = the_law if the_law.dps is None else the_law.with_dps(None)
-    support = f64.support()
+    support = f64.intervals()
     atoms = f64.atoms()
     lo = min([a for a, _ in support] + list(atoms))
     hi = max([b for _, b in support] + list(atoms))

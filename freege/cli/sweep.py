@@ -57,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", default=None, help="seed, integer >= 0 (default: campaign's or 0)")
     p.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
                    help="array backend of the tasks (default numpy)")
+    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                   help="working precision of the draws, recorded in the store (default "
+                   "float64)")
     p.add_argument("--analyse", action="store_true",
                    help="print the sweep-report of the store when done")
     add_format_option(p)
@@ -118,7 +121,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
-        workers=workers, scheduler=args.scheduler))
+        dtype=args.dtype, workers=workers, scheduler=args.scheduler))
     if args.analyse:
         return _report(args.store, args.format, args.plot)
     data = {"store": outcome.store, "points": len(points), "draws": draws,

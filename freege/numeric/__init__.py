@@ -12,14 +12,21 @@ Laws (:mod:`freege.numeric.law`)
     ``mha_law(config, normalized=False, dps=None)``; ``resolve_case(case, sharing)``.
 
     ``Law`` methods (float64, numpy-vectorised, when ``dps is None``; mpmath numbers at
-    ``dps >= 15`` digits otherwise):
-    ``pdf(x)`` (0 outside the open support), ``cdf(x)``, ``moment(q)`` (exact symbolic
-    moment evaluated), ``mean()``, ``var()``, ``support()`` -> list of ``(lo, hi)``,
-    ``atoms()`` -> ``{0: mass}`` or ``{}``, ``stieltjes(z)`` (``G(z) = int dnu/(z - x)``,
-    real z means ``z + i0``, ``Im G <= 0``), ``s_transform(w)``, ``dof(lam)``,
-    ``expect(f)`` (``int f dnu``, atoms included), ``with_dps(dps)``, ``as_normalized()``,
-    ``estimate(method, *args) -> Estimate(value, error)`` (error = disagreement with a
-    ``dps + 10`` evaluation, or a 30-digit one for float64 laws).
+    ``dps >= 15`` digits otherwise), shaped like ``scipy.stats``:
+    ``pdf(x)`` (0 outside the open support), ``cdf(x)``, ``sf(x)``, ``ppf(q)``, ``isf(q)``,
+    ``median()``, ``interval(c)``, ``rvs(size, random_state)`` (inverse cdf, float64),
+    ``moment(q)`` (exact symbolic moment evaluated), ``mean()``, ``var()``, ``std()``,
+    ``support()`` -> ``(lo, hi)`` (``lo = 0`` with an atom at 0), ``intervals()`` -> list of
+    ``(lo, hi)`` support intervals of the continuous part, ``atoms()`` -> ``{0: mass}`` or
+    ``{}``, ``mass()`` (a check: 1 up to quadrature accuracy), ``stieltjes(z)`` (``G(z) =
+    int dnu/(z - x)``, real z means ``z + i0``, ``Im G <= 0``), ``s_transform(w)``,
+    ``dof(lam)``, ``expect(f)`` (``int f dnu``, atoms included), ``with_dps(dps)``,
+    ``as_normalized()``, ``estimate(method, *args) -> Estimate(value, error)`` (error =
+    disagreement with an independent route: all-roots solve for densities, another
+    discretisation for cdf/expect, quadrature for moments). Working-precision interface
+    (ambient mpmath precision): ``parameter_values()``, ``atom_mass()``,
+    ``stieltjes_batch(zs)``. ``Law(case, ratios)`` applies the tying rule itself
+    (``Law("mha", tied ratios)`` is the mha-tied law).
 
 Readout (:mod:`freege.numeric.readout`, SPEC §5; laws are normalized first)
     ``dof(law, lam)``, ``dof_derivative(law, lam)``, ``ridge_error(law, lam, sigma2)``
@@ -27,14 +34,19 @@ Readout (:mod:`freege.numeric.readout`, SPEC §5; laws are normalized first)
     ``crossover(f, lo, hi, g=None, dps=None)``.
 
 Roots (:mod:`freege.numeric.roots`, SPEC §7.1)
-    ``CauchyEquation(poly, symbols, values, mean)`` -- branch-tracked physical root of
-    ``P(G, z)`` (float64 batch + mpmath polish), ``support_intervals``, ``atom_at_zero``.
+    ``CauchyEquation(poly, symbols, values, mean, describe)`` -- branch-tracked physical
+    root of ``P(G, z)`` (float64 batch with an extended-precision refinement, verified
+    mpmath polish), ``support_intervals``, ``atom_at_zero``, ``polynomial_roots``.
+Quadrature (:mod:`freege.numeric.quadrature`) -- mass, cdf, ppf, expectations on
+    edge-adapted Gauss-Legendre panels. S-transform (:mod:`freege.numeric.s_transform`).
 
 Note: ``freege.numeric.law`` (the package attribute) is the factory function; import
 the module's names with ``from freege.numeric.law import ...``.
 
 Bad input raises ValueError naming the parameter and its range (unknown case, dps < 15,
-lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, ...).
+lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, q outside [0, 1],
+...); a solve or quadrature that does not verify raises
+:class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
 """
 
 from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case

@@ -1,24 +1,24 @@
 """Law objects: the SPEC §4 limiting laws as numbers, shaped like ``scipy.stats``.
 
-``law(case, config, normalized=False, dps=None)`` returns a :class:`Law` for one SPEC §4
-case and one configuration (:class:`freege.params.Ratios` or :class:`freege.params.Dims`).
-Every method is lambdified from the exact layer (:mod:`freege.numeric._symbolic`):
+``law(case, config, normalized=False, dps=None)`` (or ``Law(case, ratios, ...)``) returns
+a :class:`Law` for one SPEC §4 case and one configuration (:class:`freege.params.Ratios`
+or :class:`freege.params.Dims`). The tying rule is applied once, in the constructor
+(:func:`resolve_case`): tied sharing makes ``value`` and ``mha`` the tied laws. ``Law`` is
+a thin facade over modules with one job each:
 
-* ``pdf``/``stieltjes`` -- the Cauchy polynomial ``P(G, z)`` solved on the physical branch
-  (:mod:`freege.numeric.roots`; ``density = -Im G(x + i0)/pi``, SPEC §7.1);
-* ``support``/``atoms`` -- discriminant edges and the mass ``lim z G(z)`` at 0 (SPEC §7);
-* ``moment``/``mean``/``var`` -- the exact symbolic moments, evaluated;
-* ``cdf`` -- the density integrated: float64 by a cosine series in ``x = a + (b-a)(1 -
-  cos t)/2`` (spectral for square-root and inverse-square-root edges), mpmath by
-  ``mpmath.quad`` (tanh-sinh); atoms added as jumps;
-* ``s_transform`` -- the S-relation root continued from ``S(0) = 1/m1`` (SPEC §3);
-* ``dof`` -- ``w(lam)`` (SPEC §5, delegated to :func:`freege.numeric.readout.dof`).
+* :mod:`freege.numeric.roots` -- the Cauchy polynomial ``P(G, z)`` on its physical branch
+  (``pdf = -Im G(x + i0)/pi``, ``stieltjes``), support edges and the atom (SPEC §7, §7.1);
+* :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
+  Gauss-Legendre panels, convergence checked);
+* :mod:`freege.numeric.s_transform` -- ``s_transform`` (SPEC §3);
+* :mod:`freege.numeric.readout` -- ``dof`` (SPEC §5);
+* the exact symbolic moments for ``moment``/``mean``/``var``.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
 the float64 solve cannot resolve are recomputed at 30 digits). With ``dps`` every result
-is an mpmath number computed under ``mpmath.workdps(dps)``; :meth:`Law.estimate` returns
-any result with an accuracy estimate (disagreement with a ``dps + 10`` evaluation, or with
-a 30-digit one in float64 mode).
+is an mpmath number computed under ``mpmath.workdps(dps)``; :meth:`Law.estimate` returns a
+result with an accuracy estimate from an independent route. Every iterative step either
+verifies or raises :class:`freege.errors.ConvergenceError`.
 """
 
 from __future__ import annotations
@@ -30,19 +30,21 @@ from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
-import scipy.fft
-import sympy as sp
 
-from freege.numeric import _symbolic, roots
+from freege.errors import ConvergenceError
+from freege.numeric import compiled, roots
+from freege.numeric.quadrature import Quadrature
+from freege.numeric.s_transform import STransform
+from freege.numeric.solve import find_root
 from freege.params import Dims, Ratios, to_mpf
 from freege.symbolic.cases import CASES, TIED_CASES, check_case
 
 #: the precision floor of the mpmath mode (below it float64 is the better tool)
 MIN_DPS = 15
-#: |z| / R below which float64 seeds are not trusted (hard edge / pole at 0, SPEC §7.1)
-NEAR_ZERO = 1e-6
 #: cases the ``tied`` sharing scheme replaces by their tied counterpart (SPEC §4)
 TIED_COUNTERPART = {"value": "value-tied", "mha": "mha-tied"}
+#: digits of the reference computations behind float64 estimates
+REFERENCE_DPS = 30
 
 
 class Estimate(NamedTuple):
@@ -61,51 +63,116 @@ def check_dps(dps: int | None) -> int | None:
     return int(dps)
 
 
-@functools.lru_cache(maxsize=256)
+def resolve_case(case: str, sharing: str) -> str:
+    """The SPEC §4 case for a sharing scheme -- the one tying rule: ``tied`` turns
+    ``value`` into ``value-tied`` and ``mha`` into ``mha-tied``; none/gqa/mqa keep the
+    independent laws (an explicitly tied case stays tied; it needs ``gV == gK``)."""
+    check_case(case)
+    if sharing == "tied":
+        return TIED_COUNTERPART.get(case, case)
+    return case
+
+
+def parameter_values(ratios: Ratios) -> tuple[mpmath.mpf, ...]:
+    """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision -- the one place
+    ``beta -> theta`` is computed: ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2``
+    (SPEC §2)."""
+    b2 = to_mpf(ratios.beta) ** 2
+    return (mpmath.expm1(b2), b2, mpmath.mpf(ratios.h), to_mpf(ratios.gK),
+            to_mpf(ratios.gV), to_mpf(ratios.gO))
+
+
 def _moment_function(case: str, q: int, normalized: bool) -> Callable[..., Any]:
-    expr = _symbolic.moment_expressions(case, q, normalized)[q - 1]
-    return sp.lambdify(_symbolic.PARAMETERS, expr, modules="mpmath")
+    """``m_q`` of the case (SPEC §3, §4) as a generated function (:mod:`compiled`)."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return _symbolic.moment_expressions(case, q, normalized)[q - 1]
+
+    return compiled.function(f"moment-{case}-{q}-{int(normalized)}", build)
 
 
-@functools.lru_cache(maxsize=16)
-def _zero_penalty_roots(case: str) -> Callable[..., list]:
-    """Coefficients (highest degree first) of the square-free part of ``F(w, 0)`` in ``w``
-    (``F`` the ridge polynomial of the case), lambdified in the parameters. ``F(w, 0)`` is
-    a multiple of ``Pi(w)^2`` (SPEC §5), whose roots are the ratios of the free Poisson
-    and Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
-    w, lam = _symbolic.RIDGE_VARIABLES
-    poly = sp.Poly(_symbolic.ridge_polynomial(case).as_expr().subs(lam, 0), w).sqf_part()
-    return sp.lambdify(_symbolic.PARAMETERS, poly.all_coeffs(), modules="mpmath")
+def _cauchy_polynomial(case: str, normalized: bool) -> Any:
+    """``P(G, z)`` as a sympy Poly (loaded only when a caller asks for it)."""
+    from freege.numeric import _symbolic
+
+    return _symbolic.cauchy_polynomial(case, normalized)
+
+
+def _cauchy_matrix(case: str, normalized: bool) -> Callable[..., Any]:
+    """The Cauchy polynomial's coefficient matrix (SPEC §3) as a generated function."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return roots.coefficient_matrix(_symbolic.cauchy_polynomial(case, normalized))
+
+    return compiled.function(f"cauchy-{case}-{int(normalized)}", build)
+
+
+def _s_matrix(case: str, normalized: bool) -> Callable[..., Any]:
+    """The S-relation's coefficient matrix (SPEC §3) as a generated function."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        return roots.coefficient_matrix(_symbolic.s_polynomial(case, normalized))
+
+    return compiled.function(f"s-relation-{case}-{int(normalized)}", build)
+
+
+def _zero_penalty_coefficients(case: str) -> Callable[..., list]:
+    """Coefficients (highest degree first) of ``F(w, 0)`` in ``w`` (``F`` the ridge
+    polynomial of the case) as a generated function. ``F(w, 0)`` is a multiple of
+    ``Pi(w)^2`` (SPEC §5) whose roots are the ratios of the free Poisson and
+    Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
+
+    def build() -> Any:
+        from freege.numeric import _symbolic
+
+        ridge = _symbolic.ridge_polynomial(case)  # gens (w, lam)
+        coeffs = [0] * (ridge.degree(ridge.gens[0]) + 1)
+        for (i, j), c in ridge.terms():
+            if j == 0:
+                coeffs[i] = c
+        return coeffs[::-1]
+
+    return compiled.function(f"ridge-at-zero-{case}", build)
 
 
 class Law:
     """One SPEC §4 law at one configuration; see the module docstring for the methods.
 
-    Attributes: ``case`` (a name of :data:`freege.symbolic.cases.CASES`), ``ratios``
-    (:class:`freege.params.Ratios`), ``normalized`` (divide by the mean, SPEC §3) and
-    ``dps`` (None: float64).
+    Attributes: ``case`` (a name of :data:`freege.symbolic.cases.CASES`, after the tying
+    rule), ``ratios`` (:class:`freege.params.Ratios`), ``normalized`` (divide by the mean,
+    SPEC §3) and ``dps`` (None: float64).
     """
 
     def __init__(
         self, case: str, ratios: Ratios, normalized: bool = False, dps: int | None = None
     ) -> None:
-        self.case = check_case(case)
+        if not isinstance(ratios, Ratios):
+            raise ValueError(f"ratios must be freege.params.Ratios (got {type(ratios)})")
+        case = resolve_case(case, ratios.sharing)
         if case in TIED_CASES and ratios.gV != ratios.gK:
             raise ValueError(
                 f"case {case} ties V_r = K_r and needs gV == gK (got gK={ratios.gK}, "
                 f"gV={ratios.gV})"
             )
+        self.case = case
         self.ratios = ratios
         self.normalized = bool(normalized)
         self.dps = check_dps(dps)
-        with mpmath.workdps(30):
-            mean = float(self._moment_mp(1))
+        self.describe = {"case": self.case, **ratios.as_dict(), "normalized": self.normalized}
+        with mpmath.workdps(REFERENCE_DPS):
+            self._mean30 = self._moment_mp(1)
         self.equation = roots.CauchyEquation(
-            _symbolic.cauchy_polynomial(case, self.normalized),
-            _symbolic.PARAMETERS,
-            self._parameter_values,
-            mean=mean,
-        )
+            functools.partial(_cauchy_polynomial, case, self.normalized), compiled.ARGUMENTS,
+            self.parameter_values, mean=float(self._mean30), describe=self.describe,
+            matrix=_cauchy_matrix(case, self.normalized))
+        self.quadrature = Quadrature(self._intervals_mp, self._hard_order, self._pdf_f64,
+                                     self._pdf_mp_batch, self.describe)
         self._cache: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
@@ -116,16 +183,6 @@ class Law:
         )
 
     # ------------------------------------------------------------------ plumbing
-    def _parameter_values(self) -> tuple[mpmath.mpf, ...]:
-        """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision (SPEC §2)."""
-        r = self.ratios
-        b2 = to_mpf(r.beta) ** 2
-        return (mpmath.expm1(b2), b2, mpmath.mpf(r.h), to_mpf(r.gK), to_mpf(r.gV), to_mpf(r.gO))
-
-    def _moment_mp(self, q: int) -> mpmath.mpf:
-        return mpmath.mpf(_moment_function(self.case, q, self.normalized)(
-            *self._parameter_values()))
-
     def with_dps(self, dps: int | None) -> Law:
         """The same law evaluated at another precision (None: float64)."""
         return Law(self.case, self.ratios, self.normalized, dps)
@@ -135,7 +192,7 @@ class Law:
         return self if self.normalized else Law(self.case, self.ratios, True, self.dps)
 
     def _ctx(self) -> Any:
-        return mpmath.workdps(self.dps if self.dps is not None else 30)
+        return mpmath.workdps(self.dps if self.dps is not None else REFERENCE_DPS)
 
     def _out(self, value: mpmath.mpf | mpmath.mpc) -> Any:
         """mpmath number in dps mode, Python float/complex in float64 mode."""
@@ -143,21 +200,12 @@ class Law:
             return +value
         return complex(value) if isinstance(value, mpmath.mpc) else float(value)
 
-    def estimate(self, method: str, *args: Any) -> Estimate:
-        """``getattr(self, method)(*args)`` with its estimated absolute error: the largest
-        disagreement with the same computation at ``dps + 10`` (or at 30 digits in float64
-        mode). SPEC §7: every result can report an honest accuracy estimate."""
-        value = getattr(self, method)(*args)
-        ref_law = self.with_dps(self.dps + 10 if self.dps is not None else 30)
-        ref = getattr(ref_law, method)(*args)
-        return Estimate(value, _max_difference(value, ref))
-
     # ------------------------------------------------------------------ working precision
     # The public working-precision interface used by :mod:`freege.numeric.readout` and
     # :mod:`freege.numeric.certify` (everything at the *ambient* mpmath precision).
     def parameter_values(self) -> tuple[mpmath.mpf, ...]:
         """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision (SPEC §2)."""
-        return self._parameter_values()
+        return parameter_values(self.ratios)
 
     def atom_mass(self) -> mpmath.mpf:
         """The mass at 0 at the ambient precision (0 when there is no atom, SPEC §7)."""
@@ -170,12 +218,16 @@ class Law:
         return self._stieltjes_mp_batch(zs)
 
     # ------------------------------------------------------------------ moments
+    def _moment_mp(self, q: int) -> mpmath.mpf:
+        return mpmath.mpf(_moment_function(self.case, q, self.normalized)(
+            *self.parameter_values(), compiled.mp_rational))
+
     def moment(self, q: int) -> Any:
         """``m_q = int x^q dnu`` from the exact symbolic moment (SPEC §3, §4), q >= 1
         (``m_0 = 1``). Float64 results are rounded from a 30-digit evaluation."""
-        q = int(q)
-        if q < 0:
+        if isinstance(q, bool) or int(q) != q or q < 0:
             raise ValueError(f"moment order q must be an integer >= 0 (got {q})")
+        q = int(q)
         if q == 0:
             return self._out(mpmath.mpf(1))
         with self._ctx():
@@ -190,26 +242,45 @@ class Law:
         with self._ctx():
             return self._out(self._moment_mp(2) - self._moment_mp(1) ** 2)
 
+    def std(self) -> Any:
+        """``sqrt(var)``."""
+        with self._ctx():
+            return self._out(mpmath.sqrt(self._moment_mp(2) - self._moment_mp(1) ** 2))
+
     # ------------------------------------------------------------------ support, atoms
+    def _edge_dps(self) -> int:
+        return self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
+
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-        dps = self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
-        key = ("intervals", dps)
+        key = ("intervals", self._edge_dps())
         if key not in self._cache:
-            self._cache[key] = roots.support_intervals(self.equation, dps)
+            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps())
         return self._cache[key]
 
-    def support(self) -> list[tuple[Any, Any]]:
-        """Edges of the continuous part: a list of ``(lo, hi)`` intervals, sorted (one
-        interval for every SPEC §4 law seen so far; several are allowed). Edges are real
-        roots of the discriminant, located to working precision (SPEC §7)."""
+    def intervals(self) -> list[tuple[Any, Any]]:
+        """Intervals of the continuous part: a sorted list of ``(lo, hi)`` (one interval
+        for every SPEC §4 law seen so far; several are allowed). Edges are real roots of
+        the discriminant, located to working precision (SPEC §7)."""
         with self._ctx():
             return [(self._out(a), self._out(b)) for a, b in self._intervals_mp()]
 
+    def support(self) -> tuple[Any, Any]:
+        """``(lo, hi)`` of the whole law, like ``scipy.stats``: the smallest and largest
+        edge, with ``lo = 0`` when there is an atom at 0 (see :meth:`intervals` for the
+        continuous part's intervals)."""
+        with self._ctx():
+            ivs = self._intervals_mp()
+            lo = ivs[0][0] if ivs else mpmath.mpf(0)
+            hi = ivs[-1][1] if ivs else mpmath.mpf(0)
+            if self._atom_mp() > 0:
+                lo = min(lo, mpmath.mpf(0))
+            return self._out(lo), self._out(hi)
+
     def _atom_mp(self) -> mpmath.mpf:
-        dps = self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
-        key = ("atom", dps)
+        key = ("atom", self._edge_dps())
         if key not in self._cache:
-            self._cache[key] = roots.atom_at_zero(self.equation, dps, self._continuous_mass())
+            self._cache[key] = roots.atom_at_zero(self.equation, self._edge_dps(),
+                                                  self._continuous_mass())
         return self._cache[key]
 
     def _continuous_mass(self) -> float:
@@ -217,10 +288,12 @@ class Law:
         candidates: ``w(0+)``, the smallest positive root of the ridge polynomial at
         ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
         eigenvalues, SPEC §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
-        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed."""
-        # float64 roots suffice to choose between exact candidates (atom_at_zero accepts
-        # 1e-4); the roots are real ratios, so coincident ones (gV = gO) only blur them
-        coeffs = [float(c) for c in _zero_penalty_roots(self.case)(*self._parameter_values())]
+        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed;
+        float64 roots of the (non-square-free) polynomial are good to ~1e-4 at a fourfold
+        root, enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
+        with mpmath.workdps(REFERENCE_DPS):
+            coeffs = [float(c) for c in _zero_penalty_coefficients(self.case)(
+                *self.parameter_values(), compiled.mp_rational)]
         return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
 
     def atoms(self) -> dict[Any, Any]:
@@ -245,7 +318,7 @@ class Law:
         g, err = self.equation.stieltjes_f64(zs, eta_min)
         # SPEC §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
         # precision in its coefficients; no float64 seed there (mpmath tracks instead)
-        near = np.abs(zs) < NEAR_ZERO * R
+        near = np.abs(zs) < roots.NEAR_ZERO * R
         return np.where(near, np.nan, g), np.where(near, np.inf, err)
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
@@ -254,11 +327,15 @@ class Law:
         branch point radius), are recomputed at 30 digits (SPEC §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
+        inside = (zs.imag == 0) & self._inside(zs.real)
+        scale = np.where(inside, np.abs(g.imag), np.abs(g))
         with np.errstate(all="ignore"):
-            bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(np.abs(g), 1e-300))
-        for k in np.flatnonzero(bad):
+            bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(scale, 1e-300))
+        todo = np.flatnonzero(bad)
+        if todo.size:
             with mpmath.workdps(roots.RESCUE_DPS):
-                g[k] = complex(self.equation.stieltjes_mp(_mp_arg(zs[k]), g[k]))
+                fixed = self._stieltjes_mp_batch([_mp_arg(v) for v in zs[todo]], g[todo])
+            g[todo] = [complex(v) for v in fixed]
         return self._real_outside(zs, g)
 
     def _real_outside(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -273,56 +350,36 @@ class Law:
             inside |= (x > float(a)) & (x < float(b))
         return inside
 
-    def _edge_power(self, a: Any, b: Any) -> float:
-        """Exponent ``k`` of the substitution ``x = a + (b - a) sin(t/2)^(2k)`` that makes
-        ``pdf(x) dx/dt`` smooth and even in ``t`` at both ends of ``[a, b]``.
-
-        Soft edges (``pdf ~ |x - edge|^(1/2)``) and a simple hard edge at 0 (``x^(-1/2)``)
-        need ``k = 1`` (the cosine map: ``pdf dx/dt`` smooth and even, spectral
-        convergence). Where ``m`` Marchenko-Pastur ratios equal 1 the density is
-        ``x^(-m/(m+1))`` times a series in ``x^(1/(m+1))``; ``k = (m+1)/2`` cancels the
-        singularity (``pdf dx/dt`` bounded, convergence algebraic but fast: ~1e-9 at 8192
-        nodes for m = 2). ``m`` is read off the measured local exponent (snapped to
-        ``m/(m+1)``, m <= 8) from the density at ``1e-12 b`` and ``1e-10 b``."""
-        key = ("power", float(a), float(b))
-        if key not in self._cache:
-            k = 1.0
-            if a == 0:
-                x1, x2 = 1e-12 * float(b), 1e-10 * float(b)
-                f64 = self if self.dps is None else self.with_dps(None)
-                d1, d2 = f64.pdf(np.array([x1, x2]))
-                if d1 > 0 and d2 > 0:
-                    alpha = -math.log(d2 / d1) / math.log(x2 / x1)
-                    m = min(range(1, 9), key=lambda j: abs(alpha - j / (j + 1)))
-                    if abs(alpha - m / (m + 1)) < 0.02:
-                        k = (m + 1) / 2
-            self._cache[key] = k
-        return self._cache[key]
-
-    def _map(self, a: Any, b: Any, t: Any, lib: Any = np) -> tuple[Any, Any]:
-        """``x(t)`` and ``dx/dt`` of :meth:`_edge_power`'s substitution (numpy or mpmath)."""
-        k = self._edge_power(a, b)
-        s = lib.sin(t / 2)
-        return a + (b - a) * s ** (2 * k), (b - a) * k * s ** (2 * k - 1) * lib.cos(t / 2)
-
-    def _unmap(self, a: Any, b: Any, x: Any, lib: Any = math) -> Any:
-        """``t(x)``, the inverse of :meth:`_map`."""
-        k = self._edge_power(a, b)
-        return 2 * lib.asin(((x - a) / (b - a)) ** (1 / (2 * k)))
-
-    def _stieltjes_mp_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
+    def _stieltjes_mp_batch(
+        self, zs: list[Any], seeds: np.ndarray | None = None
+    ) -> list[mpmath.mpc]:
         """Physical G at the ambient precision: float64 seeds for all points in one
-        tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`)."""
+        tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`);
+        real points inside the support near 0 (no float64 seed there) are continued
+        along their interval from one tracked point
+        (:meth:`roots.CauchyEquation.density_path_mp`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
         if not zs:
             return []
-        seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
-        out = []
-        for zv, seed in zip(zs, seeds, strict=True):
-            g = self.equation.stieltjes_mp(zv, seed)
-            if mpmath.im(zv) == 0 and not any(a < zv < b for a, b in self._intervals_mp()):
-                g = mpmath.mpc(g.real, 0)
-            out.append(g)
+        if seeds is None:
+            seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
+        out: list[Any] = [None] * len(zs)
+        paths: dict[int, list[int]] = {}
+        near = roots.NEAR_ZERO * self.equation.radius()
+        for k, zv in enumerate(zs):
+            real = mpmath.im(zv) == 0
+            where = [j for j, (a, b) in enumerate(self._intervals_mp())
+                     if real and a < mpmath.re(zv) < b]
+            if where and zv.real < near:
+                paths.setdefault(where[0], []).append(k)
+                continue
+            g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
+            out[k] = mpmath.mpc(g.real, 0) if real and not where else g
+        for j, ks in paths.items():
+            lower = self._intervals_mp()[j][0]
+            for k, g in zip(ks, self.equation.density_path_mp([zs[k] for k in ks], lower),
+                            strict=True):
+                out[k] = g
         return out
 
     def stieltjes(self, z: Any) -> Any:
@@ -334,20 +391,22 @@ class Law:
         with self._ctx():
             return _map_batch(lambda vs: [+g for g in self._stieltjes_mp_batch(vs)], z)
 
-    # ------------------------------------------------------------------ density, cdf
+    # ------------------------------------------------------------------ density
     def pdf(self, x: Any) -> Any:
         """Density of the continuous part, ``-Im G(x + i0)/pi`` (SPEC §7.1): never
         negative, exactly 0 outside the open support intervals (edges included)."""
         if self.dps is None:
             xs = np.asarray(x, dtype=float)
-            flat = xs.ravel()
-            out = np.zeros(flat.shape)
-            inside = self._inside(flat)
-            if inside.any():
-                out[inside] = -self._stieltjes_f64(flat[inside] + 0j).imag / math.pi
-            return _shape(np.maximum(out, 0.0), xs)
+            return _shape(self._pdf_f64(xs.ravel()), xs)
         with self._ctx():
             return _map_batch(self._pdf_mp_batch, x)
+
+    def _pdf_f64(self, xs: np.ndarray) -> np.ndarray:
+        out = np.zeros(xs.shape)
+        inside = self._inside(xs)
+        if inside.any():
+            out[inside] = -self._stieltjes_f64(xs[inside] + 0j).imag / math.pi
+        return np.maximum(out, 0.0)
 
     def _pdf_mp_batch(self, xs: list[Any]) -> list[mpmath.mpf]:
         xs = [mpmath.mpf(v) for v in xs]
@@ -356,150 +415,174 @@ class Law:
         return [max(-mpmath.im(next(gs)) / mpmath.pi, mpmath.mpf(0)) if k else mpmath.mpf(0)
                 for k in inside]
 
-    def _cosine_series(self, a: float, b: float) -> np.ndarray:
-        """Float64 cosine coefficients ``c_j`` of ``g(t) = pdf(x(t)) x'(t)`` on ``[0, pi]``
-        (``x(t)`` of :meth:`_map`; the cosine map ``a + (b - a)(1 - cos t)/2`` unless a
-        hard edge sits at 0), so that ``int_a^x(t) pdf = c_0 t/2 + sum_j c_j sin(j t)/j``.
-        The map makes ``g`` smooth and even, so convergence is spectral; nodes double from
-        64 until the last eighth of the coefficients is below 1e-15 (at most 8192)."""
-        key = ("series", a, b)
+    def _hard_order(self, a: Any, b: Any) -> int | None:
+        """Order ``m`` of a hard edge at ``a = 0`` (``pdf ~ x^(-m/(m+1))``, ``m`` ratios
+        equal to 1), read off the local exponent of the density at ``1e-14 b`` and
+        ``1e-12 b`` (computed at 30 digits, correct at tiny x) snapped to ``m/(m+1)``,
+        ``m <= 8``; None at a soft edge or when the exponent does not snap (the
+        quadrature's convergence test then decides)."""
+        if a != 0:
+            return None
+        key = ("hard", float(b))
         if key not in self._cache:
-            n = 64
-            while True:
-                t = math.pi * (np.arange(n) + 0.5) / n
-                x, dx = self._map(a, b, t)
-                g = self.pdf(x) * dx
-                coef = scipy.fft.dct(g, type=2) / n  # c_j = (2/n) sum_k g_k cos(j t_k)
-                if np.max(np.abs(coef[-n // 8:])) < 1e-15 * max(abs(coef[0]), 1) or n >= 8192:
-                    break
-                n *= 2
-            self._cache[key] = coef
+            with mpmath.workdps(REFERENCE_DPS):
+                x1, x2 = mpmath.mpf(b) * mpmath.mpf(10) ** -14, mpmath.mpf(b) * 1e-12
+                d1, d2 = self._pdf_mp_batch([x1, x2])
+            order = None
+            if d1 > 0 and d2 > 0:
+                alpha = -float(mpmath.log(d2 / d1) / mpmath.log(x2 / x1))
+                m = min(range(0, 9), key=lambda j: abs(alpha - j / (j + 1)))
+                if m > 0 and abs(alpha - m / (m + 1)) < 0.02:
+                    order = m
+            self._cache[key] = order
         return self._cache[key]
 
-    def _g_mp(self, a: Any, b: Any, ts: list[Any]) -> list[Any]:
-        xs, dxs = zip(*(self._map(a, b, t, mpmath) for t in ts), strict=True)
-        return [f * dx for f, dx in zip(self._pdf_mp_batch(list(xs)), dxs, strict=True)]
-
-    def _partial_mass(self, a: Any, b: Any, x: Any) -> Any:
-        """``int_a^min(x, b) pdf`` in the variable ``t`` of :meth:`_cosine_series`.
-        Float64: the cosine series. mpmath: the full interval by the midpoint rule in
-        ``t`` (spectral for this smooth even integrand; nodes double until two levels
-        agree to ``10^-(dps+2)``), a part of it by ``mpmath.quad``."""
-        if x <= a:
-            return 0.0 if self.dps is None else mpmath.mpf(0)
-        if self.dps is None:
-            coef = self._cosine_series(a, b)
-            if x >= b:
-                return coef[0] * math.pi / 2
-            t = self._unmap(a, b, x)
-            j = np.arange(1, coef.size)
-            return coef[0] * t / 2 + float(np.sum(coef[1:] * np.sin(j * t) / j))
-        if x >= b:
-            key = ("mass", a, b, mpmath.mp.prec)
-            if key not in self._cache:
-                n, prev = 64, None
-                tol = mpmath.mpf(10) ** (-mpmath.mp.dps - 2)
-                while True:
-                    ts = [mpmath.pi * (k + mpmath.mpf(1) / 2) / n for k in range(n)]
-                    total = mpmath.fsum(self._g_mp(a, b, ts)) * mpmath.pi / n
-                    if prev is not None and abs(total - prev) < tol or n >= 8192:
-                        break
-                    prev, n = total, 2 * n
-                self._cache[key] = total
-            return self._cache[key]
-        tx = self._unmap(a, b, x, mpmath)
-        return mpmath.quad(lambda t: self._g_mp(a, b, [t])[0], [0, tx])
-
+    # ------------------------------------------------------------------ cdf and inverse
     def cdf(self, x: Any) -> Any:
         """``nu((-inf, x])``: the atom at 0 (if ``x >= 0``) plus the integrated density
-        (cosine series per support interval, see :meth:`_cosine_series`)."""
+        (:mod:`freege.numeric.quadrature`)."""
         if self.dps is None:
             xs = np.asarray(x, dtype=float)
-            out = np.array([self._cdf_scalar(v) for v in xs.ravel()])
+            flat = xs.ravel()
+            atom = float(self._atom_mp())
+            out = self.quadrature.cdf_f64(flat) + np.where(flat >= 0, atom, 0.0)
             return _shape(np.clip(out, 0.0, 1.0), xs)
         with self._ctx():
-            return _map_batch(lambda vs: [self._cdf_scalar(mpmath.mpf(v)) for v in vs], x)
+            return _map_batch(lambda vs: [self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
 
-    def _cdf_scalar(self, x: Any) -> Any:
-        total = self._atom_mp() if x >= 0 else 0
-        total = +total if self.dps is not None else float(total)
-        for a, b in self._intervals_mp():
+    def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
+        total = self._atom_mp() if x >= 0 else mpmath.mpf(0)
+        return total + self.quadrature.cdf_mp(x)
+
+    def sf(self, x: Any) -> Any:
+        """``nu((x, inf)) = 1 - cdf(x)``."""
+        if self.dps is None:
+            return 1.0 - self.cdf(x)
+        with self._ctx():
+            return _map_batch(lambda vs: [1 - self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
+
+    def mass(self) -> Any:
+        """Total mass, atom plus the integrated density: 1 up to the quadrature's
+        accuracy (a check; :class:`ConvergenceError` when the quadrature fails)."""
+        if self.dps is None:
+            return float(self._atom_mp()) + self.quadrature.mass_f64()
+        with self._ctx():
+            return +(self._atom_mp() + self.quadrature.mass_mp())
+
+    def ppf(self, q: Any) -> Any:
+        """The quantile ``inf{x : cdf(x) >= q}`` for ``q`` in ``[0, 1]`` (0 for ``q`` up to
+        the atom at 0): float64 by inverting the quadrature's cdf series
+        (:meth:`freege.numeric.quadrature.Quadrature.ppf_f64`), mpmath by
+        :func:`freege.numeric.solve.find_root` (verified bracket)."""
+        if self.dps is None:
+            qs = np.asarray(q, dtype=float)
+            return _shape(self._ppf_f64(qs.ravel()), qs)
+        with self._ctx():
+            return _map_batch(lambda vs: [self._ppf_mp(mpmath.mpf(v)) for v in vs], q)
+
+    def _check_q(self, q: Any) -> None:
+        if not 0 <= q <= 1:
+            raise ValueError(f"q must be a probability in [0, 1] (got {q})")
+
+    def _ppf_f64(self, qs: np.ndarray) -> np.ndarray:
+        for v in qs:
+            self._check_q(v)
+        lo_s, hi_s = self.support()
+        atom = float(self._atom_mp())
+        out = np.full(qs.shape, float(hi_s))
+        out[qs <= atom] = float(lo_s)
+        todo = (qs > atom) & (qs < 1)
+        if todo.any():
+            out[todo] = self.quadrature.ppf_f64(qs[todo] - atom)
+        return out
+
+    def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
+        self._check_q(q)
+        atom = self._atom_mp()
+        ivs = self._intervals_mp()
+        if q <= atom and atom > 0:
+            return mpmath.mpf(0)
+        if q <= 0:
+            return ivs[0][0]
+        if q >= 1:
+            return ivs[-1][1]
+        below = atom
+        for a, b in ivs:
+            upto = self._cdf_mp(b)
+            if q <= upto:
+                if q <= below:
+                    return a
+                return find_root(lambda x: self._cdf_mp(x) - q, (a, b),
+                                 df=lambda x: self._pdf_mp_batch([x])[0],
+                                 quantity=f"ppf({mpmath.nstr(q, 10)})", params=self.describe)
+            below = upto
+        return ivs[-1][1]
+
+    def isf(self, q: Any) -> Any:
+        """Inverse survival function, ``ppf(1 - q)``."""
+        if self.dps is None:
+            return self.ppf(1.0 - np.asarray(q, dtype=float))
+        with self._ctx():
+            return self.ppf(_map_batch(lambda vs: [1 - mpmath.mpf(v) for v in vs], q))
+
+    def median(self) -> Any:
+        """``ppf(1/2)``."""
+        return self.ppf(0.5 if self.dps is None else mpmath.mpf(1) / 2)
+
+    def interval(self, confidence: Any) -> tuple[Any, Any]:
+        """The central interval with the given probability: ``(ppf((1 - c)/2),
+        ppf((1 + c)/2))``."""
+        if not 0 <= float(confidence) <= 1:
+            raise ValueError(f"confidence must be in [0, 1] (got {confidence})")
+        if self.dps is None:
+            c = float(confidence)
+            return self.ppf((1 - c) / 2), self.ppf((1 + c) / 2)
+        with self._ctx():
+            c = mpmath.mpf(confidence)
+            return self.ppf((1 - c) / 2), self.ppf((1 + c) / 2)
+
+    def rvs(self, size: Any = None, random_state: Any = None) -> Any:
+        """Samples by inverse cdf of uniform draws (float64): ``random_state`` an int seed,
+        a ``numpy.random.Generator`` or None (a fresh one)."""
+        rng = (random_state if isinstance(random_state, np.random.Generator)
+               else np.random.default_rng(random_state))
+        f64 = self if self.dps is None else self.with_dps(None)
+        u = rng.random(size)
+        return f64.ppf(u)
+
+    # ------------------------------------------------------------------ expectation
+    def expect(self, func: Callable[[Any], Any]) -> Any:
+        """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
+        numpy arrays in float64 mode and mpmath numbers otherwise
+        (:mod:`freege.numeric.quadrature`, convergence checked)."""
+        with self._ctx():
             if self.dps is None:
-                a, b = float(a), float(b)
-            total += self._partial_mass(a, b, x)
-        return total
+                atom = float(self._atom_mp())
+                total = atom * func(np.zeros(1))[0] if atom > 0 else 0.0
+                return np.asarray(total + self.quadrature.expect_f64(func)).item()
+            atom = self._atom_mp()
+            total = atom * func(mpmath.mpf(0)) if atom > 0 else mpmath.mpf(0)
+            return +(total + self.quadrature.expect_mp(func))
 
     # ------------------------------------------------------------------ transforms
+    @property
+    def s_relation(self) -> STransform:
+        """The S-relation solver of this law (:class:`freege.numeric.s_transform.STransform`)."""
+        if "s" not in self._cache:
+            self._cache["s"] = STransform(_s_matrix(self.case, self.normalized),
+                                          self.parameter_values, self._mean30, self.describe)
+        return self._cache["s"]
+
     def s_transform(self, w: Any) -> Any:
         """``S(w)`` on the branch with ``S(0) = 1/m1`` (SPEC §3), continued along the
-        straight segment from 0 to ``w`` (exact for real ``w`` in ``(-(1 - atom), 0]``,
-        where ``S`` is real-analytic); float64 or mpmath (Newton-polished)."""
+        straight segment from 0 to ``w`` (:mod:`freege.numeric.s_transform`)."""
         if self.dps is None:
             ws = np.asarray(w, dtype=complex)
-            vals = np.array([self._s_f64(v) for v in ws.ravel()])
+            vals = np.array([self.s_relation.f64(v) for v in ws.ravel()])
             out = _shape(vals, ws)
             return out.real if np.isrealobj(w) or np.all(vals.imag == 0) else out
         with self._ctx():
-            return _map_batch(lambda vs: [self._s_mp(v) for v in vs], w)
-
-    def _s_matrix(self) -> tuple[np.ndarray, Callable[..., Any]]:
-        if "s_fns" not in self._cache:
-            poly = _symbolic.s_polynomial(self.case, self.normalized)
-            f64, fmp = roots.coefficient_functions(poly, _symbolic.PARAMETERS)
-            with mpmath.workdps(20):
-                vals = [float(v) for v in self._parameter_values()]
-            self._cache["s_fns"] = (np.array(f64(*vals), dtype=float), fmp)
-        return self._cache["s_fns"]
-
-    def _s_f64(self, w: complex) -> complex:
-        matrix, _ = self._s_matrix()
-        return roots.track_segment(matrix, 1 / self.equation.mean, w)
-
-    def _s_mp(self, w: Any) -> Any:
-        w = mpmath.mpmathify(w)
-        s = mpmath.mpc(self._s_f64(complex(w)))
-        _, fmp = self._s_matrix()
-        with mpmath.workprec(mpmath.mp.prec + 20):
-            rows = fmp(*self._parameter_values())
-            c = [mpmath.polyval([mpmath.mpf(v) for v in row[::-1]], w) for row in rows]
-            s = mpmath.findroot(lambda v: mpmath.polyval(c[::-1], v), s, solver="newton")
-        s = +s
-        return s.real if mpmath.im(w) == 0 and abs(s.imag) <= abs(s) * mpmath.eps * 10 else s
-
-    def expect(self, func: Callable[[Any], Any]) -> Any:
-        """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
-        numpy arrays in float64 mode and mpmath numbers otherwise. Integrates in the
-        variable ``t`` of :meth:`_map` by the midpoint rule,
-        spectrally accurate for smooth ``func`` (float64: nodes double from 64 to 8192
-        until two levels agree to 1e-15; mpmath: to ``10^-(dps + 2)``)."""
-        with self._ctx():
-            mp = self.dps is not None
-            total = self._atom_mp() * func(mpmath.mpf(0)) if mp else \
-                float(self._atom_mp()) * func(np.zeros(1))[0]
-            for a, b in self._intervals_mp():
-                n, prev = 64, None
-                while True:
-                    if mp:
-                        ts = [mpmath.pi * (k + mpmath.mpf(1) / 2) / n for k in range(n)]
-                        xs = [self._map(a, b, t, mpmath)[0] for t in ts]
-                        part = mpmath.fsum(gk * func(xk) for gk, xk in
-                                           zip(self._g_mp(a, b, ts), xs, strict=True))
-                        part *= mpmath.pi / n
-                        tol = mpmath.mpf(10) ** (-self.dps - 2)
-                    else:
-                        fa, fb = float(a), float(b)
-                        t = math.pi * (np.arange(n) + 0.5) / n
-                        x, dx = self._map(fa, fb, t)
-                        part = np.sum(self.pdf(x) * dx * func(x))
-                        part *= math.pi / n
-                        tol = 1e-15
-                    if prev is not None and abs(part - prev) <= tol * max(abs(part), 1):
-                        break
-                    if n >= 8192:
-                        break
-                    prev, n = part, 2 * n
-                total += part
-            return self._out(total) if mp else np.asarray(total).item()
+            return _map_batch(lambda vs: [self.s_relation.mp(v) for v in vs], w)
 
     def dof(self, lam: Any) -> Any:
         """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5);
@@ -507,6 +590,68 @@ class Law:
         from freege.numeric import readout
 
         return readout.dof(self, lam)
+
+    # ------------------------------------------------------------------ accuracy
+    def estimate(self, method: str, *args: Any) -> Estimate:
+        """``getattr(self, method)(*args)`` with its estimated absolute error, from an
+        *independent* route (SPEC §7):
+
+        * ``pdf``, ``stieltjes``: a fresh all-roots solve (``mpmath.polyroots``, no
+          tracking, no float64 seed) at ``dps + 20`` digits (50 for float64), the physical
+          root the unique one in the lower half plane, else the one nearest in ``u = zG``
+          to a fresh mpmath tracking at that precision;
+        * ``cdf``, ``sf``, ``mass``, ``expect``, ``ppf``: the quadrature at ``dps + 10``
+          digits (30 for float64), whose first Gauss-Legendre level differs (float64
+          uses Legendre series), i.e. another discretisation;
+        * ``moment``, ``mean``, ``var``: the exact moment against quadrature of ``x^q``;
+        * anything else: the same computation at ``dps + 10`` (30 for float64).
+        """
+        value = getattr(self, method)(*args)
+        ref_dps = self.dps + 10 if self.dps is not None else REFERENCE_DPS
+        if method in ("pdf", "stieltjes"):
+            ref = self._independent_stieltjes(method, args[0])
+        elif method in ("moment", "mean", "var"):
+            q = {"mean": 1, "var": 2}.get(method, args[0] if args else 1)
+            ref_law = self.with_dps(ref_dps)
+            with mpmath.workdps(ref_dps):
+                mq = ref_law.expect(lambda x: x**q)
+                ref = mq - ref_law.expect(lambda x: x) ** 2 if method == "var" else mq
+        else:
+            ref = getattr(self.with_dps(ref_dps), method)(*args)
+        return Estimate(value, _max_difference(value, ref))
+
+    def _independent_stieltjes(self, method: str, z: Any) -> Any:
+        arr = np.asarray(z, dtype=object)
+        out = np.empty(arr.shape, dtype=object)
+        for k, zv in enumerate(arr.ravel()):
+            out.ravel()[k] = self._independent_one(method, mpmath.mpmathify(zv))
+        return out.item() if out.ndim == 0 else out
+
+    def _independent_one(self, method: str, zv: Any) -> Any:
+        """One point of :meth:`estimate`'s independent route, at ``dps + 20`` digits plus
+        ``2 log10(R/|z|)`` within ``NEAR_ZERO R`` of 0 (the roots' conditioning there)."""
+        dps = (self.dps or REFERENCE_DPS) + 20
+        R = self.equation.radius()
+        if abs(complex(zv)) < roots.NEAR_ZERO * R:
+            dps += math.ceil(2 * math.log10(R / abs(complex(zv))))
+        real = mpmath.im(zv) == 0
+        inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
+        with mpmath.workdps(dps):
+            if real and not inside:
+                return (mpmath.mpc(self.equation.stieltjes_mp(zv).real, 0)
+                        if method == "stieltjes" else mpmath.mpf(0))
+            try:
+                g = self.equation.herglotz_root_mp(zv)
+            except ConvergenceError:
+                g = None
+            if g is None:  # not singled out: the root nearest a fresh mpmath tracking
+                up = mpmath.im(zv) >= 0
+                g = self.equation.track_mp(zv if up else mpmath.conj(zv))
+                g = g if up else mpmath.conj(g)
+            g = self.equation.polish(zv, g, mpmath.mp.prec, bool(inside))
+            if method == "pdf":
+                return max(-g.imag / mpmath.pi, mpmath.mpf(0))
+            return +g
 
 
 def _mp_arg(v: complex) -> Any:
@@ -538,27 +683,17 @@ def _max_difference(a: Any, b: Any) -> float:
     return float(max(diffs, default=0.0))
 
 
-def resolve_case(case: str, sharing: str) -> str:
-    """The SPEC §4 case for a sharing scheme: ``tied`` turns ``value`` into ``value-tied``
-    and ``mha`` into ``mha-tied``; none/gqa/mqa keep the independent laws (an explicitly
-    tied case stays tied; :class:`Law` then checks ``gV == gK``)."""
-    check_case(case)
-    if sharing == "tied":
-        return TIED_COUNTERPART.get(case, case)
-    return case
-
-
 def law(
     case: str, config: Ratios | Dims, normalized: bool = False, dps: int | None = None
 ) -> Law:
     """The law of ``case`` (one of :data:`CASES`) at ``config`` (Ratios or Dims; Dims map
     to their exact ratios, SPEC §1.2). The sharing scheme of ``config`` picks the tied
-    counterpart where tying changes the law (SPEC §4)."""
+    counterpart where tying changes the law (SPEC §4, :func:`resolve_case`)."""
     if isinstance(config, Dims):
         config = config.ratios
     if not isinstance(config, Ratios):
         raise ValueError(f"config must be freege.params.Ratios or Dims (got {type(config)})")
-    return Law(resolve_case(case, config.sharing), config, normalized, dps)
+    return Law(case, config, normalized, dps)
 
 
 def mha_law(config: Ratios | Dims, normalized: bool = False, dps: int | None = None) -> Law:
@@ -566,4 +701,5 @@ def mha_law(config: Ratios | Dims, normalized: bool = False, dps: int | None = N
     return law("mha", config, normalized, dps)
 
 
-__all__ = ["CASES", "Estimate", "Law", "law", "mha_law", "resolve_case", "check_dps"]
+__all__ = ["CASES", "Estimate", "Law", "law", "mha_law", "resolve_case", "check_dps",
+           "parameter_values"]

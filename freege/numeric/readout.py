@@ -34,7 +34,7 @@ ulp or two):
 * :func:`ridge_error` -- ``E = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``, same precision.
 * :func:`flow_loss` -- ``L(t) = int exp(-2 t x) dnubar``. Float64 laws: quadrature of
   ``exp(-2 t x)`` against the density plus the atom (:meth:`Law.expect`, ~1e-15; the
-  density is memoised at the quadrature nodes per law, so further ``t`` cost one
+  density at the quadrature nodes is cached per law, so further ``t`` cost one
   exponential per node). ``dps``
   laws: Gaver-Stehfest inversion of ``(1 - w(p))/p = -G(-p)`` at ``tau = 2t`` (mpmath's
   ``Stehfest`` rule at degree ``M``, working precision ``1.38 M`` digits) with the degree
@@ -44,7 +44,7 @@ ulp or two):
   ~30x slower, so it is the cross-check there; see :func:`estimate_flow_loss`).
 * :func:`arrival_time` -- first ``t`` with ``L(t) = level``: ``L`` is strictly decreasing,
   so a bracket grown by 4 and :func:`find_root` with ``L'(t) = -2 int x exp(-2tx) dnubar``
-  (same route as ``L``: memoised quadrature in float64, the Stehfest values' transform
+  (same route as ``L``: quadrature in float64, the Stehfest values' transform
   ``p F(p) - 1`` in ``dps`` mode, both degrees checked) give the unique crossing,
   verified by a sign change. A level within ``10^-dps`` (float64: 1e-15) of the atom is
   refused (the atom is known to that precision; the time would be meaningless).
@@ -57,10 +57,8 @@ ulp or two):
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
-import weakref
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -381,35 +379,11 @@ def _check_t(value: Any) -> Number:
     return decimal_input("t", value, allow_zero=True)
 
 
-#: float64 law -> its density at the quadrature node arrays met so far
-_DENSITY_MEMO: weakref.WeakKeyDictionary[Law, dict[Any, np.ndarray]] = (
-    weakref.WeakKeyDictionary())
-
-
-def _memoised(nbar: Law) -> Law:
-    """A copy of a float64 law whose ``pdf`` remembers the node arrays it was called with:
-    the quadrature nodes of :meth:`Law.expect` depend on the law only, so ``L(t)`` at many
-    ``t`` (curves, the arrival solve) costs one density evaluation (same values). The
-    memo lives as long as the law does."""
-    table = _DENSITY_MEMO.setdefault(nbar, {})
-    memo = copy.copy(nbar)  # shares the law's caches
-
-    def pdf(x: Any) -> Any:
-        arr = np.asarray(x, dtype=float)
-        key = (arr.shape, arr.tobytes())
-        if key not in table:
-            table[key] = type(memo).pdf(memo, arr)
-        return table[key]
-
-    memo.pdf = pdf  # type: ignore[method-assign]
-    return memo
-
-
 def _loss_quadrature(nbar: Law, t: Number) -> Any:
     """``int exp(-2 t x) dnubar`` by :meth:`Law.expect` (float or mpf at the law's dps)."""
     if nbar.dps is None:
         tf = float(t)
-        return _memoised(nbar).expect(lambda x: np.exp(-2 * tf * x))
+        return nbar.expect(lambda x: np.exp(-2 * tf * x))
     with mpmath.workdps(nbar.dps):
         tm = to_mpf(t)
     return nbar.expect(lambda x: mpmath.exp(-2 * tm * x))
@@ -456,7 +430,7 @@ def arrival_time(law: Law, level: Any) -> Any:
 
         def slope(t: mpmath.mpf) -> mpmath.mpf:
             tf = float(t)
-            return mpmath.mpf(_memoised(nbar).expect(lambda x: -2 * x * np.exp(-2 * tf * x)))
+            return mpmath.mpf(nbar.expect(lambda x: -2 * x * np.exp(-2 * tf * x)))
 
         rtol = mpmath.mpf(2) ** -50
     else:

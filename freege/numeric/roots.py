@@ -11,26 +11,32 @@ well outside every branch point (a root bound of the discriminant), pick the roo
 ``eta_k = Y 0.7^k`` with an Euler predictor on ``u = z G`` (``G' = -P_z/P_G``) and Newton
 correctors, each step well inside the radius of analyticity of the physical branch;
 results that break the Herglotz signs (``Im G <= 0``, ``Im zG <= 0``) are re-tracked with
-companion eigenvalues at every step. On the real axis the path stops at a small ``eta``
-and the root of ``P(., x)`` nearest to the tracked value is taken and Newton-polished;
-``Im G`` is then forced to ``-|Im G|`` (roots come in conjugate pairs for real ``x``), so
-no density can come out negative.
+companion eigenvalues at every step. On the real axis the path stops at ``eta = 1e-3 x``
+and a last Euler step *in u* reaches ``x``; the root nearest that prediction is taken (at
+fixed ``z`` nearest in ``u`` and in ``G`` agree, but across the last step only ``u`` is
+smooth: near 0 the atom's pole dominates ``G``, issue 10). ``Im G`` is then forced to
+``-|Im G|`` (roots come in conjugate pairs for real ``x``), so no density is negative.
 
 Precision. Float64 batches use numpy (companion eigenvalues once at the start and once on
-the axis; the rest is vectorised Horner). Every float64 value carries a first-order error
-estimate ``eps * sum|c_i G^i| / |P_G(G)|``; points where it exceeds ``rtol`` (edges,
-the hard edge at 0 when a ratio equals 1) are recomputed with mpmath at 30 digits.
-Arbitrary precision works at the ambient ``mpmath`` precision: Newton from the float64
-seed at ``prec + (bits lost to conditioning) + 20`` bits, falling back to
-``mpmath.polyroots`` (seeded, more steps, more ``extraprec``) and picking the root nearest
-the seed.
+the axis; the rest is vectorised Horner); the coefficient matrix is rounded from a
+40-digit evaluation, and two Newton steps with the residual in extended precision
+(``clongdouble``) finish every root. Every float64 value carries a first-order error
+estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
+where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
+digits. Within ``NEAR_ZERO R`` of 0 (a hard edge, the atom's pole) float64 is not used:
+the roots in ``u`` cluster like ``|z|^(1/(m+1))`` and lose ``~2 log2(1/|z|)`` bits, so the
+mpmath route raises the precision by the measured conditioning, tracks in mpmath, and
+continues along the support interval from point to point. Every mpmath root is verified
+(:func:`freege.numeric.solve.polish_root`: step and residual tests), with an all-roots
+fallback; otherwise :class:`freege.errors.ConvergenceError`.
 
 Support and atoms (SPEC §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
-(sympy over QQ, parameters rationalised at the working precision plus 40 bits) and
-isolated/refined with ``Poly.intervals``; an interval between consecutive candidates is in
-the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
+once per precision (sympy over QQ, parameters rationalised at the working precision plus
+10 bits), found by ``mpmath.polyroots`` and verified by a bracketed sign change
+(:func:`freege.numeric.solve.find_root`); an interval between consecutive candidates is
+in the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
 ``lim_{z -> 0} z G(z)``: its candidates are the roots of the lowest-order part of
-``P(m/z, z)``, and the one nearest ``x G(x)`` at a small ``x < 0`` (tracked) is taken.
+``P(m/z, z)``; the one consistent with ``w(0+)`` of the ridge polynomial is taken.
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from freege.errors import ConvergenceError
+from freege.numeric import compiled
+from freege.numeric.solve import find_root, polish_root
 from freege.symbolic.symbols import G, z
 
 #: relative float64 accuracy below which a point is recomputed with mpmath
@@ -52,22 +61,30 @@ FLOAT64_RTOL = 2e-14
 RESCUE_DPS = 30
 #: digits of the exact edge computation behind float64 laws
 FLOAT64_EDGE_DPS = 17
+#: digits at which the coefficient matrix is evaluated before it is rounded to float64
+COEFF_DPS = 40
+#: |z| / R below which float64 is not used (hard edge / pole at 0, SPEC §7.1)
+NEAR_ZERO = 1e-6
+#: guard bits of every mpmath root polish
+GUARD_BITS = 20
 
 
 @functools.lru_cache(maxsize=64)
-def coefficient_functions(
-    poly: sp.Poly, symbols: tuple[sp.Symbol, ...]
-) -> tuple[Callable, Callable]:
-    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``) as a function
-    of the parameters, lambdified once per (poly, symbols): (numpy, mpmath) versions."""
+def coefficient_matrix(poly: sp.Poly) -> list[list[sp.Expr]]:
+    """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``), exact."""
     nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
     matrix = [[sp.Integer(0)] * nz for _ in range(nG)]
     for (i, j), coeff in poly.terms():
         matrix[i][j] = coeff
-    return (
-        sp.lambdify(symbols, matrix, modules="numpy"),
-        sp.lambdify(symbols, matrix, modules="mpmath"),
-    )
+    return matrix
+
+
+@functools.lru_cache(maxsize=64)
+def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Callable:
+    """:func:`coefficient_matrix` as an mpmath function of the parameters, lambdified once
+    per (poly, symbols). Float64 matrices are rounded from it (see
+    :class:`CauchyEquation`)."""
+    return sp.lambdify(symbols, coefficient_matrix(poly), modules="mpmath")
 
 
 def _to_fraction(x: object) -> Fraction:
@@ -86,7 +103,16 @@ class CauchyEquation:
     ``symbols``; ``values()`` returns the parameter values as mpmath numbers *at the
     ambient precision* (it is called again whenever the precision changes, so parameters
     such as ``theta1 = exp(beta^2) - 1`` are always exact to working precision).
-    ``mean`` (optional) is the first moment, used only to sharpen the start of tracking.
+    ``mean`` (optional) is the first moment, used only to sharpen the start of tracking;
+    ``describe`` (optional) names the parameters in error messages; ``matrix`` (optional)
+    is the coefficient matrix as a generated function ``f(*values, _q)`` of
+    :mod:`freege.numeric.compiled`; then ``poly`` may be a zero-argument loader, called
+    only if :attr:`poly` is read (no sympy expression is needed: the exact polynomial comes
+    from the same function at rational values).
+
+    The float64 coefficient matrix ``A`` is *rounded* from a :data:`COEFF_DPS`-digit
+    evaluation of the coefficient formulas (evaluating the expanded formulas in float64
+    loses up to ~1e-13 relative to cancellation, amplified near soft edges).
     """
 
     def __init__(
@@ -95,23 +121,44 @@ class CauchyEquation:
         symbols: tuple[sp.Symbol, ...],
         values: Callable[[], Sequence[mpmath.mpf]],
         mean: float = 1.0,
+        describe: dict | None = None,
+        matrix: Callable[..., list[list[object]]] | None = None,
     ) -> None:
-        self.poly = poly
+        self._poly = poly
         self.symbols = symbols
         self.values = values
-        if tuple(poly.gens) != (G, z):
+        if matrix is None and tuple(self.poly.gens) != (G, z):
             raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
-        self._f64, self._mp = coefficient_functions(poly, symbols)
-        with mpmath.workdps(20):
-            vals = [float(v) for v in values()]
-        self.A = np.array(self._f64(*vals), dtype=float)
+        self.describe = dict(describe or {})
+        self._generated = matrix is not None
+        if matrix is None:
+            lambdified = coefficient_functions(self.poly, symbols)
+            matrix = lambda *args: lambdified(*args[:-1])  # noqa: E731 -- no _q needed
+        self._matrix = matrix
+        self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
+        self._exact_cache: dict[int, sp.Poly] = {}
+        self._disc_cache: dict[int, sp.Poly] = {}
+        # points already continued along a support interval near 0, per lower edge
+        self._anchors: dict[float, list[tuple[mpmath.mpf, mpmath.mpc]]] = {}
+        self._radius: float | None = None
+        with mpmath.workdps(COEFF_DPS):
+            matrix = self.matrix_mp()
+            self.A = np.array([[float(c) for c in row] for row in matrix])
+            # hi + lo carries 106 bits, more than any long double
+            self.A_ext = (self.A.astype(np.longdouble) + np.array(
+                [[float(c - float(c)) for c in row] for row in matrix], dtype=np.longdouble))
+        self.absA = np.abs(self.A)
         self.degree = self.A.shape[0] - 1
         if self.degree < 1:
             raise ValueError("Cauchy polynomial must have degree >= 1 in G")
-        self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
-        self._exact_cache: dict[int, sp.Poly] = {}
-        self._radius: float | None = None
+
+    @property
+    def poly(self) -> sp.Poly:
+        """``P(G, z)`` with symbolic coefficients (loaded on first use when lazy)."""
+        if callable(self._poly) and not isinstance(self._poly, sp.Poly):
+            self._poly = self._poly()
+        return self._poly
 
     # ------------------------------------------------------------------ coefficients
     def coeffs_f64(self, zs: np.ndarray) -> np.ndarray:
@@ -122,17 +169,18 @@ class CauchyEquation:
             out = out * zs[:, None] + self.A[:, j][None, :]
         return out
 
-    def _matrix_mp(self) -> list[list[mpmath.mpf]]:
+    def matrix_mp(self) -> list[list[mpmath.mpf]]:
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
             self._mp_cache[prec] = [
-                [mpmath.mpf(c) for c in row] for row in self._mp(*self.values())
+                [mpmath.mpf(c) for c in row]
+                for row in self._matrix(*self.values(), compiled.mp_rational)
             ]
         return self._mp_cache[prec]
 
     def coeffs_mp(self, zv: mpmath.mpc | mpmath.mpf) -> list[mpmath.mpc]:
         """Coefficients of ``P(., z)`` at the ambient precision (ascending in G)."""
-        return [mpmath.polyval(row[::-1], zv) for row in self._matrix_mp()]
+        return [mpmath.polyval(row[::-1], zv) for row in self.matrix_mp()]
 
     def exact(self) -> sp.Poly:
         """``P`` over QQ with the parameters rounded to the working precision + 10 bits
@@ -141,11 +189,17 @@ class CauchyEquation:
         prec = mpmath.mp.prec
         if prec not in self._exact_cache:
             with mpmath.workprec(prec + 10):
-                vals = [sp.Rational(f.numerator, f.denominator)
-                        for f in (_to_fraction(+mpmath.mpf(v)) for v in self.values())]
-            subs = dict(zip(self.symbols, vals, strict=True))
-            expr = self.poly.as_expr().xreplace(subs)
-            self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
+                vals = [_to_fraction(+mpmath.mpf(v)) for v in self.values()]
+            if self._generated:  # the generated matrix at exact rational values
+                rows = self._matrix(*vals, compiled.exact_rational)
+                terms = {(i, j): sp.Rational(c.numerator, c.denominator)
+                         for i, row in enumerate(rows) for j, c in enumerate(row) if c != 0}
+                self._exact_cache[prec] = sp.Poly.from_dict(terms, G, z, domain=sp.QQ)
+            else:
+                subs = {s: sp.Rational(v.numerator, v.denominator)
+                        for s, v in zip(self.symbols, vals, strict=True)}
+                expr = self.poly.as_expr().xreplace(subs)
+                self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
         return self._exact_cache[prec]
 
     # ------------------------------------------------------------------ float64 tracking
@@ -154,7 +208,9 @@ class CauchyEquation:
         roots), at least 1 and the mean:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
-            with mpmath.workdps(FLOAT64_EDGE_DPS):
+            # any discriminant already computed will do (one exact discriminant per law)
+            prec = max(self._disc_cache, default=None)
+            with mpmath.workprec(prec) if prec else mpmath.workdps(FLOAT64_EDGE_DPS):
                 everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
                 lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
                 everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
@@ -205,15 +261,17 @@ class CauchyEquation:
             g = np.where(np.isfinite(step), g - step, g)
         return g
 
-    def track(self, zs: np.ndarray, eta_min: np.ndarray | float | None = None) -> np.ndarray:
+    def track(
+        self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Physical branch at ``zs`` (complex; ``Im z >= 0``; real means ``+i0``) by
-        vertical-path tracking, float64, *without* the final real-axis selection.
+        vertical-path tracking, float64, *without* the final real-axis step.
 
-        Returns ``G(Re z + i max(Im z, eta_min))``. The predictor extrapolates ``u = z G``
-        (bounded near the atom's pole at 0 and near a hard edge), ``eta`` shrinks by 0.7
-        per step. Points whose result breaks the Herglotz signs of a law on [0, inf)
-        (``Im G <= 0``, ``Im z G <= 0``) are re-tracked with companion eigenvalues at every
-        (smaller) step.
+        Returns ``(G(Re z + i eta), eta)`` with ``eta = max(Im z, eta_min)``. The
+        predictor extrapolates ``u = z G`` (bounded near the atom's pole at 0 and near a
+        hard edge), ``eta`` shrinks by 0.7 per step. Points whose result breaks the
+        Herglotz signs of a law on [0, inf) (``Im G <= 0``, ``Im z G <= 0``) are
+        re-tracked with companion eigenvalues at every (smaller) step.
         """
         zs = np.asarray(zs, dtype=complex).ravel()
         if eta_min is None:  # well below the distance to the pole/branch point at 0
@@ -225,7 +283,17 @@ class CauchyEquation:
         bad = (g.imag > tol / np.abs(zs.real + 1j * target)) | (u.imag > tol)
         if bad.any():
             g[bad] = self._track(zs.real[bad], target[bad], ratio=0.85, robust=True)
-        return g
+        return g, target
+
+    def _u_predict(self, za: np.ndarray, zb: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
+        returned as ``G(zb)`` (vectorised)."""
+        c = self.coeffs_f64(za)
+        _, dp = self._horner(c, g)
+        with np.errstate(all="ignore"):
+            du = g - za * self._dz(za, g) / dp
+            u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
+            return u / zb
 
     def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool) -> np.ndarray:
         R = self.radius()
@@ -240,13 +308,8 @@ class CauchyEquation:
             if not active.any():
                 break
             new_eta = np.where(active, np.maximum(eta * ratio, target), eta)
-            za, zb = x + 1j * eta, x + 1j * new_eta
-            c = self.coeffs_f64(za)
-            _, dp = self._horner(c, g)
-            with np.errstate(all="ignore"):
-                du = g - za * self._dz(za, g) / dp  # d(zG)/dz = G + z G'
-                u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
-            pred = u / zb
+            zb = x + 1j * new_eta
+            pred = self._u_predict(x + 1j * eta, zb, g)
             if robust:
                 roots = self.all_roots_f64(zb)
                 pred = roots[np.arange(x.size), np.argmin(np.abs(roots - pred[:, None]), axis=1)]
@@ -268,120 +331,295 @@ class CauchyEquation:
     ) -> tuple[np.ndarray, np.ndarray]:
         lower = zs.imag < 0
         zz = np.where(lower, zs.conj(), zs)
-        g = self.track(zz, eta_min)
+        g, eta = self.track(zz, eta_min)
+        short = eta > zz.imag
+        if short.any():
+            # a last Euler step in u = zG from x + i eta to z (u is smooth where G has the
+            # atom's pole), then the companion root nearest in u (equivalently in G at
+            # fixed z), then Newton; within 1e-4 R of 0 the companion matrix is badly
+            # scaled, so Newton from the prediction alone
+            zt = zz[short]
+            pred = self._u_predict(zt.real + 1j * eta[short], zt, g[short])
+            roots = self.all_roots_f64(zt)
+            pick = np.argmin(np.abs(roots - pred[:, None]), axis=1)
+            near_zero = np.abs(zt) < 1e-4 * self.radius()
+            g_s = np.where(near_zero, pred, roots[np.arange(pick.size), pick])
+            g[short] = self._newton(zt, g_s, 6)
+        g, err = self._refine(zz, g)
         real = zz.imag == 0
-        if real.any():
-            # nearest companion root on the axis, then Newton; within 1e-4 R of 0 (pole,
-            # hard edge) the companion matrix is badly scaled, so Newton from the tracked
-            # value alone (the path ended at eta <= 1e-3 |x|, inside the right basin)
-            roots = self.all_roots_f64(zz[real])
-            pick = np.argmin(np.abs(roots - g[real][:, None]), axis=1)
-            near_zero = np.abs(zz[real].real) < 1e-4 * self.radius()
-            g_r = np.where(near_zero, g[real], roots[np.arange(pick.size), pick])
-            g_r = self._newton(zz[real], g_r, 6)
-            g[real] = g_r.real - 1j * np.abs(g_r.imag)
-        c = self.coeffs_f64(zz)
-        _, dp = self._horner(c, g)
-        mags = np.abs(c) * np.abs(g)[:, None] ** np.arange(c.shape[1])[None, :]
-        with np.errstate(all="ignore"):
-            err = np.finfo(float).eps * mags.sum(axis=1) / np.abs(dp)
-        err = np.where(np.isfinite(err), err, np.inf)
+        g[real] = g[real].real - 1j * np.abs(g[real].imag)
         g = np.where(lower, g.conj(), g)
         return g, err
 
+    def _refine(self, zs: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Two Newton steps with the residual in extended precision (``np.clongdouble``,
+        the coefficient matrix rounded from :data:`COEFF_DPS` digits), and the first-order
+        error estimate ``eps_ext sum|A_ij||z|^j|G|^i / |P_G|`` (all terms' rounding,
+        coefficients included) plus the float64 rounding of ``G``. Where the platform's
+        long double is just a double this is plain float64 Newton."""
+        z = zs.astype(np.clongdouble)
+        c = np.zeros((zs.size, self.degree + 1), dtype=np.clongdouble)
+        for j in range(self.A_ext.shape[1] - 1, -1, -1):
+            c = c * z[:, None] + self.A_ext[:, j][None, :]
+        gg = g.astype(np.clongdouble)
+        for _ in range(2):
+            p, dp = self._horner(c, gg)
+            step = p / dp
+            gg = np.where(np.isfinite(step), gg - step, gg)
+        _, dp = self._horner(c, gg)
+        out = gg.astype(complex)
+        az, ag = np.abs(zs), np.abs(out)
+        row_sizes = np.zeros((zs.size, self.degree + 1))
+        for j in range(self.absA.shape[1] - 1, -1, -1):
+            row_sizes = row_sizes * az[:, None] + self.absA[:, j][None, :]
+        mags = (row_sizes * ag[:, None] ** np.arange(self.degree + 1)[None, :]).sum(axis=1)
+        eps_ext = float(np.finfo(np.longdouble).eps)
+        err = eps_ext * mags / np.abs(dp).astype(float) + np.finfo(float).eps * np.abs(out)
+        return out, np.where(np.isfinite(err), err, np.inf)
+
     # ------------------------------------------------------------------ mpmath
-    def stieltjes_mp(self, zv: mpmath.mpc | mpmath.mpf, seed: complex) -> mpmath.mpc:
-        """Physical ``G(z)`` at the ambient precision, from a float64 ``seed`` on the
-        same branch (real ``z`` read as ``x + i0``)."""
+    def stieltjes_mp(
+        self, zv: mpmath.mpc | mpmath.mpf, seed: complex | None = None, inside: bool = False
+    ) -> mpmath.mpc:
+        """Physical ``G(z)`` at the ambient precision (real ``z`` read as ``x + i0``).
+        ``inside`` (real ``z`` only) says ``z`` is inside the support, so that ``Im G``
+        (the density) is the quantity verified to working precision.
+
+        ``seed`` is a float64 value on the same branch (from :meth:`stieltjes_f64`). Within
+        :data:`NEAR_ZERO` ``R`` of 0 (a hard edge or the atom's pole, SPEC §7.1), or
+        without a finite seed, the branch is tracked in mpmath instead
+        (:meth:`track_mp`), at ``log2(R/|z|)`` extra bits: near a hard edge the roots in
+        ``u = zG`` cluster like ``|z|^(1/(m+1))`` and their condition number grows like
+        ``1/|z|``. The root is then polished by :func:`freege.numeric.solve.polish_root`
+        (step and residual tests); see :meth:`polish`. Raises
+        :class:`freege.errors.ConvergenceError` when it cannot be verified."""
         zv = mpmath.mpmathify(zv)
         real = mpmath.im(zv) == 0
         lower = mpmath.im(zv) < 0
         if lower:
             zv = mpmath.conj(zv)
-            seed = complex(seed).conjugate()
+            seed = None if seed is None else complex(seed).conjugate()
         prec = mpmath.mp.prec
-        if not np.isfinite(seed):  # float64 over/underflow (e.g. x -> 0 at a hard edge)
-            seed = self._track_mp(zv)
-        g, lost = self._polish(zv, mpmath.mpc(seed), prec + 20)
-        if lost > 10:
-            g, _ = self._polish(zv, g, prec + int(lost) + 20)
+        if zv == 0:
+            raise ConvergenceError("Stieltjes transform", "z = 0 is a branch point",
+                                   self.describe)
+        near = abs(zv) < NEAR_ZERO * self.radius()
+        guard = GUARD_BITS
+        if near:
+            guard += max(0, math.ceil(math.log2(self.radius() / float(abs(zv)))))
+        if near or seed is None or not np.isfinite(seed):
+            with mpmath.workprec(prec + guard):
+                seed = self.track_mp(zv)
+        g = self.polish(zv, mpmath.mpc(seed), prec + guard, real and inside)
         with mpmath.workprec(prec):
             g = +g
             if real:
                 g = mpmath.mpc(g.real, -abs(g.imag))
             return mpmath.conj(g) if lower else g
 
-    def _track_mp(self, zv: mpmath.mpc) -> mpmath.mpc:
-        """The vertical-path tracking of :meth:`track` for one point in mpmath arithmetic
-        (no overflow, no cancellation in the coefficients), ending at
-        ``Im z = max(Im z, 1e-3 |Re z|)``: the seed where float64 cannot resolve the
-        polynomial (near a hard edge or the atom's pole at 0, SPEC §7.1)."""
-        with mpmath.workdps(20):
-            x, y = mpmath.re(zv), mpmath.im(zv)
-            target = max(y, abs(x) / 1000, mpmath.mpf(10) ** -300)
-            eta = 4 * mpmath.mpf(self.radius()) + abs(x)
-            z0 = mpmath.mpc(x, eta)
-            start = 1 / z0 + self.mean / z0**2
-            g = min(mpmath.polyroots(self.coeffs_mp(z0)[::-1], maxsteps=200, extraprec=60),
-                    key=lambda r: abs(r - start))
-            while eta > target:
-                new = max(eta / 2, target)
-                za, zb = mpmath.mpc(x, eta), mpmath.mpc(x, new)
-                u = za * g
-                c = self.coeffs_mp(za)
-                dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
-                dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
-                      for row in self._matrix_mp()]
-                dz = mpmath.polyval(dc[::-1], g)
-                g = (u + (g - za * dz / dp) * (zb - za)) / zb
-                cb = self.coeffs_mp(zb)
-                desc, ddesc = cb[::-1], [k * cb[k] for k in range(len(cb) - 1, 0, -1)]
-                for _ in range(3):
-                    g -= mpmath.polyval(desc, g) / mpmath.polyval(ddesc, g)
-                eta = new
-            return g
+    def polish(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, density: bool = False
+    ) -> mpmath.mpc:
+        """The root of ``P(., z)`` next to ``seed``, verified to ``prec`` bits *of the
+        quantity that matters*: of ``Im G`` when ``density`` (real ``z`` inside the
+        support, density ``-Im G/pi``), of ``G`` otherwise.
 
-    def _polish(self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int) -> tuple[mpmath.mpc, float]:
-        """Newton at ``prec`` bits from ``seed`` (``mpmath.polyroots`` nearest the seed if
-        Newton does not settle); returns the root and the bits lost to conditioning,
-        ``log2(sum|c_i G^i| / (|G| |P_G|))``."""
+        Newton (:func:`freege.numeric.solve.polish_root`: step and residual tests) at
+        ``prec`` plus the bits lost to conditioning, ``log2(sum|A_ij||z|^j|G|^i /
+        (|P_G| scale))`` (``scale = |Im G|`` or ``|G|``; near a hard edge this grows like
+        ``2 log2(1/|z|)``), re-estimated at the root. If Newton does not verify (a
+        near-double root, a seed in another basin) all roots are computed with more
+        guard bits (``mpmath.polyroots``), the one nearest the seed is taken and verified
+        again; otherwise a :class:`freege.errors.ConvergenceError`."""
+        quantity = f"Cauchy root at z = {mpmath.nstr(zv, 10)}"
+        real = density
+        lost = self._bits_lost(zv, seed, prec, real)
+        g = seed
+        for _ in range(3):
+            wprec = prec + GUARD_BITS + int(lost)
+            # the step test: prec bits of the scale (|Im G| on the axis, else |G|)
+            atol = mpmath.ldexp(_scale(g, real), -prec - GUARD_BITS // 2)
+            try:
+                g = self._newton_mp(zv, g, wprec, quantity, atol)
+            except ConvergenceError:
+                g = self._nearest_root_mp(zv, g, wprec + 2 * GUARD_BITS, quantity)
+                g = self._newton_mp(zv, g, wprec + 2 * GUARD_BITS, quantity, atol)
+            new_lost = self._bits_lost(zv, g, prec, real)
+            if new_lost <= lost + 8:
+                return g
+            lost = new_lost
+        raise ConvergenceError(quantity, "conditioning estimate did not settle",
+                               self.describe)
+
+    def _abs_row_sums(self, zv: mpmath.mpc) -> list[mpmath.mpf]:
+        """``sum_j |A_ij| |z|^j`` (ascending in i): the size of every term of ``P``."""
+        az = abs(zv)
+        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self.matrix_mp()]
+
+    def _bits_lost(self, zv: mpmath.mpc, g: mpmath.mpc, prec: int, real: bool) -> float:
+        with mpmath.workprec(prec + GUARD_BITS):
+            c = self.coeffs_mp(zv)
+            dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
+            mags = mpmath.polyval(self._abs_row_sums(zv)[::-1], abs(g))
+            scale = _scale(g, real)
+            if dp == 0 or scale == 0:
+                return float(prec)
+            return max(0.0, float(mpmath.log(mags / (abs(dp) * scale), 2)))
+
+    def _newton_mp(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, quantity: str, atol: mpmath.mpf
+    ) -> mpmath.mpc:
         with mpmath.workprec(prec):
             c = self.coeffs_mp(zv)
             desc = c[::-1]
             ddesc = [k * c[k] for k in range(len(c) - 1, 0, -1)]
-            g = mpmath.mpc(seed)
-            tol = mpmath.ldexp(1, -prec + 8)
-            settled = False
-            for _ in range(8 + int(math.log2(max(prec, 2)))):
-                dp = mpmath.polyval(ddesc, g)
-                if dp == 0:
-                    break
-                step = mpmath.polyval(desc, g) / dp
-                g -= step
-                if abs(step) <= tol * max(abs(g), 1):
-                    settled = True
-                    break
-            if not settled:  # near a double root: all roots, the one nearest the seed
-                for extra in (20, 60, 200):
-                    try:
-                        roots = mpmath.polyroots(desc, maxsteps=200 + 10 * extra, cleanup=True,
-                                                 extraprec=extra + prec // 2, error=False)
-                    except mpmath.libmp.libhyper.NoConvergence:
-                        continue
-                    g = min(roots, key=lambda r: abs(r - seed))
-                    break
-            dp = mpmath.polyval(ddesc, g)
-            mags = mpmath.fsum(abs(ck) * abs(g) ** k for k, ck in enumerate(c))
-            if dp == 0 or g == 0:
-                return g, float(prec)
-            return g, max(0.0, float(mpmath.log(mags / (abs(dp) * abs(g)), 2)))
+            sizes = self._abs_row_sums(zv)[::-1]
+            noise_factor = mpmath.ldexp(4 * (self.degree + 1) ** 2, -prec)
+            return polish_root(
+                lambda g: mpmath.polyval(desc, g), lambda g: mpmath.polyval(ddesc, g),
+                mpmath.mpc(seed), quantity=quantity, params=self.describe, rtol=0, atol=atol,
+                noise=lambda g: noise_factor * mpmath.polyval(sizes, abs(g)),
+            )
+
+    def all_roots_mp(self, zv: mpmath.mpc, quantity: str = "Cauchy roots") -> list[mpmath.mpc]:
+        """All roots of ``P(., z)`` at the ambient precision (``mpmath.polyroots``, retried
+        with more steps and extra precision); a ConvergenceError if it never converges."""
+        c = self.coeffs_mp(zv)
+        while len(c) > 1 and c[-1] == 0:
+            c = c[:-1]
+        for extra in (20, 60, 200):
+            try:
+                return [mpmath.mpc(r) for r in mpmath.polyroots(
+                    c[::-1], maxsteps=200 + 10 * extra, cleanup=True, extraprec=extra,
+                    error=False)]
+            except mpmath.libmp.libhyper.NoConvergence:
+                continue
+        raise ConvergenceError(quantity, f"polyroots did not converge at z = "
+                               f"{mpmath.nstr(zv, 10)}", self.describe)
+
+    def _nearest_root_mp(
+        self, zv: mpmath.mpc, seed: mpmath.mpc, prec: int, quantity: str
+    ) -> mpmath.mpc:
+        with mpmath.workprec(prec):
+            return min(self.all_roots_mp(zv, quantity), key=lambda r: abs(r - seed))
+
+    def track_mp(self, zv: mpmath.mpc) -> mpmath.mpc:
+        """The vertical-path tracking of :meth:`track` in mpmath at the ambient precision,
+        for one point ``z`` with ``Im z >= 0``, continued *to* ``z`` itself.
+
+        From ``x + iY`` (root nearest ``1/z + m1/z^2``) down to ``eta_min = max(Im z,
+        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``u = z G``, Newton
+        corrector); on the real axis a last predictor step in ``u`` from ``x + i eta_min``
+        to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
+        at the atom's pole and at a hard edge at 0 (``G`` does not), SPEC §7.1."""
+        x, y = mpmath.re(zv), mpmath.im(zv)
+        eta_min = max(y, abs(x) / 1000)
+        Y = 4 * mpmath.mpf(self.radius()) + abs(x)
+        z0 = mpmath.mpc(x, Y)
+        start = 1 / z0 + self.mean / z0**2
+        g = min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
+        eta = Y
+        while eta > eta_min:
+            new = max(eta * mpmath.mpf(0.6), eta_min)
+            g = self._newton_steps_mp(mpmath.mpc(x, new),
+                                      self._u_predict_mp(mpmath.mpc(x, eta),
+                                                         mpmath.mpc(x, new), g), 4)
+            eta = new
+        if y < eta:
+            g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
+        return g
+
+    def density_path_mp(self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf) -> list[mpmath.mpc]:
+        """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
+        support interval with lower edge ``lower_edge``, all within :data:`NEAR_ZERO`
+        ``R`` of 0: continued *along the interval* (Euler in ``u = zG``, each step at most
+        half the distance to the lower edge, Newton) from the nearest point already
+        computed on this interval, or from one tracked point (:meth:`track_mp`); each
+        value is then verified by :meth:`polish`. Precision: the conditioning guard of the
+        smallest point (see :meth:`stieltjes_mp`)."""
+        if not xs:
+            return []
+        prec = mpmath.mp.prec
+        xs = [mpmath.mpf(x) for x in xs]
+        smallest, top = min(xs), max(xs)
+        anchors = self._anchors.setdefault(float(lower_edge), [])
+        dist = lambda x: abs(mpmath.log(x - lower_edge))  # noqa: E731
+        anchor = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top))) if anchors else None
+        # the path's precision: the conditioning guard of its smallest point
+        low = min(smallest, anchor[0]) if anchor else smallest
+        guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
+        out: dict[int, mpmath.mpc] = {}
+        with mpmath.workprec(prec + guard):
+            if anchor:
+                prev, g = anchor[0], self._newton_steps_mp(anchor[0], anchor[1], 3)
+            else:
+                prev, g = top, self.track_mp(top)
+            start, g0 = prev, g
+            below = sorted((k for k in range(len(xs)) if xs[k] <= start), key=lambda k: -xs[k])
+            above = sorted((k for k in range(len(xs)) if xs[k] > start), key=lambda k: xs[k])
+            for ks in (below, above):
+                prev, g = start, g0
+                for k in ks:
+                    x = xs[k]
+                    while prev != x:
+                        half = (prev - lower_edge) / 2
+                        step_to = max(x, prev - half) if x < prev else min(x, prev + half)
+                        g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
+                        prev = step_to
+                    out[k] = g
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard, True)
+            with mpmath.workprec(prec):
+                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
+        kmin, kmax = xs.index(smallest), xs.index(max(xs))
+        anchors += [(xs[kmin], out[kmin]), (xs[kmax], out[kmax])]
+        return result
+
+    def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
+        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
+        returned as ``G(zb)``."""
+        c = self.coeffs_mp(za)
+        dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
+        dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
+              for row in self.matrix_mp()]
+        dz = mpmath.polyval(dc[::-1], g)
+        return (za * g + (g - za * dz / dp) * (zb - za)) / zb
+
+    def _newton_steps_mp(self, zv: mpmath.mpc, g: mpmath.mpc, steps: int) -> mpmath.mpc:
+        c = self.coeffs_mp(zv)
+        desc, ddesc = c[::-1], [k * c[k] for k in range(len(c) - 1, 0, -1)]
+        for _ in range(steps):
+            d = mpmath.polyval(ddesc, g)
+            if d == 0:
+                break
+            g -= mpmath.polyval(desc, g) / d
+        return g
+
+    def herglotz_root_mp(self, zv: mpmath.mpc) -> mpmath.mpc | None:
+        """An independent route to the physical root (no tracking): all roots of
+        ``P(., z)`` at the ambient precision, and the unique one with ``Im G < 0`` (for
+        ``Im z > 0``, or ``z`` real with ``+i0``: the Stieltjes transform maps the upper
+        half plane to the lower one, SPEC §3). None when that criterion does not single
+        out one root (several roots in the lower half plane)."""
+        zv = mpmath.mpmathify(zv)
+        if mpmath.im(zv) < 0:
+            g = self.herglotz_root_mp(mpmath.conj(zv))
+            return None if g is None else mpmath.conj(g)
+        roots = self.all_roots_mp(zv)
+        tol = mpmath.ldexp(1, 32 - mpmath.mp.prec)
+        lower = [r for r in roots if r.imag < -tol * abs(r)]
+        return lower[0] if len(lower) == 1 else None
 
     # ------------------------------------------------------------------ exact pieces
     def discriminant(self) -> sp.Poly:
         """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
         its real roots are the candidate support edges (SPEC §7.1)."""
-        exact = self.exact()
-        return sp.Poly(sp.discriminant(sp.Poly(exact.as_expr(), G), G), z, domain=sp.QQ)
+        prec = mpmath.mp.prec
+        if prec not in self._disc_cache:
+            exact = sp.Poly(self.exact().as_expr(), G)
+            self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
+        return self._disc_cache[prec]
 
     def atom_candidates(self) -> sp.Poly:
         """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
@@ -400,53 +638,85 @@ class CauchyEquation:
         return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
 
 
+def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:
+    """The size that sets a root's accuracy: ``|Im G|`` on the real axis inside the
+    support (the density is ``-Im G/pi``), ``|G|`` otherwise."""
+    return abs(g.imag) if density and g.imag != 0 else abs(g)
+
+
 def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
     """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
     digits.
 
     The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
-    does not converge) finds all roots; those with ``|Im| <= 10^-(dps/2) max(1, |r|)`` are
-    the real ones (a simple real root comes out with ``Im`` at the working precision or
-    exactly 0), each Newton-polished in real arithmetic (quadratic convergence).
+    does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
+    when a sign cannot be resolved: the coefficients are exact). Each root with
+    ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
+    :func:`freege.numeric.solve.find_root` on the bracket
+    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance to the nearest other root):
+    a sign change there proves a real root (a simple
+    root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
+    sign change is a complex pair near the axis. Anything else raises
+    :class:`freege.errors.ConvergenceError`.
     """
     if poly.degree() <= 0:
         return [], []
     sqf = poly.sqf_part()
     if sqf.degree() <= 0:
         return [], []
-    with mpmath.workdps(dps + 10):
+    quantity = f"real roots of a degree-{sqf.degree()} polynomial"
+    failure = None
+    for extra in (10, 30, 80):  # exact coefficients: more digits resolve any cancellation
+        try:
+            return _verified_roots(sqf, dps, extra, quantity)
+        except ConvergenceError as exc:
+            failure = exc
+    raise failure
+
+
+def _verified_roots(
+    sqf: sp.Poly, dps: int, extra: int, quantity: str
+) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    with mpmath.workdps(dps + extra):
         coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
                                          strict=True)]
+        sizes = [abs(c) for c in coeffs]
         found = None
-        for extra in (20, 60, 150, 400):
+        for more in (20, 60, 150, 400):
             try:
-                found = mpmath.polyroots(coeffs, maxsteps=100 + extra, cleanup=True,
-                                         extraprec=extra, error=False)
+                found = mpmath.polyroots(coeffs, maxsteps=100 + more, cleanup=True,
+                                         extraprec=more, error=False)
                 break
             except mpmath.libmp.libhyper.NoConvergence:
                 continue
         if found is None:
-            raise ArithmeticError(f"polyroots did not converge on a degree-{sqf.degree()} "
-                                  "discriminant")
+            raise ConvergenceError(quantity, "polyroots did not converge")
         found = [mpmath.mpc(r) for r in found]
         tol = mpmath.mpf(10) ** (-(dps // 2))
-        real = [r for r in found if abs(r.imag) <= tol * max(abs(r), mpmath.mpf(1))]
+        noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
         reals = []
-        for r in real:
-            x = r.real
-            for _ in range(30):
-                d = mpmath.polyval(dcoeffs, x)
-                if d == 0:
-                    break
-                step = mpmath.polyval(coeffs, x) / d
-                x -= step
-                if abs(step) <= mpmath.eps * max(abs(x), mpmath.mpf(1)) * 4:
-                    break
-            reals.append(x)
+        for k, r in enumerate(found):
+            half = tol * max(abs(r), mpmath.mpf(1))
+            if abs(r.imag) > half:
+                continue
+            others = [abs(r - o) for j, o in enumerate(found) if j != k]
+            half = min([half] + [d * 2 / 5 for d in others])  # no neighbour in the bracket
+            lo, hi = r.real - half, r.real + half
+            f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
+            if f_lo * f_hi > 0:
+                if r.imag != 0:
+                    continue  # a complex pair close to the axis
+                raise ConvergenceError(quantity, f"no sign change around the real candidate "
+                                       f"{mpmath.nstr(r.real, 15)}")
+            reals.append(find_root(
+                lambda x: mpmath.polyval(coeffs, x), (lo, hi), quantity=quantity,
+                df=lambda x: mpmath.polyval(dcoeffs, x),
+                noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
+                rtol=mpmath.mpf(10) ** -(dps + 3)))
     return found, sorted(reals)
 
 
@@ -492,7 +762,7 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
     the candidate nearest ``1 - continuous_mass`` (:class:`freege.numeric.law.Law` passes
     ``w(0+)`` from the ridge polynomial, float64), so the choice is also a consistency
-    check: an ArithmeticError unless the nearest is within 1e-2 and four times closer
+    check: a ConvergenceError unless the nearest is within 1e-2 and four times closer
     than the runner-up.
     """
     with mpmath.workdps(dps):
@@ -504,10 +774,9 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     best = ranked[0] if ranked else None
     runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
     if best is None or abs(best - expected) > min(1e-2, runner_up / 4):
-        raise ArithmeticError(
-            f"mass check failed: continuous mass {continuous_mass} leaves {expected} at 0, "
-            f"atom candidates are {[float(c) for c in cands]}"
-        )
+        raise ConvergenceError(
+            "atom at 0", f"mass check failed: continuous mass {continuous_mass} leaves "
+            f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
     return max(best, mpmath.mpf(0))
 
 

@@ -8,8 +8,13 @@ gV, gO``, expand with :func:`in_beta`):
 * :func:`s_transform`, :func:`s_relation` -- the S-transform (SPEC §3, §4).
 
 The building blocks live in :mod:`~freege.symbolic.series` (series, transforms),
-:mod:`~freege.symbolic.laws` (the law algebra) and :mod:`~freege.symbolic.cases`
-(the SPEC §4 laws).
+:mod:`~freege.symbolic.laws` (the law algebra :class:`~freege.symbolic.laws.FreeLaw`),
+:mod:`~freege.symbolic.pushforward` (the tied jump law) and
+:mod:`~freege.symbolic.cases` (the SPEC §4 laws). The equations the numeric layer solves
+are in :mod:`~freege.symbolic.equations` (per case), built with the generic maps of
+:mod:`~freege.symbolic.transforms` (S-relation <-> Cauchy polynomial <-> ridge
+polynomial). Imports run one way: symbols, cache, series -> laws, transforms ->
+pushforward -> cases -> closed_forms -> equations.
 """
 
 from freege.symbolic.cases import CASES, case_law

@@ -23,7 +23,8 @@ from __future__ import annotations
 import functools
 
 from freege.symbolic import laws
-from freege.symbolic.laws import Law
+from freege.symbolic.laws import FreeLaw
+from freege.symbolic.pushforward import tied_jump_moments, tied_jump_relation
 from freege.symbolic.symbols import gK, gO, gV, h
 
 CASES: tuple[str, ...] = (
@@ -48,22 +49,20 @@ def check_case(name: str) -> str:
 
 
 @functools.cache
-def tied_jump_law() -> Law:
+def tied_jump_law() -> FreeLaw:
     """``mu_KV = phi_* pi_{gK/h}`` (SPEC §4), from :mod:`freege.symbolic.pushforward`:
     moments ``int phi(x)^q d pi_{gK/h}(x)`` (exact, Narayana moments) and the S-relation
     eliminated by resultants."""
-    from freege.symbolic.pushforward import tied_jump_moments, tied_jump_relation
-
     return laws.from_moments("mu_KV", tied_jump_moments, tied_jump_relation)
 
 
 @functools.cache
-def attention_law() -> Law:
+def attention_law() -> FreeLaw:
     """``nu_att = rho_{gK} ⊠ MP_{1/h}`` (SPEC §4)."""
     return laws.free_mult_conv(laws.rho(gK), laws.marchenko_pastur(1 / h))
 
 
-def _build(name: str) -> Law:
+def _build(name: str) -> FreeLaw:
     if name == "attention":
         return attention_law()
     if name == "head-average":
@@ -83,7 +82,7 @@ def _build(name: str) -> Law:
 
 
 @functools.cache
-def case_law(name: str, normalized: bool = False) -> Law:
+def case_law(name: str, normalized: bool = False) -> FreeLaw:
     """The SPEC §4 law of case ``name``; with ``normalized``, ``nubar = D_{1/m_1} nu``
     (mean 1, SPEC §3). A ValueError lists the valid names for an unknown case."""
     law = _build(check_case(name))

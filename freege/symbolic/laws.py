@@ -1,6 +1,6 @@
 """The law algebra of SPEC §3: symbolic laws that know their moments and S-transform.
 
-A :class:`Law` carries
+A :class:`FreeLaw` carries
 
 * its moments ``m_1, m_2, ...`` to any order, exact, as elements of
   :data:`~freege.symbolic.series.FIELD` (rational functions of ``theta1, theta2, h, gK,
@@ -102,8 +102,12 @@ def _sqrt_pulling_squares(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return outside, sp.sqrt(inside)
 
 
-class Law:
+class FreeLaw:
     """A symbolic law of SPEC §3: moments to any order and an S-relation ``E(S, w)``.
+
+    The exact object of the law algebra (named for free probability); the numbers of a
+    law -- density, cdf, readouts -- are :class:`freege.numeric.law.Law`, built from the
+    equations this one derives.
 
     Build laws with the module's constructors rather than directly. ``moments_fn(order)``
     returns ``m_1..m_order`` as FIELD elements; ``relation_fn()`` returns the S-relation
@@ -127,7 +131,7 @@ class Law:
         self._explicit: tuple[sp.Expr | None] | None = None
 
     def __repr__(self) -> str:
-        return f"Law({self.name})"
+        return f"FreeLaw({self.name})"
 
     def field_moments(self, order: int) -> list[Any]:
         """``m_1..m_order`` as FIELD elements (exact; memoised to the longest order asked)."""
@@ -173,10 +177,10 @@ def from_moments(
     name: str,
     moments_fn: Callable[[int], Sequence[Any]],
     relation_fn: Callable[[], sp.Expr],
-) -> Law:
+) -> FreeLaw:
     """A law given by a moments function (``order -> m_1..m_order``, sympy expressions or
     FIELD elements) and a function returning its S-relation ``E(S, w)``."""
-    return Law(name, lambda n: [to_field(m) for m in moments_fn(n)], relation_fn)
+    return FreeLaw(name, lambda n: [to_field(m) for m in moments_fn(n)], relation_fn)
 
 
 def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
@@ -190,10 +194,10 @@ def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
     ]
 
 
-def free_poisson(t: Any) -> Law:
+def free_poisson(t: Any) -> FreeLaw:
     """``pi_t``: all free cumulants ``t``, mean ``t``, ``S(w) = 1/(t + w)`` (SPEC §3)."""
     tf = to_field(t)
-    return Law(
+    return FreeLaw(
         f"pi[{t}]",
         lambda n: _narayana_moments(tf, FIELD.one, n),
         lambda: clear_relation(S * (t + w) - 1),
@@ -201,11 +205,11 @@ def free_poisson(t: Any) -> Law:
     )
 
 
-def marchenko_pastur(s: Any) -> Law:
+def marchenko_pastur(s: Any) -> FreeLaw:
     """``MP_s``: mean 1, variance ``s``, free cumulants ``s^(q-1)``, ``S(w) = 1/(1 + s w)``
     (SPEC §3); it is ``D_s pi_{1/s}``, whose moments are Narayana polynomials."""
     sf = to_field(s)
-    return Law(
+    return FreeLaw(
         f"MP[{s}]",
         lambda n: _narayana_moments(1 / sf, sf, n),
         lambda: clear_relation(S * (1 + s * w) - 1),
@@ -213,7 +217,7 @@ def marchenko_pastur(s: Any) -> Law:
     )
 
 
-def _poly_image_moments(law: Law, coeffs: Sequence[Any], order: int) -> list[Any]:
+def _poly_image_moments(law: FreeLaw, coeffs: Sequence[Any], order: int) -> list[Any]:
     """``m_q(phi_* law) = sum_j [x^j] phi(x)^q m_j(law)`` for the polynomial
     ``phi(x) = sum_j coeffs[j] x^j`` (exact; needs ``deg(phi) q`` moments of ``law``)."""
     degree = len(coeffs) - 1
@@ -226,8 +230,8 @@ def _poly_image_moments(law: Law, coeffs: Sequence[Any], order: int) -> list[Any
 
 
 def pushforward(
-    law: Law, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None
-) -> Law:
+    law: FreeLaw, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None
+) -> FreeLaw:
     """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (SPEC §4, tied jump
     law). Moments exact from the definition ``m_q = int phi(x)^q d law``. The S-relation
     of a nonlinear image is an elimination, not a substitution: ``relation_fn`` supplies
@@ -238,14 +242,14 @@ def pushforward(
     def no_relation() -> sp.Expr:
         raise NotImplementedError("the S-relation of a polynomial image needs relation_fn")
 
-    return Law(
+    return FreeLaw(
         f"phi[{', '.join(map(str, coeffs))}]_*{law.name}",
         lambda n: _poly_image_moments(law, cf, n),
         relation_fn or no_relation,
     )
 
 
-def affine(law: Law, a: Any, b: Any) -> Law:
+def affine(law: FreeLaw, a: Any, b: Any) -> FreeLaw:
     """The law of ``a X + b`` (``a != 0``). Moments by the binomial expansion; since
     ``R_{aX+b}(z) = a R_X(a z) + b`` and ``S R(w S) = 1`` (SPEC §3), the S-relation is
     ``E(a S / (1 - b S), w (1 - b S))`` with the denominators cleared."""
@@ -253,7 +257,7 @@ def affine(law: Law, a: Any, b: Any) -> Law:
     if a == 0:
         raise ValueError("affine map needs a != 0")
     cf = [to_field(b), to_field(a)]
-    return Law(
+    return FreeLaw(
         f"({a}*{law.name}+{b})",
         lambda n: _poly_image_moments(law, cf, n),
         lambda: clear_relation(law.s_relation.subs({S: a * S / (1 - b * S), w: w * (1 - b * S)},
@@ -261,19 +265,19 @@ def affine(law: Law, a: Any, b: Any) -> Law:
     )
 
 
-def dilation(law: Law, a: Any) -> Law:
+def dilation(law: FreeLaw, a: Any) -> FreeLaw:
     """``D_a law``, the law of ``a X`` (``a != 0``): ``m_q -> a^q m_q``, S divided by ``a``
     (SPEC §3)."""
     return affine(law, a, 0)
 
 
-def rho(t: Any) -> Law:
+def rho(t: Any) -> FreeLaw:
     """``rho_t``, the law of ``(theta1 - theta2) + theta2 X`` with ``X ~ MP_{1/t}`` (SPEC §3);
     its R-transform is ``theta1 - theta2 + theta2 / (1 - theta2 z / t)``."""
     return affine(marchenko_pastur(1 / sp.sympify(t)), theta2, theta1 - theta2)
 
 
-def _rational_s(law: Law) -> sp.Expr | None:
+def _rational_s(law: FreeLaw) -> sp.Expr | None:
     """The S-transform of ``law`` when it is a rational function of ``w``, else None."""
     explicit = law.s_explicit
     if explicit is not None and explicit.is_rational_function(w):
@@ -281,7 +285,7 @@ def _rational_s(law: Law) -> sp.Expr | None:
     return None
 
 
-def _product_relation(laws: Sequence[Law]) -> sp.Expr:
+def _product_relation(laws: Sequence[FreeLaw]) -> sp.Expr:
     """S-relation of ``⊠ laws`` (SPEC §3, S-transforms multiply): substitute
     ``S -> S / prod(rational S)`` into the one non-rational factor's relation; with several
     algebraic factors, eliminate by resultants and keep the factor through
@@ -320,7 +324,7 @@ def _factor_through(relation: sp.Expr, s0: sp.Expr) -> sp.Expr:
     raise ArithmeticError("no factor of the S-relation passes through S(0) = 1/m1")
 
 
-def _product_moments(laws: Sequence[Law], order: int) -> list[Any]:
+def _product_moments(laws: Sequence[FreeLaw], order: int) -> list[Any]:
     """Moments of ``⊠ laws``: the general factors by multiplying S-series, then each factor
     with ``S = 1/(a + b w)`` by the division-free Lagrange formula of
     :func:`~freege.symbolic.series.conv_inverse_linear_moments` (exact either way)."""
@@ -337,23 +341,23 @@ def _product_moments(laws: Sequence[Law], order: int) -> list[Any]:
     return moments
 
 
-def free_mult_conv(*laws: Law) -> Law:
+def free_mult_conv(*laws: FreeLaw) -> FreeLaw:
     """``laws[0] ⊠ laws[1] ⊠ ...`` (SPEC §3): S-transforms multiply. Moments exact at every
     order (S-series products by Lagrange inversion; see :func:`_product_moments`)."""
     if len(laws) < 2:
         raise ValueError("free_mult_conv needs at least two laws")
-    return Law(
+    return FreeLaw(
         " ⊠ ".join(law.name for law in laws),
         lambda n: _product_moments(laws, n),
         lambda: _product_relation(laws),
     )
 
 
-def compound_free_poisson(mu: Law, t: Any) -> Law:
+def compound_free_poisson(mu: FreeLaw, t: Any) -> FreeLaw:
     """``pi(mu, t)`` (SPEC §3): free cumulants ``t m_q(mu)``;
     ``S(w) = S_mu(w / t) / (t + w)``."""
     tf = to_field(t)
-    return Law(
+    return FreeLaw(
         f"pi({mu.name}, {t})",
         lambda n: series.cumulants_to_moments([tf * m for m in mu.field_moments(n)]),
         lambda: clear_relation(mu.s_relation.subs({S: S * (t + w), w: w / t}, simultaneous=True)),

@@ -25,13 +25,12 @@ from __future__ import annotations
 import sympy as sp
 
 from freege.params import positive_int
-from freege.symbolic.cache import cached
-from freege.symbolic.equations import (
-    cached_poly,
+from freege.symbolic.cache import cached, cached_poly
+from freege.symbolic.symbols import G, gK, h, theta1, theta2, z
+from freege.symbolic.transforms import (
     cauchy_series_residual,
     s_relation_from_cauchy,
 )
-from freege.symbolic.symbols import G, gK, h, theta1, theta2, z
 
 #: generic symbols of the elimination: phi(x) = a x + b x^2 pushed from pi_t
 a, b, t = sp.symbols("a b t", positive=True)
@@ -113,7 +112,7 @@ def generic_cauchy_polynomial() -> sp.Poly:
     """The Cauchy polynomial of ``phi_* pi_t`` (``phi(x) = a x + b x^2``), generic ``a, b, t``.
 
     The factor of :func:`generic_elimination` whose moment-series residual
-    (:func:`~freege.symbolic.equations.cauchy_series_residual`) vanishes identically to
+    (:func:`~freege.symbolic.transforms.cauchy_series_residual`) vanishes identically to
     order :data:`SELECTION_ORDER` against :func:`generic_moments`; exactly one does.
     """
     moments = generic_moments(SELECTION_ORDER)

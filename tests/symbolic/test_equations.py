@@ -1,4 +1,5 @@
-"""Derived equations (SPEC §3-§5): Cauchy polynomials P(G, z) and ridge polynomials F(w, lam)."""
+"""Derived equations of the SPEC §4 cases (SPEC §3-§5): Cauchy polynomials P(G, z) and ridge
+polynomials F(w, lam)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,18 @@ import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from freege.symbolic import laws
 from freege.symbolic.cases import CASES, TIED_CASES
 from freege.symbolic.closed_forms import dof_series, moments, s_relation
 from freege.symbolic.equations import (
-    cauchy_from_s_relation,
     cauchy_polynomial,
-    cauchy_series_residual,
-    physical_relation_factor,
     ridge_derivatives,
-    ridge_from_s_relation,
     ridge_polynomial,
     ridge_series,
-    s_relation_from_cauchy,
     tied_ridge_relation,
 )
-from freege.symbolic.symbols import G, S, gK, gO, gV, h, lam, theta1, theta2, w, z
+from freege.symbolic.symbols import G, gK, gO, gV, h, lam, theta1, theta2, w, z
+from freege.symbolic.transforms import cauchy_series_residual, s_relation_from_cauchy
+from tests.symbolic.helpers import proportional
 
 ORDER = 6
 PARAMETERS = (theta1, theta2, h, gK, gV, gO)
@@ -43,49 +40,6 @@ DEGREE = {
     "value-tied": 6,
     "mha-tied": 8,
 }
-
-
-def proportional(a: sp.Poly | sp.Expr, b: sp.Poly | sp.Expr) -> bool:
-    """``a = k b`` for a nonzero ``k`` free of the equation's variables."""
-    a = a.as_expr() if isinstance(a, sp.Poly) else a
-    b = b.as_expr() if isinstance(b, sp.Poly) else b
-    ratio = sp.cancel(a / b)
-    return ratio != 0 and not ratio.has(G, z, S, w, lam)
-
-
-# --- the generic maps on laws typed in from SPEC §3 ---------------------------------------
-
-
-def test_marchenko_pastur_cauchy_polynomial():
-    """MP_s (S = 1/(1 + s w)): G^-1(g) = R(g) + 1/g = 1/(1 - s g) + 1/g (SPEC §3)."""
-    s = sp.Symbol("s", positive=True)
-    poly = cauchy_from_s_relation(S * (1 + s * w) - 1)
-    assert proportional(poly, s * z * G**2 - (z + s - 1) * G + 1)
-    assert proportional(s_relation_from_cauchy(poly), S * (1 + s * w) - 1)
-
-
-def test_free_poisson_product_cauchy_polynomial():
-    """pi_t ⊠ pi_u (S = 1/((t + w)(u + w)), SPEC §3): P annihilates the law algebra's moments."""
-    t, u = sp.Rational(1, 3), sp.Rational(5, 2)
-    poly = cauchy_from_s_relation(S * (t + w) * (u + w) - 1)
-    assert poly.degree(G) == 3
-    product = laws.free_mult_conv(laws.free_poisson(t), laws.free_poisson(u))
-    assert all(c == 0 for c in cauchy_series_residual(poly, product.moments(8)))
-
-
-def test_ridge_of_marchenko_pastur():
-    """SPEC §5 with nubar = MP_s: lam w = (1 - w)(1 - s w)."""
-    s = sp.Symbol("s", positive=True)
-    assert proportional(ridge_from_s_relation(S * (1 + s * w) - 1), lam * w - (1 - w) * (1 - s * w))
-
-
-def test_reducible_relation_physical_factor():
-    """A product of two MP-type relations: ``mean`` picks the factor through S(0) = 1/m1."""
-    product = sp.expand((S * (1 + w) - 1) * (S * (2 + w) - 1))  # MP_1 and pi_2
-    assert proportional(cauchy_from_s_relation(product, mean=1), z * G**2 - z * G + 1)
-    assert proportional(ridge_from_s_relation(product, mean=1), lam * w - (1 - w) ** 2)
-    with pytest.raises(ValueError, match="factors of the S relation"):
-        physical_relation_factor(product, sp.Integer(3))
 
 
 def test_unknown_case_is_rejected():

@@ -109,7 +109,7 @@ def test_pushforward_moments_from_definition() -> None:
 
 
 @functools.cache
-def built_laws() -> list[laws.Law]:
+def built_laws() -> list[laws.FreeLaw]:
     """One law per way of deriving an S-relation: substitution (⊠ with rational S),
     compound Poisson, affine map, resultant (⊠ of two algebraic S-transforms)."""
     rho_k, rho_v = laws.rho(gK), laws.rho(gV / h)

@@ -8,7 +8,6 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from freege.symbolic.equations import cauchy_series_residual
 from freege.symbolic.pushforward import (
     free_poisson_moment,
     generic_cauchy_polynomial,
@@ -20,6 +19,7 @@ from freege.symbolic.pushforward import (
     tied_jump_relation,
 )
 from freege.symbolic.symbols import G, S, gK, h, theta1, theta2, w
+from freege.symbolic.transforms import cauchy_series_residual
 
 ORDER = 8
 DPS = 30

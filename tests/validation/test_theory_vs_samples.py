@@ -1,6 +1,6 @@
 """SPEC §5 readout predictions (freege.numeric, lambdified from the exact layer) against
 the exact conditional finite-matrix quantities of sampled softmax MHA and its Gaussian
-equivalent (validation.readout), for independent and tied keys/values.
+equivalent (validation.finite_readout), for independent and tied keys/values.
 
 Tolerance: the Student-t 95% half-width over the seeded draws, plus a finite-size
 allowance ``1/n + 1/dK`` relative to the prediction. Linear spectral statistics
@@ -17,7 +17,7 @@ import pytest
 
 from freege.numeric import flow_loss, law, ridge_error
 from freege.params import Dims
-from validation import readout
+from validation import finite_readout
 
 LAMS = (0.3, 1.0)
 TIMES = (0.5, 2.0)
@@ -36,7 +36,7 @@ def _predictions(dims: Dims) -> dict[str, list[float]]:
 @pytest.mark.parametrize("sharing", ["none", "tied"])
 def test_ridge_error_and_flow_loss_match_samples(sharing: str) -> None:
     dims = Dims(n=300, h=4, dK=120, dV=120, dO=480, beta=0.8, sharing=sharing)
-    measured = readout.measure(dims, draws=DRAWS, lam=LAMS, t=TIMES, sigma2=SIGMA2, seed=7)
+    measured = finite_readout.measure(dims, draws=DRAWS, lam=LAMS, t=TIMES, sigma2=SIGMA2, seed=7)
     allowance = 1 / dims.n + 1 / dims.dK
     theory = _predictions(dims)
     wrong = _predictions(Dims(**{**dims.__dict__, "beta": 1.6}))

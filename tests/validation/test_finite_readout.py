@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.linalg import expm
 
 from freege.params import Dims
-from validation import readout
+from validation import finite_readout
 
 
 @settings(max_examples=8)
@@ -27,18 +27,18 @@ def test_ridge_error_is_the_average_over_teacher_and_noise(n, d_o, lam, sigma2, 
     y = math.sqrt(n) * f @ theta + math.sqrt(sigma2) * rng.standard_normal((n, reps))
     est = np.linalg.solve(f.T @ f + lam * np.eye(d_o), f.T @ y) / math.sqrt(n)
     err = np.sum((est - theta) ** 2, axis=0)
-    exact = readout.ridge_error(np.linalg.eigvalsh(f @ f.T), d_o / n, [lam], sigma2)[0]
+    exact = finite_readout.ridge_error(np.linalg.eigvalsh(f @ f.T), d_o / n, [lam], sigma2)[0]
     assert abs(err.mean() - exact) <= 5 * err.std(ddof=1) / math.sqrt(reps) + 1e-12
 
 
 def test_gradient_flow_loss_matches_the_matrix_exponential():
     rng = np.random.default_rng(2)
     f = rng.standard_normal((10, 7)) / 3
-    y = readout.target(10, seed=4)
+    y = finite_readout.target(10, seed=4)
     assert abs(y.sum()) < 1e-12
     vals, vecs = np.linalg.eigh(f @ f.T)
     times = [0.0, 0.3, 2.0, 15.0]
-    loss = readout.gradient_flow_loss(vals, vecs, y, times)
+    loss = finite_readout.gradient_flow_loss(vals, vecs, y, times)
     for t, value in zip(times, loss, strict=True):
         residual = expm(-t * f @ f.T) @ y  # y - F v(t) for v' = F^T (y - F v), v(0) = 0
         assert value == pytest.approx(residual @ residual / (y @ y), rel=1e-10)
@@ -46,13 +46,13 @@ def test_gradient_flow_loss_matches_the_matrix_exponential():
 
 def test_dof_limits():
     x = np.array([0.0, 1.0, 3.0])
-    assert readout.dof(x, [1e-12])[0] == pytest.approx(2 / 3)
-    assert readout.dof(x, [1e12])[0] == pytest.approx(0.0, abs=1e-11)
+    assert finite_readout.dof(x, [1e-12])[0] == pytest.approx(2 / 3)
+    assert finite_readout.dof(x, [1e12])[0] == pytest.approx(0.0, abs=1e-11)
 
 
 def test_measure_reports_both_models_with_intervals():
     dims = Dims(n=40, h=2, dK=8, dV=8, dO=60)
-    out = readout.measure(dims, draws=2, lam=[1e-3, 1.0], t=[0.0, 5.0])
+    out = finite_readout.measure(dims, draws=2, lam=[1e-3, 1.0], t=[0.0, 5.0])
     for model in ("softmax", "ge"):
         assert out[model]["loss"]["mean"][0] == pytest.approx(1.0)
         assert len(out[model]["ridge"]["ci95"]) == 2
@@ -61,8 +61,8 @@ def test_measure_reports_both_models_with_intervals():
 
 def test_bad_input():
     with pytest.raises(ValueError, match="lam"):
-        readout.ridge_error(np.ones(3), 1.0, [0.0])
+        finite_readout.ridge_error(np.ones(3), 1.0, [0.0])
     with pytest.raises(ValueError, match="draws"):
-        readout.measure(Dims(n=8, h=1, dK=2, dV=2, dO=8), draws=1, lam=[1.0], t=[1.0])
+        finite_readout.measure(Dims(n=8, h=1, dK=2, dV=2, dO=8), draws=1, lam=[1.0], t=[1.0])
     with pytest.raises(ValueError, match="non-zero"):
-        readout.gradient_flow_loss(np.ones(2), np.eye(2), np.zeros(2), [1.0])
+        finite_readout.gradient_flow_loss(np.ones(2), np.eye(2), np.zeros(2), [1.0])

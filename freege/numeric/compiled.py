@@ -1,0 +1,96 @@
+"""The numeric layer's coefficient functions as generated Python source, cached on disk
+(SPEC §7; issue 7: no ``lambdify`` and no decoding of exact expressions on a warm path).
+
+Each function is a list (or nested list) of the exact symbolic expressions of
+:mod:`freege.numeric._symbolic` -- Cauchy and S-relation coefficient matrices, the ridge
+polynomial at ``lam = 0``, moments -- printed once as plain Python arithmetic in the
+parameters ``(theta1, theta2, h, gK, gV, gO)``. The expressions are polynomials or
+rational functions with integer coefficients, so the *same* source evaluates exactly on
+:class:`fractions.Fraction` inputs and at working precision on mpmath inputs; a rational
+constant is printed as ``_q(p, q)`` with ``_q`` supplied by the caller (``Fraction`` or an
+mpmath quotient). The source lives in ``<freege cache dir>/numeric/``, named by the
+symbolic layer's source hash, so an edit of :mod:`freege.symbolic` never reads a stale
+file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import mpmath
+
+#: argument names of every generated function, in :data:`_symbolic.PARAMETERS` order
+ARGUMENTS = ("theta1", "theta2", "h", "gK", "gV", "gO")
+
+
+def mp_rational(p: int, q: int) -> mpmath.mpf:
+    """``p/q`` at the ambient precision (the ``_q`` of mpmath evaluations)."""
+    return mpmath.mpf(p) / q
+
+
+def exact_rational(p: int, q: int) -> Fraction:
+    """``p/q`` exactly (the ``_q`` of exact evaluations)."""
+    return Fraction(p, q)
+
+
+def _path(name: str) -> Path:
+    from freege.symbolic.cache import cache_dir, source_hash
+
+    digest = hashlib.sha256(f"{source_hash()}:{name}".encode()).hexdigest()[:24]
+    return cache_dir() / "numeric" / f"{name}-{digest}.py"
+
+
+def _source(exprs: Any) -> str:
+    import sympy as sp
+    from sympy.printing.str import StrPrinter
+
+    class Printer(StrPrinter):
+        def _print_Rational(self, expr: sp.Rational) -> str:
+            return f"_q({expr.p}, {expr.q})"
+
+        def _print_Function(self, expr: sp.Expr) -> str:
+            raise ValueError(f"cannot print {expr.func} as plain arithmetic")
+
+    printer = Printer()
+
+    def render(e: Any) -> str:
+        if isinstance(e, list | tuple):
+            return "[" + ", ".join(render(v) for v in e) + "]"
+        return "(" + printer.doprint(sp.sympify(e)) + ")"
+
+    return (f"def f({', '.join(ARGUMENTS)}, _q):\n"
+            f"    return {render(exprs)}\n")
+
+
+_LOADED: dict[str, Callable[..., Any]] = {}
+
+
+def function(name: str, build: Callable[[], Any]) -> Callable[..., Any]:
+    """The generated function ``f(theta1, theta2, h, gK, gV, gO, _q)`` for ``name``: read
+    from the disk cache, else ``build()`` (a list of sympy expressions in the parameters)
+    printed and written there (an unwritable cache folder is ignored)."""
+    if name in _LOADED:
+        return _LOADED[name]
+    path = _path(name)
+    try:
+        source = path.read_text()
+    except OSError:
+        source = _source(build())
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(source)
+            tmp.replace(path)
+        except OSError:
+            pass
+    namespace: dict[str, Any] = {}
+    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 -- our own printed source
+    _LOADED[name] = namespace["f"]
+    return _LOADED[name]
+
+
+__all__ = ["ARGUMENTS", "exact_rational", "function", "mp_rational"]

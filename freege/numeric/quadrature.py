@@ -1,0 +1,334 @@
+"""Integrals against a law's continuous part: mass, cdf and ``int f dnu`` (SPEC §7, §7.1).
+
+Each support interval ``[a, b]`` is cut into *panels*, and each panel is mapped from
+``v`` in ``[0, 1]`` so that ``pdf(x(v)) x'(v)`` is analytic on ``[0, 1]``; Gauss-Legendre
+in ``v`` then converges geometrically:
+
+* a soft edge (``pdf ~ |x - e|^(1/2)``): ``x = e +- L v^2`` (power 2);
+* a hard edge at 0 of order ``m`` (``pdf ~ x^(-m/(m+1))`` times a series in
+  ``x^(1/(m+1))``, where ``m`` Marchenko-Pastur ratios equal 1): ``x = L v^(m+1)``
+  (power ``m + 1``), so ``pdf dx/dv`` is a power series in ``v``;
+* a tiny lower edge ``0 < a << b`` (a ratio close to 1): geometric panels ``[a + d 2^k,
+  a + d 2^(k+1)]`` from ``d = a``, each at most as wide as its distance to the edge.
+
+A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
+the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); otherwise
+:class:`freege.errors.ConvergenceError` -- mass is never cut off silently. A cdf inside a
+panel integrates ``v`` over ``[0, v(x)]`` (or ``[v(x), 1]``) with the panel's ``n`` and
+``2n`` nodes (mpmath), or evaluates the antiderivative of the panel's Legendre series
+(float64, vectorised). ``v(x)`` is an exact root (``mpmath.root``), never a float power.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+from numpy.polynomial import legendre
+
+from freege.errors import ConvergenceError
+
+#: most Gauss-Legendre nodes per panel
+MAX_NODES = 2048
+#: first Gauss-Legendre level
+MIN_NODES = 16
+#: a lower edge below this fraction of the interval length gets geometric panels
+TINY_EDGE = 1e-2
+#: absolute float64 tolerance of a panel integral (masses are at most 1)
+F64_TOL = 1e-14
+
+DensityF64 = Callable[[np.ndarray], np.ndarray]
+DensityMP = Callable[[list], list]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """``x(v) = anchor + sign * length * v^power`` for ``v`` in ``[0, 1]``: ``v = 0`` is the
+    anchor (an edge, or the panel's start), ``sign = +1`` maps right, ``-1`` left."""
+
+    anchor: Any
+    length: Any
+    sign: int
+    power: int
+
+    def x(self, v: Any) -> Any:
+        return self.anchor + self.sign * self.length * v**self.power
+
+    def dx(self, v: Any) -> Any:
+        return self.length * self.power * v ** (self.power - 1)
+
+    def bounds(self) -> tuple[Any, Any]:
+        end = self.anchor + self.sign * self.length
+        return (self.anchor, end) if self.sign > 0 else (end, self.anchor)
+
+    def v_of(self, x: Any) -> Any:
+        """``v(x)`` (mpmath: exact root; float64: numpy power)."""
+        ratio = abs(x - self.anchor) / self.length
+        if isinstance(ratio, mpmath.mpf):
+            return mpmath.root(ratio, self.power)
+        return ratio ** (1.0 / self.power)
+
+
+def panels(a: Any, b: Any, hard_order: int | None) -> list[Panel]:
+    """Panels of the support interval ``[a, b]`` (see the module docstring); ``hard_order``
+    is ``m`` of a hard edge at ``a = 0`` (None: a soft lower edge)."""
+    c = (a + b) / 2
+    upper = Panel(b, b - c, -1, 2)
+    if a == 0:
+        return [Panel(a, c - a, 1, max(2, (hard_order or 1) + 1)), upper]
+    if a >= TINY_EDGE * (b - a):
+        return [Panel(a, c - a, 1, 2), upper]
+    out = [Panel(a, a, 1, 2)]
+    lo = 2 * a
+    while lo < c:
+        hi = min(2 * lo, c) if 2 * lo < c * 0.75 else c
+        out.append(Panel(lo, hi - lo, 1, 1))
+        lo = hi
+    return [*out, upper]
+
+
+@functools.lru_cache(maxsize=64)
+def _gl_f64(n: int) -> tuple[np.ndarray, np.ndarray]:
+    t, w = legendre.leggauss(n)
+    return (t + 1) / 2, w / 2
+
+
+_GL_MP: dict[tuple[int, int], tuple[list, list]] = {}
+
+
+def gauss_legendre_mp(n: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    """Gauss-Legendre nodes and weights on ``[0, 1]`` at the ambient precision: Newton on
+    the three-term recurrence from numpy's nodes (cached per ``(n, prec)``)."""
+    key = (n, mpmath.mp.prec)
+    if key not in _GL_MP:
+        seeds, _ = legendre.leggauss(n)
+        nodes, weights = [], []
+        tol = mpmath.ldexp(1, 8 - mpmath.mp.prec)
+        for s in seeds[: (n + 1) // 2]:
+            t = mpmath.mpf(float(s))
+            for _ in range(100):
+                p0, p1 = mpmath.mpf(1), t
+                for k in range(2, n + 1):
+                    p0, p1 = p1, ((2 * k - 1) * t * p1 - (k - 1) * p0) / k
+                dp = n * (t * p1 - p0) / (t * t - 1)
+                step = p1 / dp
+                t -= step
+                if abs(step) <= tol:
+                    break
+            else:
+                raise ConvergenceError("Gauss-Legendre node", f"Newton did not converge (n={n})")
+            p0, p1 = mpmath.mpf(1), t
+            for k in range(2, n + 1):
+                p0, p1 = p1, ((2 * k - 1) * t * p1 - (k - 1) * p0) / k
+            dp = n * (t * p1 - p0) / (t * t - 1)
+            nodes.append(t)
+            weights.append(2 / ((1 - t * t) * dp * dp))
+        full_t = nodes + [-t for t in reversed(nodes[: n // 2])]
+        full_w = weights + list(reversed(weights[: n // 2]))
+        _GL_MP[key] = ([(1 + t) / 2 for t in full_t], [w / 2 for w in full_w])
+    return _GL_MP[key]
+
+
+class Quadrature:
+    """Integrals against the continuous part of one law: ``intervals`` (support, as
+    ``(lo, hi)`` pairs at the ambient precision when used in mpmath), ``hard_order(a, b)``
+    (``m`` of a hard edge at ``a = 0``), the density in float64 (``density_f64``,
+    vectorised) and at the ambient precision (``density_mp``, list to list), ``describe``
+    naming the law in error messages."""
+
+    def __init__(
+        self,
+        intervals: Callable[[], Sequence[tuple[Any, Any]]],
+        hard_order: Callable[[Any, Any], int | None],
+        density_f64: DensityF64,
+        density_mp: DensityMP,
+        describe: dict | None = None,
+    ) -> None:
+        self.intervals = intervals
+        self.hard_order = hard_order
+        self.density_f64 = density_f64
+        self.density_mp = density_mp
+        self.describe = dict(describe or {})
+        self._cache: dict[Any, Any] = {}
+
+    # ------------------------------------------------------------------ panels
+    def _panels(self, mp: bool) -> list[Panel]:
+        key = ("panels", mpmath.mp.prec if mp else None)
+        if key not in self._cache:
+            out = []
+            for a, b in self.intervals():
+                m = self.hard_order(a, b)
+                if not mp:
+                    a, b = float(a), float(b)
+                out += panels(a, b, m)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def _fail(self, what: str, panel: Panel, n: int, diff: Any) -> ConvergenceError:
+        lo, hi = panel.bounds()
+        return ConvergenceError(
+            what, f"Gauss-Legendre did not converge on [{mpmath.nstr(lo, 8)}, "
+            f"{mpmath.nstr(hi, 8)}] with {n} nodes (levels differ by {mpmath.nstr(diff, 3)})",
+            self.describe)
+
+    # ------------------------------------------------------------------ float64
+    def _panel_f64(self, panel: Panel, func: Callable | None = None) -> tuple[Any, int, Any]:
+        """``(integral, n, values at the n nodes)`` of ``pdf dx/dv (func)`` on a panel."""
+        n, prev = MIN_NODES, None
+        while True:
+            v, w = _gl_f64(n)
+            x = panel.x(v)
+            key = ("nodes", panel, n)  # the density at a panel's nodes is the law's alone:
+            if key not in self._cache:  # many expectations (L(t) curves) share it
+                self._cache[key] = self.density_f64(x) * panel.dx(v)
+            vals = self._cache[key]
+            if func is not None:
+                vals = vals * func(x)
+            total = np.sum(w * vals)
+            if prev is not None and abs(total - prev) <= F64_TOL * max(1.0, abs(total)):
+                return total, n, vals
+            if n >= MAX_NODES:
+                raise self._fail("mass" if func is None else "expectation", panel, n,
+                                 abs(total - prev))
+            prev, n = total, 2 * n
+
+    def _series_f64(self, k: int) -> tuple[float, np.ndarray]:
+        """Panel ``k``'s mass and the Legendre series (in ``t = 2v - 1``) of its
+        antiderivative, zero at ``v = 0``."""
+        key = ("series", k)
+        if key not in self._cache:
+            panel = self._panels(False)[k]
+            total, n, vals = self._panel_f64(panel)
+            t, w = legendre.leggauss(n)
+            # discrete Legendre transform of the integrand (exact for degree < n)
+            coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
+            anti = legendre.legint(coef, lbnd=-1) / 2  # d/dv = 2 d/dt
+            self._cache[key] = (float(total), anti)
+        return self._cache[key]
+
+    def mass_f64(self) -> float:
+        """Mass of the continuous part (float64)."""
+        return float(sum(self._series_f64(k)[0] for k in range(len(self._panels(False)))))
+
+    def cdf_f64(self, xs: np.ndarray) -> np.ndarray:
+        """``int_{-inf}^x pdf`` (continuous part only) at each ``x``, float64."""
+        xs = np.asarray(xs, dtype=float)
+        out = np.zeros(xs.shape)
+        for k, panel in enumerate(self._panels(False)):
+            lo, hi = panel.bounds()
+            total, anti = self._series_f64(k)
+            out += np.where(xs >= hi, total, 0.0)
+            part = (xs > lo) & (xs < hi)
+            if part.any():
+                v = panel.v_of(xs[part])
+                below = legendre.legval(2 * v - 1, anti)  # integral over [0, v]
+                out[part] += below if panel.sign > 0 else total - below
+        return out
+
+    def ppf_f64(self, targets: np.ndarray) -> np.ndarray:
+        """The ``x`` where the continuous part's cdf reaches each target mass (in ``[0,
+        mass]``), float64: the panel holding it, then a vectorised safeguarded
+        Newton-bisection in ``v`` on the panel's antiderivative series (monotone), until
+        the step is at the rounding level (else :class:`ConvergenceError`)."""
+        targets = np.asarray(targets, dtype=float)
+        out = np.full(targets.shape, np.nan)
+        below = 0.0
+        panels_ = self._panels(False)
+        for k, panel in enumerate(panels_):
+            total, anti = self._series_f64(k)
+            last = k == len(panels_) - 1
+            here = (targets >= below) & ((targets < below + total) | last) & np.isnan(out)
+            if here.any():
+                rest = np.clip(targets[here] - below, 0.0, total)
+                goal = rest if panel.sign > 0 else total - rest  # integral over [0, v]
+                out[here] = panel.x(self._invert_series(anti, goal))
+            below += total
+        return out
+
+    def _invert_series(self, anti: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        deriv = legendre.legder(anti) * 2  # d/dv
+        lo, hi = np.zeros(goal.shape), np.ones(goal.shape)
+        v = np.full(goal.shape, 0.5)
+        for _ in range(200):
+            f = legendre.legval(2 * v - 1, anti) - goal
+            lo, hi = np.where(f < 0, v, lo), np.where(f >= 0, v, hi)
+            d = legendre.legval(2 * v - 1, deriv)
+            with np.errstate(all="ignore"):
+                newton = v - f / d
+            new = np.where((d > 0) & (newton > lo) & (newton < hi), newton, (lo + hi) / 2)
+            done = np.abs(new - v) <= 8 * np.finfo(float).eps
+            v = new
+            if done.all():
+                return v
+        raise ConvergenceError("ppf", "Newton-bisection on a panel's cdf series did not "
+                               "converge in 200 steps", self.describe)
+
+    def expect_f64(self, func: Callable[[np.ndarray], np.ndarray]) -> Any:
+        """``int func pdf`` over the continuous part (float64)."""
+        return sum(self._panel_f64(p, func)[0] for p in self._panels(False))
+
+    # ------------------------------------------------------------------ mpmath
+    def _tol_mp(self) -> mpmath.mpf:
+        return mpmath.ldexp(1, 4 - mpmath.mp.prec)
+
+    def _gl_mp(self, panel: Panel, lo: Any, hi: Any, n: int, func: Callable | None) -> Any:
+        """Gauss-Legendre with ``n`` nodes of ``pdf dx/dv (func)`` over ``v`` in
+        ``[lo, hi]``."""
+        v, w = gauss_legendre_mp(n)
+        vs = [lo + (hi - lo) * vk for vk in v]
+        xs = [panel.x(vk) for vk in vs]
+        dens = self.density_mp(xs)
+        terms = [wk * dk * panel.dx(vk) * (func(xk) if func is not None else 1)
+                 for wk, dk, vk, xk in zip(w, dens, vs, xs, strict=True)]
+        return mpmath.fsum(terms) * (hi - lo)
+
+    def _panel_mp(self, panel: Panel, func: Callable | None = None) -> tuple[Any, int]:
+        n, prev = max(MIN_NODES, mpmath.mp.dps), None
+        while True:
+            total = self._gl_mp(panel, mpmath.mpf(0), mpmath.mpf(1), n, func)
+            if prev is not None and abs(total - prev) <= self._tol_mp() * max(1, abs(total)):
+                return total, n
+            if n >= MAX_NODES:
+                raise self._fail("mass" if func is None else "expectation", panel, n,
+                                 abs(total - prev))
+            prev, n = total, 2 * n
+
+    def _panel_mass_mp(self, k: int) -> tuple[mpmath.mpf, int]:
+        key = ("mass_mp", k, mpmath.mp.prec)
+        if key not in self._cache:
+            self._cache[key] = self._panel_mp(self._panels(True)[k])
+        return self._cache[key]
+
+    def mass_mp(self) -> mpmath.mpf:
+        """Mass of the continuous part at the ambient precision."""
+        return mpmath.fsum(self._panel_mass_mp(k)[0] for k in range(len(self._panels(True))))
+
+    def cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
+        """``int_{-inf}^x pdf`` (continuous part only) at the ambient precision."""
+        total = mpmath.mpf(0)
+        for k, panel in enumerate(self._panels(True)):
+            lo, hi = panel.bounds()
+            if x <= lo:
+                continue
+            mass, n = self._panel_mass_mp(k)
+            if x >= hi:
+                total += mass
+                continue
+            vx = panel.v_of(x)
+            one = self._gl_mp(panel, mpmath.mpf(0), vx, n // 2, None)
+            two = self._gl_mp(panel, mpmath.mpf(0), vx, n, None)
+            if abs(one - two) > self._tol_mp() * max(1, abs(two)):
+                raise self._fail("cdf", panel, n, abs(one - two))
+            total += two if panel.sign > 0 else mass - two
+        return total
+
+    def expect_mp(self, func: Callable[[Any], Any]) -> Any:
+        """``int func pdf`` over the continuous part at the ambient precision."""
+        return mpmath.fsum(self._panel_mp(p, func)[0] for p in self._panels(True))
+
+
+__all__ = ["Panel", "Quadrature", "gauss_legendre_mp", "panels"]
