@@ -7,7 +7,8 @@ elementwise passes, eigenvalue sizes: :func:`validation.sample.draw_cost`,
 :func:`validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
 and backend, measured once per process on small problems (tens of milliseconds), so the
 estimate is rough (a factor of about two, more on a busy machine) but never off by the
-orders of magnitude that matter here.
+orders of magnitude that matter here. The speeds are one CPU core's (see :func:`speeds`):
+free cores make a run faster than announced, busy ones slower.
 """
 
 from __future__ import annotations
@@ -51,7 +52,20 @@ def _best_time(run: Any, sync: Any, repeats: int = 2) -> float:
 
 @cache
 def speeds(backend: Any) -> Speeds:
-    """Measure :class:`Speeds` of ``backend`` (a :class:`validation.backend.Backend`)."""
+    """Measure :class:`Speeds` of ``backend`` (a :class:`validation.backend.Backend`). On
+    the CPU the BLAS runs on one thread while measuring (threadpoolctl, when installed):
+    on a shared machine multi-threaded timings of small problems swing by 100x (measured
+    on the 2-core machine: 1.4 to 43 GFLOP/s, eigenvalues 2.4 to 600 ms), one thread's do
+    not (50 GFLOP/s, 2.0 ms, five runs)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return _measure(backend)
+    with threadpool_limits(1):
+        return _measure(backend)
+
+
+def _measure(backend: Any) -> Speeds:
     import numpy as np
 
     xp, m = backend.xp, CALIBRATION_SIZE
