@@ -24,7 +24,7 @@ ValueError naming the parameter and the range):
   about 1e-6 to 8.9e6 and ``c = theta2/theta1`` from 1 - 5e-7 down to 1.8e-6; beyond
   either end the normalized SPEC §4 laws differ from their ``beta -> 0`` or
   ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
-  the scale of ``theta1`` (measured: beta = 5 no longer converges);
+  the scale of ``theta1`` (measured: the float64 law fails at beta = 8);
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
   [1, :data:`H_MAX`] (SPEC §1.2);
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
