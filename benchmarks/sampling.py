@@ -1,4 +1,4 @@
-"""Sampling benchmark (issues #4, #8): the streamed pipeline of ``validation.sample.draw``
+"""Sampling benchmark (issues #4, #8): the streamed pipeline of ``freege.validation.sample.draw``
 vs a plain NumPy reference, and the cheaper-draw options, on the CPU, side by side in
 one run (a shared machine is noisy: compare the ratios, not the times).
 
@@ -18,10 +18,10 @@ Sections (``--sections``, default all):
 * ``dtype``: float64 against float32 draws per preset (seconds, peak memory);
 * ``eig``: the symmetric eigenvalue drivers at ``--eig-sizes`` -- NumPy ``eigvalsh``,
   SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and LAPACK's
-  two-stage ``syevd_2stage`` (:mod:`validation.eigensolver`) -- best of ``--reps`` on
+  two-stage ``syevd_2stage`` (:mod:`freege.validation.eigensolver`) -- best of ``--reps`` on
   a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over the scale;
 * ``fused``: one head's ``A^perp V`` per preset, the fused product
-  (:func:`validation.sample.centred_softmax_values`) against
+  (:func:`freege.validation.sample.centred_softmax_values`) against
   ``centred_softmax(Q K^T / sqrt(dK)) @ V``.
 
 BLAS threads: run with ``OPENBLAS_NUM_THREADS=1`` to measure what one sweep worker
@@ -45,9 +45,9 @@ from collections.abc import Callable
 import numpy as np
 
 from freege.params import Dims
-from validation import eigensolver, sample
-from validation.presets import PRESETS
-from validation.sample import centred_softmax, centred_softmax_values, draw, thetas
+from freege.validation import eigensolver, sample
+from freege.validation.presets import PRESETS
+from freege.validation.sample import centred_softmax, centred_softmax_values, draw, thetas
 
 
 def reference_draw(dims: Dims, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +134,7 @@ def section_pipeline(args: argparse.Namespace, rate: float) -> None:
 
 def section_imports(args: argparse.Namespace) -> None:
     """Fresh-interpreter wall time of one tiny draw, without and with the imports."""
-    tiny = ("from freege.params import Dims\nfrom validation.sample import draw\n"
+    tiny = ("from freege.params import Dims\nfrom freege.validation.sample import draw\n"
             "draw(Dims(n=24, h=2, dK=6, dV=6, dO=16), seed=0)\n")
     old = "import sympy, scipy.stats\n" + tiny
 

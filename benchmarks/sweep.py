@@ -2,9 +2,9 @@
 worker processes against a plain in-process loop over the same tasks, in one run, and
 the scheduler's cost per task.
 
-* plain loop: :func:`validation.sweep.draw_task` called ``draws`` times in this process
+* plain loop: :func:`freege.validation.sweep.draw_task` called ``draws`` times in this process
   (the same work and seeds as the sweep's tasks, BLAS on one thread);
-* sweep: :func:`validation.sweep.run` into a fresh store (cluster start, task graph,
+* sweep: :func:`freege.validation.sweep.run` into a fresh store (cluster start, task graph,
   store appends with fsync), timed whole and without the cluster start;
 * scheduler overhead: ``--noop`` empty tasks on a 1-worker local cluster, wall time per
   task once the cluster is up (submission, scheduling, result transfer).
@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from validation import sweep
-from validation.presets import PRESETS
-from validation.sweep_grid import Point, expand
-from validation.theory import limiting_moments
+from freege.validation import sweep
+from freege.validation.presets import PRESETS
+from freege.validation.sweep_grid import Point, expand
+from freege.validation.theory import limiting_moments
 
 
 def _noop(i: int) -> int:

@@ -1,9 +1,10 @@
 """Derivation documents: scripts that call :mod:`freege.symbolic` and write committed
 Markdown (with LaTeX), each result labelled with the SPEC section it establishes.
 
-``python -m derivations`` regenerates every document; ``python -m derivations --check``
-exits 1 listing the documents that differ from a fresh regeneration (the test
-``tests/test_derivations_up_to_date.py`` does the same in memory).
+``python -m freege.derivations`` regenerates every document;
+``python -m freege.derivations --check`` exits 1 listing the documents that differ from a
+fresh regeneration (the test ``tests/test_derivations_up_to_date.py`` does the same in
+memory); both print one progress line per document on stderr.
 
 Adding a document is a one-line change: write ``derivations/<name>.py`` exposing
 ``render() -> str`` (deterministic Markdown: same input, same bytes) and add ``"<name>"``
@@ -30,7 +31,7 @@ def render(name: str) -> str:
     """The Markdown of document ``name``, freshly derived."""
     if name not in DOCUMENTS:
         raise ValueError(f"document must be one of {', '.join(DOCUMENTS)} (got {name!r})")
-    text = import_module(f"derivations.{name}").render()
+    text = import_module(f"freege.derivations.{name}").render()
     return text if text.endswith("\n") else text + "\n"
 
 

@@ -1,5 +1,5 @@
 """Figures: a law's density with its atoms (SPEC §4, §7) and the curves of the SPEC §6.3
-setups; also the shared figure plumbing of ``validation.plots``.
+setups; also the shared figure plumbing of ``freege.validation.plots``.
 
 matplotlib is the optional extra ``plot`` (``pip install 'freege[plot]'``); it is imported
 only when a figure is drawn, and only :class:`matplotlib.figure.Figure` is used (no pyplot,

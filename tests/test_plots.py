@@ -1,4 +1,4 @@
-"""Figures (freege.plotting, validation.plots): no global backend switch, .png/.svg/.pdf,
+"""Figures (freege.plotting, freege.validation.plots): no global backend switch, .png/.svg/.pdf,
 drawing into a caller's ``ax``, atoms as spikes beside a readable histogram, titles not
 cut, and bad targets rejected before anything is written."""
 
@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from freege import plotting  # noqa: E402
-from validation import plots  # noqa: E402
+from freege.validation import plots  # noqa: E402
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,11 +40,11 @@ def test_importing_and_drawing_keeps_the_global_backend():
         import numpy as np
         import matplotlib
         before = matplotlib.get_backend()
-        import freege.plotting, validation.plots
+        import freege.plotting, freege.validation.plots
         folder = tempfile.mkdtemp()
         freege.plotting.density(os.path.join(folder, "d.png"), [1, 2, 3], [0.1, 0.3, 0.1],
                                 {0.0: 0.5}, "t")
-        validation.plots.spectrum_histogram(os.path.join(folder, "h.png"),
+        freege.validation.plots.spectrum_histogram(os.path.join(folder, "h.png"),
                                             {"a": np.linspace(0, 1, 50)}, "t")
         print(before, matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
     """)

@@ -15,7 +15,7 @@ KS is a rank statistic: unchanged at small n, but where the spectrum reaches dow
 float32's resolution (eigenvalues below ~1e-7 of the largest: square full-rank shapes at
 n >= ~2000, whose smallest are ~1/n^2 of it) it moved by 3/n at llada-8b (2.2e-3 vs
 2.9e-3). Eigenvalues are returned as float64 arrays either way; on the CPU they come
-from :func:`validation.eigensolver.eigvalsh`.
+from :func:`freege.validation.eigensolver.eigvalsh`.
 
 ``auto`` takes CuPy only when it imports *and* a GPU answers a tiny computation; asking
 for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
@@ -97,11 +97,11 @@ class Backend:
 
     def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
         """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array: on the
-        CPU :func:`validation.eigensolver.eigvalsh` (LAPACK driver by size; ``gram`` may
+        CPU :func:`freege.validation.eigensolver.eigvalsh` (LAPACK driver by size; ``gram`` may
         be destroyed when ``overwrite``), on the GPU cuSOLVER ``syevd``; cheaper than an
         SVD and accurate for the bulk (SPEC §7.1)."""
         if self.name == "numpy":
-            from validation.eigensolver import eigvalsh
+            from freege.validation.eigensolver import eigvalsh
 
             return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
         return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)

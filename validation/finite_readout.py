@@ -26,10 +26,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from freege.params import Dims, positive
-from validation import metrics
-from validation.backend import Backend, get_backend
-from validation.sample import MODELS, Seed, case_for, mha_features
-from validation.theory import limiting_moments
+from freege.validation import metrics
+from freege.validation.backend import Backend, get_backend
+from freege.validation.sample import MODELS, Seed, case_for, mha_features
+from freege.validation.theory import limiting_moments
 
 
 def _grid(name: str, values: Sequence[float] | np.ndarray, allow_zero: bool = False

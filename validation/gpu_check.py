@@ -1,11 +1,11 @@
 """One-command GPU check: every SPEC §6.1 preset on CuPy and NumPy side by side.
 
-``python -m validation.gpu_check`` runs ``--draws`` draws per preset on CuPy and
+``python -m freege.validation.gpu_check`` runs ``--draws`` draws per preset on CuPy and
 ``--numpy-draws`` on NumPy (``--numpy-draws-large`` for presets with n >= 2048, whose
 CPU draws take seconds to tens of seconds), then prints per preset: seconds per draw and
 peak memory on each backend, the speed-up, rel W1 and KS (mean ± 95% CI) on each, and
 their statistical agreement (Welch's t test of the difference of the means at 99.9%,
-:func:`validation.metrics.welch`; the two backends draw different random streams, so they
+:func:`freege.validation.metrics.welch`; the two backends draw different random streams, so they
 are compared statistically, SPEC §7).
 NumPy runs that would start after ``--budget`` seconds are skipped and reported so; the
 defaults are sized for about 8 minutes on one H200 with a 16-core host.
@@ -22,10 +22,10 @@ import time
 import numpy as np
 
 from freege.params import Dims
-from validation import metrics
-from validation.backend import cupy_problem, get_backend
-from validation.presets import PRESETS
-from validation.runner import Validation, validate
+from freege.validation import metrics
+from freege.validation.backend import cupy_problem, get_backend
+from freege.validation.presets import PRESETS
+from freege.validation.runner import Validation, validate
 
 #: two-sided level of the Welch t test at which two backends are reported as disagreeing
 AGREE_LEVEL = 0.999
@@ -67,7 +67,7 @@ def check_preset(name: str, dims: Dims, draws: int, numpy_draws: int | None, see
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m validation.gpu_check",
+    parser = argparse.ArgumentParser(prog="python -m freege.validation.gpu_check",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument("--draws", type=int, default=10, help="CuPy draws (default 10)")

@@ -18,7 +18,7 @@ key                            meaning
 ``d`` only enters parameter counts (SPEC §1) and must be ``>= n``; when the context
 ``n`` exceeds ``hidden_size``, ``d`` is raised to ``n`` (the sampled laws do not depend
 on it). :func:`hf_config` writes the same keys back, so presets are such data
-(:mod:`validation.presets`).
+(:mod:`freege.validation.presets`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ eigenvalues (largest included) of ``MHA^perp MHA^perp^T`` and ``(1/n) MHA^G MHA^
 for the same weights by relative W1 (divided by the limiting mean of SPEC §4) and KS,
 and reports mean ± Student-t 95% half-width over draws.
 
-Imports: the sampling path (this module, :mod:`validation.sample`) loads neither sympy
-nor scipy.stats; the limiting moments (:mod:`validation.theory`, sympy) load when
+Imports: the sampling path (this module, :mod:`freege.validation.sample`) loads neither sympy
+nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`, sympy) load when
 :func:`validate` starts and scipy.stats when :meth:`Validation.summary` forms the CIs
 (tests/validation/test_draws_imports.py).
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from freege.params import Dims
-from validation import metrics
-from validation.backend import Backend, get_backend
-from validation.sample import Draw, case_for, draw
+from freege.validation import metrics
+from freege.validation.backend import Backend, get_backend
+from freege.validation.sample import Draw, case_for, draw
 
 
 @dataclass
@@ -76,12 +76,12 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
              dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
     """Run ``draws`` draws of SPEC §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
-    in ``dtype`` (float64 by default, or float32; :mod:`validation.backend`).
+    in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
     bk = get_backend(backend, dtype)
-    from validation.theory import limiting_moments  # sympy: not on the sampling path
+    from freege.validation.theory import limiting_moments  # sympy: not on the sampling path
 
     limits = limiting_moments(case_for(dims), dims, 2)
     m1 = limits[0]

@@ -1,6 +1,6 @@
 """Sample softmax MHA and its Gaussian equivalent; Gram spectra (SPEC §1, §2, §4, §6.1).
 
-One code path over NumPy and CuPy (:mod:`validation.backend`), in float64, or float32
+One code path over NumPy and CuPy (:mod:`freege.validation.backend`), in float64, or float32
 as an opt-in (``dtype``; eigenvalues are returned in float64 either way).
 Projected matrices are sampled directly (orthogonal inputs, SPEC §1): ``Q_r, K_r``
 (n x dK) and ``V_r`` (n x dV) with i.i.d. N(0, 1) entries, per the sharing scheme of
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from validation.backend import Backend, get_backend
+from freege.validation.backend import Backend, get_backend
 
 #: a seed: an int, or a tuple of ints (e.g. ``(seed, draw_index)``) -- any entropy that
 #: :class:`numpy.random.SeedSequence` accepts

@@ -1,11 +1,11 @@
 """Run a sweep: one Dask task per (grid point, draw) of SPEC §6.1, results to a store.
 
-* Tasks: :func:`draw_task` samples one draw with :func:`validation.sample.draw` (or
-  :func:`validation.sample.case_eigenvalues` for another SPEC §4 case: both models, the
+* Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sample.draw` (or
+  :func:`freege.validation.sample.case_eigenvalues` for another SPEC §4 case: both models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
-  point's word being the hash of its canonical form (:class:`validation.sweep_grid.Point`),
+  point's word being the hash of its canonical form (:class:`freege.validation.sweep_grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
   the other points of the grid.
 * Cluster: a ``LocalCluster`` of worker processes with one thread each (as many as
@@ -14,7 +14,7 @@
   ``dask-cuda-worker``, one worker per GPU). A failed task is retried once (Dask
   ``retries=1``; a lost worker counts once, ``allowed-failures = 1`` on the local
   cluster) and then recorded as failed; the sweep goes on.
-* Store: :mod:`validation.sweep_store`; a rerun skips the finished ``(point, draw)``
+* Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
 Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here.
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from validation import sweep_store
-from validation.backend import check_dtype
-from validation.sweep_grid import Point
+from freege.validation import sweep_store
+from freege.validation.backend import check_dtype
+from freege.validation.sweep_grid import Point
 
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
@@ -43,14 +43,14 @@ SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
               limiting_mean: float, dtype: str = "float64") -> dict[str, Any]:
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
-    or float32, :mod:`validation.backend`) and return the store
+    or float32, :mod:`freege.validation.backend`) and return the store
     record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS (numerical zeros as exact
-    zeros, :func:`validation.metrics.ks`), and the first two
+    zeros, :func:`freege.validation.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
 
-    from validation import metrics
-    from validation.sample import case_eigenvalues, case_for, draw
+    from freege.validation import metrics
+    from freege.validation.sample import case_eigenvalues, case_for, draw
 
     p = Point.from_dict(point)
     entropy = (seed, p.seed_word, draw_index)
@@ -79,8 +79,8 @@ def header(points: list[Point], draws: int, seed: int, backend: str,
            dtype: str = "float64") -> dict[str, Any]:
     """The store header: the sweep's identity (dtype included: float32 and float64
     draws never share a store) and each point's SPEC §4 limiting moments ``[m1, m2]``
-    (:func:`validation.theory.limiting_moments`)."""
-    from validation.theory import limiting_moments
+    (:func:`freege.validation.theory.limiting_moments`)."""
+    from freege.validation.theory import limiting_moments
 
     theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
     return {"type": "header", "format": sweep_store.FORMAT,
@@ -112,7 +112,7 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
                              f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
     if backend == "cupy":
-        from validation.backend import get_backend
+        from freege.validation.backend import get_backend
 
         get_backend("cupy")  # a ValueError saying why, before any worker starts
     # allowed-failures: a task on a worker that dies is retried once. glibc's trim

@@ -2,7 +2,7 @@
 
 A grid maps keys of :data:`GRID_KEYS` to lists of values; its points are the Cartesian
 product. A model base (``preset`` names or Hugging Face ``config`` files,
-:mod:`validation.hf_config`) gives every dimension; the other axes override them. Without
+:mod:`freege.validation.hf_config`) gives every dimension; the other axes override them. Without
 a base, ``n``, ``h``, ``dk`` and ``do`` are required (``dv`` defaults to ``dk``). ``beta``
 values may be ranges ``start:stop:step`` (stop included, decimal arithmetic). ``d`` only
 enters parameter counts (SPEC §1): when an ``n`` on the grid exceeds the base's ``d``,
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from freege.params import Dims, positive, positive_int
-from validation.hf_config import load_hf_config
-from validation.presets import PRESETS, get_preset
-from validation.sample import _check_case as check_case
-from validation.sample import case_for
+from freege.validation.hf_config import load_hf_config
+from freege.validation.presets import PRESETS, get_preset
+from freege.validation.sample import _check_case as check_case
+from freege.validation.sample import case_for
 
 #: grid axes, in the order points are expanded (the first varies slowest)
 GRID_KEYS: tuple[str, ...] = ("preset", "config", "n", "beta", "h", "h_kv", "dk", "dv",
@@ -218,7 +218,7 @@ class Campaign:
 
 def shipped_campaigns() -> list[str]:
     """Names of the campaigns shipped in ``validation/campaigns``."""
-    folder = resources.files("validation") / "campaigns"
+    folder = resources.files("freege.validation") / "campaigns"
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
@@ -227,7 +227,7 @@ def load_campaign(name_or_path: str) -> Campaign:
     the file. ValueError on malformed TOML or unknown keys."""
     path = Path(name_or_path)
     if name_or_path in shipped_campaigns():
-        text = (resources.files("validation") / "campaigns" /
+        text = (resources.files("freege.validation") / "campaigns" /
                 f"{name_or_path}.toml").read_text(encoding="utf-8")
         folder = None
     else:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from validation import sweep_store
+from freege.validation import sweep_store
 
 #: axes that may vary along a sweep, in the order a plot prefers them as its x axis
 AXES: tuple[str, ...] = ("n", "beta", "h", "dk", "dv", "do", "h_kv", "d")
@@ -148,7 +148,7 @@ def summarise(path: str | Path) -> dict[str, Any]:
                 seconds.append(r["seconds"])
         else:
             failed[key] = r.get("error", "")
-    from validation.sweep_grid import Point
+    from freege.validation.sweep_grid import Point
 
     entries = []
     for pd in identity["points"]:

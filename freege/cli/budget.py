@@ -2,9 +2,9 @@
 any sampling, the memory one sample needs against the memory available, and the time of
 the whole run against :data:`CONFIRM_SECONDS`.
 
-The cost of a sample is :class:`validation.sample.Cost` (peak bytes, matrix-product flops,
-elementwise passes, eigenvalue sizes: :func:`validation.sample.draw_cost`,
-:func:`validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
+The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
+elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,
+:func:`freege.validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
 and backend, measured once per process on small problems (tens of milliseconds), so the
 estimate is rough (a factor of about two, more on a busy machine) but never off by the
 orders of magnitude that matter here. The speeds are one CPU core's (see :func:`speeds`):
@@ -52,7 +52,7 @@ def _best_time(run: Any, sync: Any, repeats: int = 2) -> float:
 
 @cache
 def speeds(backend: Any) -> Speeds:
-    """Measure :class:`Speeds` of ``backend`` (a :class:`validation.backend.Backend`). On
+    """Measure :class:`Speeds` of ``backend`` (a :class:`freege.validation.backend.Backend`). On
     the CPU the BLAS runs on one thread while measuring (threadpoolctl, when installed):
     on a shared machine multi-threaded timings of small problems swing by 100x (measured
     on the 2-core machine: 1.4 to 43 GFLOP/s, eigenvalues 2.4 to 600 ms), one thread's do

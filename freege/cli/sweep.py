@@ -94,7 +94,7 @@ def _one_line_warnings(action: Callable[[], Any]) -> Any:
 
 
 def _points(args: argparse.Namespace) -> tuple[list, Any]:
-    from validation.sweep_grid import Campaign, expand, load_campaign, with_axes
+    from freege.validation.sweep_grid import Campaign, expand, load_campaign, with_axes
 
     axes = {key: getattr(args, key) for _o, key, _t in _GRID_OPTIONS
             if getattr(args, key) is not None}
@@ -114,10 +114,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.plot is not None:
         if not args.analyse:
             raise ValueError("--plot needs --analyse (or use freege sweep-report --plot)")
-        from validation.sweep_report import check_plot_path
+        from freege.validation.sweep_report import check_plot_path
 
         check_plot_path(args.plot)
-    from validation.sweep import run
+    from freege.validation.sweep import run
 
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
@@ -139,7 +139,7 @@ def _sweep_text(d: dict) -> str:
 
 
 def _report(store: str, fmt: str, plot_path: str | None) -> int:
-    from validation import sweep_report
+    from freege.validation import sweep_report
 
     if plot_path is not None:
         sweep_report.check_plot_path(plot_path)

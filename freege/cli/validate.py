@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 from freege.cli.common import add_format_option, check_plot_target, emit
 from freege.params import SHARINGS, Dims, positive_int
-from validation.backend import BACKENDS, DTYPES
-from validation.presets import PRESETS, get_preset
+from freege.validation.backend import BACKENDS, DTYPES
+from freege.validation.presets import PRESETS, get_preset
 
 if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
-    from validation.runner import Validation
+    from freege.validation.runner import Validation
 
 #: default number of draws of ``freege validate`` (SPEC §6.1 uses 10). bert-base takes
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
@@ -122,7 +122,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
     given = {field: getattr(args, opt) for opt, field in _EXPLICIT
              if getattr(args, opt) is not None}
     if args.config is not None:
-        from validation.hf_config import load_hf_config
+        from freege.validation.hf_config import load_hf_config
 
         others = [f"--{opt.replace('_', '-')}" for opt, _f in _EXPLICIT
                   if opt != "n" and getattr(args, opt) is not None]
@@ -159,8 +159,8 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 def run_validate(args: argparse.Namespace) -> int:
     from freege.cli.budget import preflight
-    from validation.backend import get_backend
-    from validation.sample import draw_cost
+    from freege.validation.backend import get_backend
+    from freege.validation.sample import draw_cost
 
     preset, dims = config_from_args(args)
     draws = positive_int("draws", args.draws, minimum=2)
@@ -169,7 +169,7 @@ def run_validate(args: argparse.Namespace) -> int:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
     preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes)
-    from validation.runner import validate  # scipy.stats, sympy: only once the run is on
+    from freege.validation.runner import validate  # scipy.stats, sympy: only once the run is on
 
     bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
     bar(0)
@@ -224,9 +224,9 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     import numpy as np
 
     from freege.numeric.law import law
-    from validation.metrics import density_l1, zero_tolerance
-    from validation.plots import spectrum_histogram
-    from validation.sample import case_for
+    from freege.validation.metrics import density_l1, zero_tolerance
+    from freege.validation.plots import spectrum_histogram
+    from freege.validation.sample import case_for
 
     samples = {
         "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
@@ -250,8 +250,8 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
 def run_ladder(args: argparse.Namespace) -> int:
     from freege.cli.budget import preflight
     from freege.params import check_beta
-    from validation import ladder
-    from validation.backend import get_backend
+    from freege.validation import ladder
+    from freege.validation.backend import get_backend
 
     n = positive_int("n", args.n, minimum=3)
     trials = positive_int("trials", args.trials, minimum=1)
@@ -266,7 +266,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
                               on_trial=lambda i: bar(i + 1))
     if args.plot is not None:
-        from validation.plots import ladder_histograms
+        from freege.validation.plots import ladder_histograms
 
         bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
         ladder_histograms(args.plot, bulk, ladder.REFERENCE,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from freege.cli import budget
-from validation.backend import get_backend
-from validation.sample import Cost
+from freege.validation.backend import get_backend
+from freege.validation.sample import Cost
 
 NUMPY = get_backend("numpy")
 SMALL = Cost(peak_bytes=2**20, matmul_flops=1e6, elementwise=1e4, eig_sizes=(16,))

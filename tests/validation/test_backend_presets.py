@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from validation import backend as B
-from validation.presets import PRESETS, get_preset
+from freege.validation import backend as B
+from freege.validation.presets import PRESETS, get_preset
 
 
 def test_numpy_backend_and_seeded_generator():

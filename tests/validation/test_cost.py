@@ -1,5 +1,5 @@
-"""The memory estimates of a draw and a ladder trial (validation.sample.draw_cost,
-validation.ladder.trial_cost) bound the measured peak from above, and not loosely."""
+"""The memory estimates of a draw and a ladder trial (freege.validation.sample.draw_cost,
+freege.validation.ladder.trial_cost) bound the measured peak from above, and not loosely."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import tracemalloc
 import pytest
 
 from freege.params import Dims
-from validation import ladder
-from validation.sample import COST_OVERHEAD_BYTES, draw, draw_cost
+from freege.validation import ladder
+from freege.validation.sample import COST_OVERHEAD_BYTES, draw, draw_cost
 
 CONFIGS = [
     Dims(n=256, h=4, dK=16, dV=16, dO=64),

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
+from freege.validation import metrics, sweep, sweep_store
+from freege.validation.backend import get_backend
+from freege.validation.sample import case_for, draw, mha_features
+from freege.validation.sweep_grid import expand
+from freege.validation.theory import limiting_moments
 from tests.cli.helpers import bad, run_cli
-from validation import metrics, sweep, sweep_store
-from validation.backend import get_backend
-from validation.sample import case_for, draw, mha_features
-from validation.sweep_grid import expand
-from validation.theory import limiting_moments
 
 EPS32 = float(np.finfo(np.float32).eps)
 CONFIGS = [Dims(n=128, h=4, dK=16, dV=16, dO=64),

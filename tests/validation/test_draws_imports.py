@@ -15,15 +15,15 @@ def _fresh(code: str) -> None:
 
 def test_one_draw_loads_neither_sympy_nor_scipy_stats():
     _fresh("from freege.params import Dims\n"
-           "import validation.runner\n"
-           "from validation.sample import draw\n"
+           "import freege.validation.runner\n"
+           "from freege.validation.sample import draw\n"
            "d = draw(Dims(n=24, h=2, dK=6, dV=6, dO=16), seed=(0, 0))\n"
            "assert d.softmax.shape == (24,) and d.ge.shape == (24,)\n")
 
 
 def test_float32_draw_and_other_cases_load_neither():
     _fresh("from freege.params import Dims\n"
-           "from validation.sample import case_eigenvalues, draw\n"
+           "from freege.validation.sample import case_eigenvalues, draw\n"
            "dims = Dims(n=24, h=2, dK=6, dV=6, dO=16)\n"
            "draw(dims, seed=1, dtype='float32')\n"
            "case_eigenvalues('attention', dims, seed=1, model='softmax')\n")
@@ -34,7 +34,7 @@ def test_validate_loads_sympy_for_the_limits_only_when_it_runs():
     moments (sympy) and its summary the Student-t quantile (scipy.stats)."""
     subprocess.run([sys.executable, "-c",
                     "import sys\nfrom freege.params import Dims\n"
-                    "from validation.runner import validate\n"
+                    "from freege.validation.runner import validate\n"
                     "assert 'sympy' not in sys.modules\n"
                     "v = validate(Dims(n=24, h=2, dK=6, dV=6, dO=16), draws=2, "
                     "backend='numpy')\n"

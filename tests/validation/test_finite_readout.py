@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.linalg import expm
 
 from freege.params import Dims
-from validation import finite_readout
+from freege.validation import finite_readout
 
 
 @settings(max_examples=8)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from validation import metrics
-from validation.backend import cupy_problem
+from freege.validation import metrics
+from freege.validation.backend import cupy_problem
 
 pytestmark = pytest.mark.gpu
 
@@ -26,7 +26,7 @@ def _welch_ok(a, b, level=0.9999):
 
 @pytest.mark.parametrize("case", ["attention", "mha", "mha-tied"])
 def test_case_moments_agree_across_backends(case):
-    from validation.sample import case_eigenvalues
+    from freege.validation.sample import case_eigenvalues
 
     dims = Dims(n=128, h=4, dK=32, dV=32, dO=128)
     for model in ("softmax", "ge"):
@@ -40,8 +40,8 @@ def test_case_moments_agree_across_backends(case):
 
 
 def test_validate_and_ladder_run_on_cupy():
-    from validation import ladder
-    from validation.runner import validate
+    from freege.validation import ladder
+    from freege.validation.runner import validate
 
     res = validate(Dims(n=96, h=3, dK=16, dV=16, dO=96), draws=2, backend="cupy")
     assert res.backend == "cupy" and res.summary()["peak_memory_bytes"] > 0

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validation import ladder
-from validation.sample import thetas
+from freege.validation import ladder
+from freege.validation.sample import thetas
 
 
 @given(st.floats(0.1, 1.5))

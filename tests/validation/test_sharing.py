@@ -10,9 +10,9 @@ import numpy as np
 from scipy import stats
 
 from freege.params import Dims
-from validation import metrics
-from validation.sample import draw
-from validation.theory import limiting_moments
+from freege.validation import metrics
+from freege.validation.sample import draw
+from freege.validation.theory import limiting_moments
 
 DRAWS = 6
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from freege.validation import sweep, sweep_store
+from freege.validation.sweep_grid import Point
 from tests.cli.helpers import bad, run_cli
-from validation import sweep, sweep_store
-from validation.sweep_grid import Point
 
 pytest.importorskip("distributed")
 

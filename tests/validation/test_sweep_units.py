@@ -10,11 +10,17 @@ import sys
 import numpy as np
 import pytest
 
+from freege.validation import metrics, sweep_report, sweep_store
+from freege.validation.hf_config import dims_from_hf_config, hf_config, load_hf_config
+from freege.validation.presets import PRESET_CONFIGS, PRESETS
+from freege.validation.sweep_grid import (
+    Point,
+    expand,
+    load_campaign,
+    parse_range,
+    shipped_campaigns,
+)
 from tests.cli.helpers import bad, run_cli
-from validation import metrics, sweep_report, sweep_store
-from validation.hf_config import dims_from_hf_config, hf_config, load_hf_config
-from validation.presets import PRESET_CONFIGS, PRESETS
-from validation.sweep_grid import Point, expand, load_campaign, parse_range, shipped_campaigns
 
 SMALL_CFG = {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 64,
              "max_position_embeddings": 4096}
@@ -249,15 +255,16 @@ def test_loglog_fit_recovers_an_exponent():
 
 def test_no_dask_or_tqdm_outside_the_sweep():
     code = ("import sys\nfrom freege.cli import build_parser\nbuild_parser()\n"
-            "import validation.sweep_grid, validation.sweep_report, validation.sweep\n"
+            "import freege.validation.sweep_grid, freege.validation.sweep_report\n"
+            "import freege.validation.sweep\n"
             "bad = [m for m in ('dask', 'distributed', 'tqdm', 'threadpoolctl', 'matplotlib')"
             " if m in sys.modules]\nassert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_task_path_loads_neither_sympy_nor_scipy_stats():
-    code = ("import sys\nfrom validation.sweep import draw_task\n"
-            "from validation.sweep_grid import expand\n"
+    code = ("import sys\nfrom freege.validation.sweep import draw_task\n"
+            "from freege.validation.sweep_grid import expand\n"
             "p = expand({'n': 32, 'h': 2, 'dk': 8, 'do': 24})[0]\n"
             "rec = draw_task(p.as_dict(), 0, 0, 'numpy', 1.0)\n"
             "assert rec['status'] == 'ok'\n"
@@ -269,9 +276,9 @@ def test_task_path_loads_neither_sympy_nor_scipy_stats():
 def test_other_cases_sample_both_models_from_one_seed():
     """A ``--case`` other than the configuration's MHA case runs both models of that case
     (same seed, so the same weights) and its metrics use that case's limiting mean."""
-    from validation.sample import case_eigenvalues
-    from validation.sweep import draw_task
-    from validation.theory import limiting_moments
+    from freege.validation.sample import case_eigenvalues
+    from freege.validation.sweep import draw_task
+    from freege.validation.theory import limiting_moments
 
     point = expand({"n": 40, "h": 2, "dk": 8, "do": 24, "case": "value"})[0]
     m1 = limiting_moments("value", point.dims, 1)[0]
@@ -295,7 +302,7 @@ def test_campaign_config_paths_are_relative_to_the_file(tmp_path):
 
 
 def test_unusable_cupy_is_one_line(capsys, tmp_path):
-    from validation.backend import cupy_problem
+    from freege.validation.backend import cupy_problem
 
     if cupy_problem() is None:
         pytest.skip("CuPy is usable here")

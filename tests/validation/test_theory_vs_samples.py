@@ -1,6 +1,6 @@
 """SPEC §5 readout predictions (freege.numeric, lambdified from the exact layer) against
 the exact conditional finite-matrix quantities of sampled softmax MHA and its Gaussian
-equivalent (validation.finite_readout), for independent and tied keys/values.
+equivalent (freege.validation.finite_readout), for independent and tied keys/values.
 
 Tolerance: the Student-t 95% half-width over the seeded draws, plus a finite-size
 allowance ``1/n + 1/dK`` relative to the prediction. Linear spectral statistics
@@ -17,7 +17,7 @@ import pytest
 
 from freege.numeric import flow_loss, law, ridge_error
 from freege.params import Dims
-from validation import finite_readout
+from freege.validation import finite_readout
 
 LAMS = (0.3, 1.0)
 TIMES = (0.5, 2.0)
