@@ -138,7 +138,7 @@ def run_law(args: argparse.Namespace, spec: Any) -> int:
     the_law = build_law(spec, None)
     data, _ = refined(lambda p: law_data(the_law, xs, list(args.pdf or []), p), args.dps)
     title = describe(spec)
-    emit(data, args.format, lambda d: _render_law(d, title))
+    emit(data, args, lambda d: _render_law(d, title))
     if args.plot:
         plot_density(args.plot, the_law, title)
     return 0
@@ -177,7 +177,7 @@ def run_readout(args: argparse.Namespace, spec: Any, lam: Any, sigma2: Any) -> i
                                              params), args.dps)
     title = (f"readout {args.readout}: features of the {describe(spec)}, normalized "
              "(SPEC §5; certified balls, mid +/- rad)")
-    emit(data, args.format, lambda d: "\n".join(
+    emit(data, args, lambda d: "\n".join(
         [title] + [f"{k:<7}{_text(v)}" for k, v in d.items()
                    if k not in ("certified", "prec_bits")]))
     return 0

@@ -91,10 +91,22 @@ def jsonable(value: Any, dps: int | None = None) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
 
 
-def emit(data: dict, fmt: str, render_text: Callable[[dict], str], dps: int | None = None) -> None:
-    """Write ``data`` to stdout as JSON or as the text ``render_text`` makes of it."""
-    if fmt == "json":
-        json.dump(jsonable(data, dps), sys.stdout, indent=2)
+def run_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The inputs of a run as resolved by the parser: the command and every option's value,
+    defaults filled in (the handler ``func`` left out)."""
+    return {key: value for key, value in vars(args).items() if key != "func"}
+
+
+def emit(data: dict, args: argparse.Namespace, render_text: Callable[[dict], str],
+         dps: int | None = None) -> None:
+    """Write ``data`` to stdout in ``args.format``: the text ``render_text`` makes of it,
+    or JSON. Every JSON output starts with ``freege_version`` and ``inputs``
+    (:func:`run_inputs`), so a saved result says what made it."""
+    if args.format == "json":
+        from freege import __version__
+
+        record = {"freege_version": __version__, "inputs": run_inputs(args), **data}
+        json.dump(jsonable(record, dps), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(data).rstrip("\n") + "\n")

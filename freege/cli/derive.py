@@ -100,7 +100,7 @@ def _sequence_handler(kind: str) -> Callable[[argparse.Namespace], int]:
         lines = [(f"{letter}_{q}", f"{tex}_{{{q}}}", v) for q, v in enumerate(values, 1)]
         data = {**_header(args), kind: {str(q): to_text(in_beta(v)) for q, v in
                                         enumerate(values, 1)}}
-        emit(data, args.format, _render(args.format, lines, _title(args, kind)))
+        emit(data, args, _render(args.format, lines, _title(args, kind)))
         return 0
 
     return handler
@@ -120,7 +120,7 @@ def _s_transform(args: argparse.Namespace) -> int:
         "relation": to_text(in_beta(relation)),
     }
     title = _title(args, "S-transform (branch S(0) = 1/m1; relation E(S, w) = 0)")
-    emit(data, args.format, _render(args.format, lines, title))
+    emit(data, args, _render(args.format, lines, title))
     return 0
 
 
@@ -135,7 +135,7 @@ def _dof(args: argparse.Namespace) -> int:
         "series": to_text(in_beta(total)),
     }
     title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (SPEC §5)")
-    emit(data, args.format, _render(args.format, lines, title))
+    emit(data, args, _render(args.format, lines, title))
     return 0
 
 
@@ -146,5 +146,5 @@ def _cauchy(args: argparse.Namespace) -> int:
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
     data = {**_header(args), "variables": ["G", "z"], "polynomial": to_text(in_beta(expr))}
     title = _title(args, "Cauchy polynomial P(G, z) = 0")
-    emit(data, args.format, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title))
+    emit(data, args, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title))
     return 0

@@ -292,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)
     title = describe(spec)
-    emit(data, args.format, lambda d: _render(d, title, args.dps), args.dps)
+    emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
     if args.plot:
         plot_density(args.plot, the_law, title)
     return 0

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         return certify_output.run_readout(args, spec, real_option("--lam", args.lam), sigma2)
     data = evaluate(args.readout, args, spec)
     title = f"readout {args.readout}: features of the {describe(spec)}, normalized (SPEC §5)"
-    emit(data, args.format, lambda d: render(d, title, args.dps), args.dps)
+    emit(data, args, lambda d: render(d, title, args.dps), args.dps)
     return 0
 
 

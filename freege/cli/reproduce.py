@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
     data = experiments.SETUPS[setup](**kwargs)
-    emit(data, args.format, lambda d: render(setup, d, args.dps), args.dps)
+    emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
     if args.plot:
         plot(setup, args.plot, data)
     return 0

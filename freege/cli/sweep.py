@@ -123,12 +123,12 @@ def run_sweep(args: argparse.Namespace) -> int:
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
         dtype=args.dtype, workers=workers, scheduler=args.scheduler))
     if args.analyse:
-        return _report(args.store, args.format, args.plot)
+        return _report(args)
     data = {"store": outcome.store, "points": len(points), "draws": draws,
             "tasks": outcome.tasks, "skipped": outcome.skipped, "ok": outcome.ok,
             "failed": outcome.failed, "workers": outcome.workers,
             "seconds": outcome.seconds}
-    emit(data, args.format, _sweep_text)
+    emit(data, args, _sweep_text)
     return 0
 
 
@@ -138,17 +138,18 @@ def _sweep_text(d: dict) -> str:
             f"{d['failed']} failed ({d['seconds']:.1f} s)")
 
 
-def _report(store: str, fmt: str, plot_path: str | None) -> int:
+def _report(args: argparse.Namespace) -> int:
+    """The report of the store ``args.store`` (``--plot`` figure too when given)."""
     from freege.validation import sweep_report
 
-    if plot_path is not None:
-        sweep_report.check_plot_path(plot_path)
-    report = _one_line_warnings(lambda: sweep_report.summarise(store))
-    if plot_path is not None:
-        sweep_report.plot(report, plot_path)
-    emit(report, fmt, sweep_report.render_text)
+    if args.plot is not None:
+        sweep_report.check_plot_path(args.plot)
+    report = _one_line_warnings(lambda: sweep_report.summarise(args.store))
+    if args.plot is not None:
+        sweep_report.plot(report, args.plot)
+    emit(report, args, sweep_report.render_text)
     return 0
 
 
 def run_report(args: argparse.Namespace) -> int:
-    return _report(args.store, args.format, args.plot)
+    return _report(args)

@@ -184,7 +184,7 @@ def run_validate(args: argparse.Namespace) -> int:
         distances = _plot_validation(args.plot, result, preset, dims)
         if distances is not None:
             data["density_l1"] = distances
-    emit(data, args.format, lambda d: _validate_text(d, preset, dims))
+    emit(data, args, lambda d: _validate_text(d, preset, dims))
     return 0
 
 
@@ -271,7 +271,7 @@ def run_ladder(args: argparse.Namespace) -> int:
         bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
         ladder_histograms(args.plot, bulk, ladder.REFERENCE,
                           f"single-head ladder, n = {n}, beta = {beta:g} (SPEC §6.2)")
-    emit(result, args.format, _ladder_text)
+    emit(result, args, _ladder_text)
     return 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from freege.cli import main
@@ -24,3 +27,14 @@ def bad(capsys: pytest.CaptureFixture, *argv: str) -> str:
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("freege: error:"), err
     return err
+
+
+def result_json(out: str, command: str) -> dict[str, Any]:
+    """The result part of a ``--format json`` output of ``command``: checks and strips the
+    record of what made it (``freege_version``, ``inputs``)."""
+    from freege import __version__
+
+    data = json.loads(out)
+    assert data.pop("freege_version") == __version__
+    assert data.pop("inputs")["command"] == command
+    return data

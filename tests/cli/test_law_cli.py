@@ -11,7 +11,7 @@ import mpmath
 import pytest
 
 from freege.params import Dims, Ratios
-from tests.cli.helpers import bad, run_cli
+from tests.cli.helpers import bad, result_json, run_cli
 
 RATIOS = ["--beta", "1", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"]
 #: the same law from dimensions: gK = gV = 8 * 512 / 2048 = 2, gO = 4096 / 2048 = 2
@@ -88,7 +88,7 @@ def test_no_traceback_in_a_real_process():
 def law_json(capsys, *argv: str) -> dict:
     code, out, err = run_cli(capsys, "law", "--format", "json", *argv)
     assert code == 0, err
-    return json.loads(out)
+    return result_json(out, "law")
 
 
 def test_ratios_and_dimensions_agree(capsys):

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.cli.helpers import bad, run_cli
+from tests.cli.helpers import bad, result_json, run_cli
 from tests.cli.test_law_cli import RATIOS
 
 
 def readout_json(capsys, *argv: str) -> dict:
     code, out, err = run_cli(capsys, "readout", *argv, "--format", "json")
     assert code == 0, err
-    return json.loads(out)
+    return result_json(out, "readout")
 
 
 def test_ridge_and_dof_keys_and_consistency(capsys):

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from freege import experiments
-from tests.cli.helpers import bad, run_cli
+from tests.cli.helpers import bad, result_json, run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def reproduce(capsys, *argv: str) -> tuple[dict, str]:
     """JSON and text output of one setup."""
     code, out, err = run_cli(capsys, "reproduce", *argv, "--format", "json", "--quiet")
     assert code == 0, err
-    data = json.loads(out)
+    data = result_json(out, "reproduce")
     code, text, err = run_cli(capsys, "reproduce", *argv, "--quiet")
     assert code == 0, err
     return data, text

@@ -4,7 +4,6 @@ dropped and rerun, a failing task is retried once then recorded, and a store of
 another sweep or an unreachable scheduler is refused with the store untouched."""
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -17,7 +16,7 @@ import pytest
 
 from freege.validation import sweep, sweep_store
 from freege.validation.sweep_grid import Point
-from tests.cli.helpers import bad, run_cli
+from tests.cli.helpers import bad, result_json, run_cli
 
 pytest.importorskip("distributed")
 
@@ -30,13 +29,13 @@ def _sweep(capsys, store, *extra, grid=GRID, draws=DRAWS):
     code, out, err = run_cli(capsys, "sweep", *grid, "--draws", draws, "--store", str(store),
                              "--format", "json", *extra)
     assert code == 0, err
-    return json.loads(out)
+    return result_json(out, "sweep")
 
 
 def _report(capsys, store):
     code, out, err = run_cli(capsys, "sweep-report", str(store), "--format", "json")
     assert code == 0, err
-    return json.loads(out), err
+    return result_json(out, "sweep-report"), err
 
 
 def _table(report):
