@@ -32,19 +32,35 @@ DEFAULT_DRAWS = 10
 DEFAULT_TRIALS = 3
 
 
+#: seconds between two progress lines when stderr is not a terminal (a log file)
+LOG_INTERVAL_S = 30.0
+
+
 class Progress:
-    """A one-line progress bar on stderr: ``label [####....] i/N  t s/step``."""
+    """Progress on stderr. On a terminal, one bar redrawn in place (``\\r``):
+    ``label [####....] i/N  t s each``; otherwise (a log file, a pipe) plain lines with no
+    control characters: ``label: i/N  t s each``, at most one per :data:`LOG_INTERVAL_S`
+    and always the last."""
 
     def __init__(self, label: str, total: int, width: int = 24):
         self.label, self.total, self.width = label, total, width
-        self.start = time.perf_counter()
+        self.start = self.last_line = time.perf_counter()
+        self.interactive = getattr(sys.stderr, "isatty", lambda: False)()
 
     def __call__(self, done: int) -> None:
-        filled = self.width * done // self.total
-        rate = (time.perf_counter() - self.start) / max(done, 1)
-        bar = "#" * filled + "." * (self.width - filled)
-        end = "\n" if done == self.total else ""
-        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.2f} s each{end}")
+        now = time.perf_counter()
+        rate = (now - self.start) / max(done, 1)
+        if self.interactive:
+            filled = self.width * done // self.total
+            bar = "#" * filled + "." * (self.width - filled)
+            end = "\n" if done == self.total else ""
+            line = f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.2f} s each{end}"
+        elif done == self.total or (done and now - self.last_line >= LOG_INTERVAL_S):
+            line = f"{self.label}: {done}/{self.total}  {rate:.2f} s each\n"
+            self.last_line = now
+        else:
+            return
+        sys.stderr.write(line)
         sys.stderr.flush()
 
 
