@@ -1,5 +1,5 @@
-"""Shared pieces of the CLI: output formats, precision option, JSON encoding, output-file
-and resource checks made before any work starts.
+"""Shared pieces of the CLI: JSON encoding and output (:func:`emit`), and the output-file
+check made before any work starts. The shared options are in :mod:`freege.cli.options`.
 
 Light to import (no numpy, mpmath or sympy at module level), like every sub-command
 module's registration: ``freege --help`` stays fast.
@@ -15,37 +15,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
-
-from freege.params import MAX_DPS
-
-FORMATS = ("text", "json")
-
-
-def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
-    parser.add_argument(
-        "--format", choices=formats, default="text", help="output format (default: text)"
-    )
-
-
-def dps_value(text: str) -> int:
-    """Parse ``--dps``: an integer in [15, MAX_DPS] (argparse type; bad input is one line,
-    exit 2). The cap keeps a typo like ``--dps 100000`` from running for hours."""
-    message = f"dps must be an integer in [15, {MAX_DPS}] (got {text!r})"
-    try:
-        dps = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(message) from None
-    if not 15 <= dps <= MAX_DPS:
-        raise argparse.ArgumentTypeError(message)
-    return dps
-
-
-def add_dps_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--dps", type=dps_value, default=None,
-        help=f"decimal digits of working precision (15 to {MAX_DPS}); without it numbers "
-        "are float64",
-    )
 
 
 def check_plot_target(path: str, option: str = "--plot") -> Path:

@@ -25,7 +25,8 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from freege.cli.common import add_format_option, emit
+from freege.cli.common import emit
+from freege.cli.options import add_format_option
 from freege.symbolic import closed_forms
 from freege.symbolic.cases import CASES
 from freege.symbolic.symbols import PARAM_NAMES, in_beta, to_latex, to_text

@@ -1,10 +1,11 @@
 """``freege law``: a limiting spectral law of SPEC §4 -- moments, support, atoms, density.
 
-Also home of the law options every evaluating command shares (``law``, ``readout``):
-``--case --beta --h (--gK --gV --gO | --n --dk --dv --do) --sharing --h-kv --normalized``,
-turned into a validated :class:`freege.params.Ratios` or :class:`freege.params.Dims`
-by :func:`law_spec` (bad input: a ValueError naming the option and its allowed range,
-which the dispatcher prints as one line with exit status 2).
+Also home of :func:`law_spec`, which turns the law options every evaluating command
+shares (:func:`freege.cli.options.add_law_options`: ``--case --beta --h (--gK --gV --gO |
+--n --dk --dv --do) --sharing --h-kv --normalized``) into a validated
+:class:`freege.params.Ratios` or :class:`freege.params.Dims` (bad input: a ValueError
+naming the option and its allowed range, which the dispatcher prints as one line with
+exit status 2).
 """
 
 from __future__ import annotations
@@ -19,9 +20,16 @@ import mpmath
 import numpy as np
 
 from freege import plotting
-from freege.cli.common import add_dps_option, add_format_option, check_plot_target, emit
+from freege.cli.common import check_plot_target, emit
+from freege.cli.options import (
+    add_certify_option,
+    add_dps_option,
+    add_format_option,
+    add_law_options,
+    add_plot_option,
+)
 from freege.numeric.law import CASES, Law, law, resolve_case
-from freege.params import SHARINGS, Dims, Number, Ratios, positive, positive_int, to_mpf
+from freege.params import Dims, Number, Ratios, positive, positive_int, to_mpf
 
 #: extra digits the numeric layer works with beyond the ``--dps`` digits printed, so that
 #: every printed digit is correct
@@ -62,39 +70,6 @@ def real_option(option: str, text: str) -> Number:
     if as_float is not None and not math.isfinite(as_float):
         raise ValueError(f"{option} must be a finite number > 0 (got {text!r})")
     return positive(option, text)
-
-
-def add_law_options(
-    parser: argparse.ArgumentParser,
-    cases: tuple[str, ...],
-    default_case: str | None = None,
-    normalized_option: bool = True,
-) -> None:
-    """Add the shared law options (SPEC §1.1, §1.2, §4) to ``parser``. Values are kept as
-    text here and validated by :func:`law_spec`, so every message names the option."""
-    group = parser.add_argument_group("law", "the SPEC §4 law: give ratios or dimensions")
-    group.add_argument(
-        "--case", choices=cases, default=default_case, required=default_case is None,
-        help="SPEC §4 case" + (f" (default: {default_case})" if default_case else ""),
-    )
-    group.add_argument("--beta", required=True, help="inverse temperature beta > 0")
-    group.add_argument("--h", required=True, help="number of heads h >= 1 (integer)")
-    group.add_argument("--gK", help="gK = h dK / n > 0")
-    group.add_argument("--gV", help="gV = h dV / n > 0 (default gK when tied)")
-    group.add_argument("--gO", help="gO = dO / n > 0")
-    group.add_argument("--n", help="tokens n (integer)")
-    group.add_argument("--dk", dest="dK", help="per-head query/key width dK (integer)")
-    group.add_argument("--dv", dest="dV", help="per-head value width dV (default dK when tied)")
-    group.add_argument("--do", dest="dO", help="output width dO (integer)")
-    group.add_argument(
-        "--sharing", choices=SHARINGS, default=None,
-        help="K/V sharing scheme, SPEC §1.1 (default: tied for the *-tied cases, else none)",
-    )
-    group.add_argument("--h-kv", dest="h_kv", help="K/V groups, 1 <= h_kv <= h (gqa/mqa)")
-    if normalized_option:
-        group.add_argument(
-            "--normalized", action="store_true", help="divide the law by its mean (SPEC §3)"
-        )
 
 
 def _sharing(case: str, sharing: str | None) -> str:
@@ -307,9 +282,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_law_options(parser, CASES)
     parser.add_argument("--pdf", nargs="+", metavar="X", help="points where to evaluate the "
                         "density (0 outside the support)")
-    parser.add_argument("--plot", metavar="FILE", help="draw the density (.png or .svg)")
+    add_plot_option(parser, "draw the density (.png, .svg or .pdf)")
     add_format_option(parser)
     add_dps_option(parser)
-    parser.add_argument("--certify", action="store_true", help="rigorous ball enclosures of "
-                        "the support, atoms and density (pip install 'freege[certify]')")
+    add_certify_option(parser, "of the support, atoms and density")
     parser.set_defaults(func=run)

@@ -19,25 +19,27 @@ from typing import Any
 
 import mpmath
 
-from freege.cli.common import add_dps_option, add_format_option, emit
+from freege.cli.common import emit
 from freege.cli.law import (
     GUARD_DIGITS,
     LawSpec,
-    add_law_options,
     build_law,
     describe,
     law_spec,
     real_option,
     text_value,
 )
+from freege.cli.options import (
+    add_certify_option,
+    add_dps_option,
+    add_format_option,
+    add_law_options,
+    add_level_option,
+    add_ridge_options,
+)
 from freege.numeric import readout
 from freege.numeric.law import CASES
 from freege.params import T_MAX, T_MIN, Number, check_time, to_mpf
-
-#: SPEC §6.3 defaults
-DEFAULT_LAM = "1e-4"
-DEFAULT_SIGMA2 = "0.1"
-DEFAULT_LEVEL = "0.1"
 
 
 def sigma2_option(text: str) -> Number:
@@ -151,21 +153,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         cases = ("mha", "mha-tied") if kind == "ridge" else CASES
         add_law_options(sub, cases, default_case="mha", normalized_option=False)
         if kind in ("dof", "ridge"):
-            sub.add_argument("--lam", default=DEFAULT_LAM,
-                             help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
-        if kind == "ridge":
-            sub.add_argument("--sigma2", default=DEFAULT_SIGMA2,
-                             help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
+            add_ridge_options(sub, sigma2=kind == "ridge")
         if kind == "loss":
             sub.add_argument("--t", nargs="+", required=True, metavar="T",
                              help=f"gradient-flow times t in [{float(T_MIN):g}, "
                              f"{float(T_MAX):g}]")
         if kind == "arrival":
-            sub.add_argument("--level", default=DEFAULT_LEVEL,
-                             help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")
+            add_level_option(sub)
         add_format_option(sub)
         add_dps_option(sub)
         if kind in ("dof", "ridge"):
-            sub.add_argument("--certify", action="store_true", help="rigorous ball "
-                             "enclosures (pip install 'freege[certify]')")
+            add_certify_option(sub)
         sub.set_defaults(func=run)

@@ -22,15 +22,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from freege import experiments, plotting
-from freege.cli.common import add_dps_option, add_format_option, check_plot_target, emit
+from freege.cli.common import check_plot_target, emit
 from freege.cli.law import GUARD_DIGITS, real_option, text_value
-from freege.cli.readout import (
+from freege.cli.options import (
     DEFAULT_LAM,
     DEFAULT_LEVEL,
     DEFAULT_SIGMA2,
-    level_option,
-    sigma2_option,
+    add_dps_option,
+    add_format_option,
+    add_level_option,
+    add_plot_option,
+    add_ridge_options,
 )
+from freege.cli.readout import level_option, sigma2_option
 from freege.params import check_time, positive_int
 
 #: table columns of each setup (``curves`` is headcount's second table)
@@ -167,10 +171,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
         if setup != "arrival":  # the ridge settings of the coefficient errors (SPEC §5)
-            sub.add_argument("--lam", default=DEFAULT_LAM,
-                             help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
-            sub.add_argument("--sigma2", default=DEFAULT_SIGMA2,
-                             help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
+            add_ridge_options(sub)
         if setup == "temperature":
             sub.add_argument("--betas", nargs="+", metavar="B",
                              help="beta grid (default 0.25, 0.30, ..., 1.50)")
@@ -188,9 +189,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if setup == "arrival":
             sub.add_argument("--h-kv", dest="h_kv", nargs="+", metavar="K",
                              help="K/V groups in [1, 64] (default 64 32 ... 1)")
-            sub.add_argument("--level", default=DEFAULT_LEVEL,
-                             help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")
-        sub.add_argument("--plot", metavar="FILE", help="draw the curves (.png or .svg)")
+            add_level_option(sub)
+        add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
         sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
         add_format_option(sub)
         add_dps_option(sub)

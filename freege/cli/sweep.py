@@ -15,7 +15,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from freege.cli.common import add_format_option, emit
+from freege.cli.common import emit
+from freege.cli.options import (
+    add_backend_option,
+    add_dtype_option,
+    add_format_option,
+    add_plot_option,
+    add_seed_option,
+)
 from freege.params import positive_int
 
 #: grid options: (option, grid key, help)
@@ -54,17 +61,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="local worker processes (default: the cores; 1 for cupy)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="attach to a running Dask scheduler (e.g. tcp://host:8786)")
-    p.add_argument("--seed", default=None, help="seed, integer >= 0 (default: campaign's or 0)")
-    p.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
-                   help="array backend of the tasks (default numpy)")
-    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
-                   help="working precision of the draws, recorded in the store (default "
-                   "float64)")
+    add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")
+    add_backend_option(p, ("numpy", "cupy"), "numpy",
+                       help="array backend of the tasks (default numpy)")
+    add_dtype_option(p, ("float64", "float32"),
+                     help="working precision of the draws, recorded in the store (default "
+                     "float64)")
     p.add_argument("--analyse", action="store_true",
                    help="print the sweep-report of the store when done")
     add_format_option(p)
-    p.add_argument("--plot", metavar="FILE", default=None,
-                   help="with --analyse: write the report's figure (.png, .svg, .pdf)")
+    add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(
@@ -76,8 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     q.add_argument("store", metavar="PATH", help="a store written by freege sweep")
     add_format_option(q)
-    q.add_argument("--plot", metavar="FILE", default=None,
-                   help="write a figure (.png, .svg, .pdf)")
+    add_plot_option(q, "write a figure (.png, .svg, .pdf)")
     q.set_defaults(func=run_report)
 
 

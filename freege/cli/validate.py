@@ -16,7 +16,15 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from freege.cli.common import add_format_option, check_plot_target, emit
+from freege.cli.common import check_plot_target, emit
+from freege.cli.options import (
+    add_backend_option,
+    add_dtype_option,
+    add_format_option,
+    add_plot_option,
+    add_seed_option,
+    add_yes_option,
+)
 from freege.params import SHARINGS, Dims, positive_int
 from freege.validation.backend import BACKENDS, DTYPES
 from freege.validation.presets import PRESETS, get_preset
@@ -77,12 +85,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("preset", nargs="?", help="SPEC §6.1 preset name")
     p.add_argument("--draws", default=str(DEFAULT_DRAWS),
                    help=f"number of draws, >= 2 (default {DEFAULT_DRAWS})")
-    p.add_argument("--seed", default="0", help="seed, integer >= 0 (default 0)")
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="array backend; auto takes CuPy when a GPU is usable (default auto)")
-    p.add_argument("--dtype", choices=DTYPES, default="float64",
-                   help="working precision of the draws (default float64; float32 is "
-                   "faster and moves relative W1 by far less than its size)")
+    add_seed_option(p)
+    add_backend_option(p, BACKENDS, "auto",
+                       help="array backend; auto takes CuPy when a GPU is usable (default auto)")
+    add_dtype_option(p, DTYPES, help="working precision of the draws (default float64; float32 "
+                     "is faster and moves relative W1 by far less than its size)")
     p.add_argument("--beta", default=None, help="inverse temperature (default: 1)")
     for opt, name in (("--n", "tokens"), ("--h", "heads"), ("--h-kv", "K/V groups"),
                       ("--dk", "query/key width per head"), ("--dv", "value width per head "
@@ -95,9 +102,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a Hugging Face-style config.json (n from max_position_embeddings "
                    "or --n)")
     add_format_option(p)
-    p.add_argument("--plot", metavar="FILE", default=None,
-                   help="write a histogram of both spectra with the limiting density")
-    _add_yes_option(p)
+    add_plot_option(p, "write a histogram of both spectra with the limiting density")
+    add_yes_option(p)
     p.set_defaults(func=run_validate)
 
     q = subparsers.add_parser(
@@ -110,23 +116,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--n", default="1000", help="tokens = model width = key width (default 1000)")
     q.add_argument("--trials", default=str(DEFAULT_TRIALS),
                    help=f"number of trials averaged (default {DEFAULT_TRIALS})")
-    q.add_argument("--seed", default="0", help="seed, integer >= 0 (default 0)")
+    add_seed_option(q)
     q.add_argument("--beta", default="1", help="inverse temperature (default 1)")
-    q.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="array backend (default auto)")
+    add_backend_option(q, BACKENDS, "auto", help="array backend (default auto)")
     add_format_option(q)
-    q.add_argument("--plot", metavar="FILE", default=None,
-                   help="write bulk histograms of every ladder step")
-    _add_yes_option(q)
+    add_plot_option(q, "write bulk histograms of every ladder step")
+    add_yes_option(q)
     q.set_defaults(func=run_ladder)
-
-
-def _add_yes_option(parser: argparse.ArgumentParser) -> None:
-    from freege.cli.budget import CONFIRM_SECONDS
-
-    parser.add_argument("--yes", action="store_true",
-                        help=f"run even when the estimated time exceeds "
-                        f"{CONFIRM_SECONDS // 3600} h (the estimate is printed first)")
 
 
 _EXPLICIT = (("n", "n"), ("h", "h"), ("h_kv", "h_kv"), ("dk", "dK"), ("dv", "dV"),

@@ -102,7 +102,8 @@ def test_ratios_and_dimensions_agree(capsys):
 def test_law_spec_exact_ratios():
     import argparse
 
-    from freege.cli.law import add_law_options, law_spec
+    from freege.cli.law import law_spec
+    from freege.cli.options import add_law_options
 
     parser = argparse.ArgumentParser()
     add_law_options(parser, ("mha",), default_case="mha")

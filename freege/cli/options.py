@@ -1,0 +1,135 @@
+"""The options several ``freege`` sub-commands share, each defined once here: output
+format, ``--dps``, ``--plot``, ``--seed``, ``--backend``, ``--dtype``, ``--yes``,
+``--certify``, the SPEC §4 law options and the SPEC §5 readout settings (``--lam``,
+``--sigma2``, ``--level``).
+
+Values are kept as text (numbers are checked by the commands, so every message names the
+option); only ``--dps`` is parsed here. Light to import (argparse and
+:mod:`freege.params`), so ``freege --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from freege.params import MAX_DPS, SHARINGS
+
+FORMATS = ("text", "json")
+
+#: SPEC §6.3 defaults of the readout settings
+DEFAULT_LAM = "1e-4"
+DEFAULT_SIGMA2 = "0.1"
+DEFAULT_LEVEL = "0.1"
+
+
+def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+    parser.add_argument(
+        "--format", choices=formats, default="text", help="output format (default: text)"
+    )
+
+
+def dps_value(text: str) -> int:
+    """Parse ``--dps``: an integer in [15, MAX_DPS] (argparse type; bad input is one line,
+    exit 2). The cap keeps a typo like ``--dps 100000`` from running for hours."""
+    message = f"dps must be an integer in [15, {MAX_DPS}] (got {text!r})"
+    try:
+        dps = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(message) from None
+    if not 15 <= dps <= MAX_DPS:
+        raise argparse.ArgumentTypeError(message)
+    return dps
+
+
+def add_dps_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dps", type=dps_value, default=None,
+        help=f"decimal digits of working precision (15 to {MAX_DPS}); without it numbers "
+        "are float64",
+    )
+
+
+def add_plot_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--plot FILE``: the command's figure (checked before any work,
+    :func:`freege.cli.common.check_plot_target`)."""
+    parser.add_argument("--plot", metavar="FILE", default=None, help=help)
+
+
+def add_seed_option(parser: argparse.ArgumentParser, default: str | None = "0",
+                    help: str = "seed, integer >= 0 (default 0)") -> None:
+    parser.add_argument("--seed", default=default, help=help)
+
+
+def add_backend_option(parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str,
+                       help: str) -> None:
+    parser.add_argument("--backend", choices=choices, default=default, help=help)
+
+
+def add_dtype_option(parser: argparse.ArgumentParser, choices: tuple[str, ...],
+                     help: str) -> None:
+    parser.add_argument("--dtype", choices=choices, default="float64", help=help)
+
+
+def add_yes_option(parser: argparse.ArgumentParser) -> None:
+    """``--yes``: run past the confirmation limit of :mod:`freege.cli.budget`."""
+    from freege.cli.budget import CONFIRM_SECONDS
+
+    parser.add_argument("--yes", action="store_true",
+                        help=f"run even when the estimated time exceeds "
+                        f"{CONFIRM_SECONDS // 3600} h (the estimate is printed first)")
+
+
+def add_certify_option(parser: argparse.ArgumentParser, of: str = "") -> None:
+    """``--certify``: rigorous ball enclosures (python-flint), ``of`` saying of what."""
+    text = " ".join(filter(None, ("rigorous ball enclosures", of,
+                                  "(pip install 'freege[certify]')")))
+    parser.add_argument("--certify", action="store_true", help=text)
+
+
+def add_law_options(
+    parser: argparse.ArgumentParser,
+    cases: tuple[str, ...],
+    default_case: str | None = None,
+    normalized_option: bool = True,
+) -> None:
+    """Add the law options (SPEC §1.1, §1.2, §4) to ``parser``. Values are kept as text
+    here and validated by :func:`freege.cli.law.law_spec`, so every message names the
+    option."""
+    group = parser.add_argument_group("law", "the SPEC §4 law: give ratios or dimensions")
+    group.add_argument(
+        "--case", choices=cases, default=default_case, required=default_case is None,
+        help="SPEC §4 case" + (f" (default: {default_case})" if default_case else ""),
+    )
+    group.add_argument("--beta", required=True, help="inverse temperature beta > 0")
+    group.add_argument("--h", required=True, help="number of heads h >= 1 (integer)")
+    group.add_argument("--gK", help="gK = h dK / n > 0")
+    group.add_argument("--gV", help="gV = h dV / n > 0 (default gK when tied)")
+    group.add_argument("--gO", help="gO = dO / n > 0")
+    group.add_argument("--n", help="tokens n (integer)")
+    group.add_argument("--dk", dest="dK", help="per-head query/key width dK (integer)")
+    group.add_argument("--dv", dest="dV", help="per-head value width dV (default dK when tied)")
+    group.add_argument("--do", dest="dO", help="output width dO (integer)")
+    group.add_argument(
+        "--sharing", choices=SHARINGS, default=None,
+        help="K/V sharing scheme, SPEC §1.1 (default: tied for the *-tied cases, else none)",
+    )
+    group.add_argument("--h-kv", dest="h_kv", help="K/V groups, 1 <= h_kv <= h (gqa/mqa)")
+    if normalized_option:
+        group.add_argument(
+            "--normalized", action="store_true", help="divide the law by its mean (SPEC §3)"
+        )
+
+
+def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:
+    """``--lam`` (and ``--sigma2``): the ridge settings of SPEC §5."""
+    parser.add_argument("--lam", default=DEFAULT_LAM,
+                        help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
+    if sigma2:
+        parser.add_argument("--sigma2", default=DEFAULT_SIGMA2,
+                            help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
+
+
+def add_level_option(parser: argparse.ArgumentParser) -> None:
+    """``--level``: the relative loss level of an arrival time (SPEC §5)."""
+    parser.add_argument("--level", default=DEFAULT_LEVEL,
+                        help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")

@@ -1,0 +1,30 @@
+"""Options shared by several sub-commands are defined once, in :mod:`freege.cli.options`:
+no other CLI module adds them itself."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import freege.cli
+
+SHARED = ("--format", "--dps", "--plot", "--seed", "--backend", "--dtype", "--yes",
+          "--certify", "--lam", "--sigma2", "--level", "--case", "--beta")
+#: options that mean something else than the law options' there: the sampling temperature
+#: of validate and ladder (optional, default 1), derive's case (no law evaluated)
+OWN_MEANING = {"validate.py": {"--beta"}, "derive.py": {"--case"}}
+
+
+def test_shared_options_are_added_only_by_the_options_module() -> None:
+    folder = Path(freege.cli.__file__).parent
+    added = re.compile(r"add_argument\(\s*\"(--[a-z0-9-]+)\"")
+    found = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "options.py":
+            continue
+        own = OWN_MEANING.get(path.name, set())
+        hits = {opt for opt in added.findall(path.read_text(encoding="utf-8"))
+                if opt in SHARED and opt not in own}
+        if hits:
+            found[path.name] = sorted(hits)
+    assert found == {}
