@@ -301,7 +301,7 @@ class Quadrature:
         return total
 
     def _gl_f64_part(self, panel: Panel, lo: float, hi: float, n: int,
-                     func: Callable) -> float:
+                     func: Callable) -> Any:
         """Gauss-Legendre with ``n`` nodes of ``pdf dx/dv func`` over ``v`` in ``[lo, hi]``
         (the density at the nodes cached per law: many ``func`` share it)."""
         v, w = _gl_f64(n)
@@ -309,7 +309,7 @@ class Quadrature:
         key = ("nodes", panel, lo, hi, n)
         if key not in self._cache:
             self._cache[key] = self.density_f64(panel.x(v)) * panel.dx(v)
-        return float(np.sum(w * self._cache[key] * func(panel.x(v))) * (hi - lo))
+        return np.sum(w * self._cache[key] * func(panel.x(v))).item() * (hi - lo)
 
     # ------------------------------------------------------------------ mpmath
     def _tol_mp(self) -> mpmath.mpf:
