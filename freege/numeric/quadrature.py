@@ -13,7 +13,10 @@ in ``v`` then converges geometrically:
 
 A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
 the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); otherwise
-:class:`freege.errors.ConvergenceError` -- mass is never cut off silently. A cdf inside a
+:class:`freege.errors.ConvergenceError` -- mass is never cut off silently. Expectations
+``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two levels
+disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular next to
+an edge, e.g. ``x/(x + lam)^2`` at tiny ``lam``). A cdf inside a
 panel integrates ``v`` over ``[0, v(x)]`` (or ``[v(x), 1]``) with the panel's ``n`` and
 ``2n`` nodes (mpmath), or evaluates the antiderivative of the panel's Legendre series
 (float64, vectorised). ``v(x)`` is an exact root (``mpmath.root``), never a float power.
@@ -36,6 +39,10 @@ from freege.errors import ConvergenceError
 MAX_NODES = 2048
 #: first Gauss-Legendre level
 MIN_NODES = 16
+#: most nodes per sub-interval of an expectation before it is halved
+ADAPTIVE_NODES = 256
+#: most halvings of an expectation's sub-interval
+ADAPTIVE_DEPTH = 60
 #: a lower edge below this fraction of the interval length gets geometric panels
 TINY_EDGE = 1e-2
 #: absolute float64 tolerance of a panel integral (masses are at most 1)
@@ -176,24 +183,17 @@ class Quadrature:
             self.describe)
 
     # ------------------------------------------------------------------ float64
-    def _panel_f64(self, panel: Panel, func: Callable | None = None) -> tuple[Any, int, Any]:
-        """``(integral, n, values at the n nodes)`` of ``pdf dx/dv (func)`` on a panel."""
+    def _panel_f64(self, panel: Panel) -> tuple[Any, int, Any]:
+        """``(mass, n, values at the n nodes)`` of ``pdf dx/dv`` on a panel."""
         n, prev = MIN_NODES, None
         while True:
             v, w = _gl_f64(n)
-            x = panel.x(v)
-            key = ("nodes", panel, n)  # the density at a panel's nodes is the law's alone:
-            if key not in self._cache:  # many expectations (L(t) curves) share it
-                self._cache[key] = self.density_f64(x) * panel.dx(v)
-            vals = self._cache[key]
-            if func is not None:
-                vals = vals * func(x)
+            vals = self.density_f64(panel.x(v)) * panel.dx(v)
             total = np.sum(w * vals)
             if prev is not None and abs(total - prev) <= F64_TOL * max(1.0, abs(total)):
                 return total, n, vals
             if n >= MAX_NODES:
-                raise self._fail("mass" if func is None else "expectation", panel, n,
-                                 abs(total - prev))
+                raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
     def _series_f64(self, k: int) -> tuple[float, np.ndarray]:
@@ -268,8 +268,48 @@ class Quadrature:
                                "converge in 200 steps", self.describe)
 
     def expect_f64(self, func: Callable[[np.ndarray], np.ndarray]) -> Any:
-        """``int func pdf`` over the continuous part (float64)."""
-        return sum(self._panel_f64(p, func)[0] for p in self._panels(False))
+        """``int func pdf`` over the continuous part (float64), adaptive in ``v`` (see
+        :meth:`_adaptive`) because ``func`` may be nearly singular near an edge."""
+        return sum(self._adaptive(p, func, False) for p in self._panels(False))
+
+    def _adaptive(self, panel: Panel, func: Callable, mp: bool) -> Any:
+        """``int_0^1 pdf dx/dv func dv`` on ``panel``: Gauss-Legendre on ``[lo, hi]`` with
+        ``n`` and ``2n`` nodes (16 to :data:`ADAPTIVE_NODES`); a sub-interval that does not
+        converge is halved (a near-singular ``func``, e.g. ``x/(x + lam)^2`` with a tiny
+        ``lam`` next to a hard edge, needs geometric refinement towards it), at most
+        :data:`ADAPTIVE_DEPTH` times; then :class:`ConvergenceError`. The tolerance of a
+        sub-interval is its share ``(hi - lo)`` of the panel's."""
+        todo = [(0, 1, 0)] if not mp else [(mpmath.mpf(0), mpmath.mpf(1), 0)]
+        total = mpmath.mpf(0) if mp else 0.0
+        while todo:
+            lo, hi, depth = todo.pop()
+            n, prev = MIN_NODES, None
+            while True:
+                part = (self._gl_mp(panel, lo, hi, n, func) if mp
+                        else self._gl_f64_part(panel, lo, hi, n, func))
+                tol = (self._tol_mp() if mp else F64_TOL) * max(1, abs(part))
+                if prev is not None and abs(part - prev) <= tol * max(hi - lo, 2.0**-20):
+                    total += part
+                    break
+                if n >= ADAPTIVE_NODES:
+                    if depth >= ADAPTIVE_DEPTH:
+                        raise self._fail("expectation", panel, n, abs(part - prev))
+                    mid = (lo + hi) / 2
+                    todo += [(lo, mid, depth + 1), (mid, hi, depth + 1)]
+                    break
+                prev, n = part, 2 * n
+        return total
+
+    def _gl_f64_part(self, panel: Panel, lo: float, hi: float, n: int,
+                     func: Callable) -> Any:
+        """Gauss-Legendre with ``n`` nodes of ``pdf dx/dv func`` over ``v`` in ``[lo, hi]``
+        (the density at the nodes cached per law: many ``func`` share it)."""
+        v, w = _gl_f64(n)
+        v = lo + (hi - lo) * v
+        key = ("nodes", panel, lo, hi, n)
+        if key not in self._cache:
+            self._cache[key] = self.density_f64(panel.x(v)) * panel.dx(v)
+        return np.sum(w * self._cache[key] * func(panel.x(v))).item() * (hi - lo)
 
     # ------------------------------------------------------------------ mpmath
     def _tol_mp(self) -> mpmath.mpf:
@@ -286,15 +326,15 @@ class Quadrature:
                  for wk, dk, vk, xk in zip(w, dens, vs, xs, strict=True)]
         return mpmath.fsum(terms) * (hi - lo)
 
-    def _panel_mp(self, panel: Panel, func: Callable | None = None) -> tuple[Any, int]:
+    def _panel_mp(self, panel: Panel) -> tuple[Any, int]:
+        """``(mass, n)`` of ``pdf dx/dv`` on a panel at the ambient precision."""
         n, prev = max(MIN_NODES, mpmath.mp.dps), None
         while True:
-            total = self._gl_mp(panel, mpmath.mpf(0), mpmath.mpf(1), n, func)
+            total = self._gl_mp(panel, mpmath.mpf(0), mpmath.mpf(1), n, None)
             if prev is not None and abs(total - prev) <= self._tol_mp() * max(1, abs(total)):
                 return total, n
             if n >= MAX_NODES:
-                raise self._fail("mass" if func is None else "expectation", panel, n,
-                                 abs(total - prev))
+                raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
     def _panel_mass_mp(self, k: int) -> tuple[mpmath.mpf, int]:
@@ -328,7 +368,7 @@ class Quadrature:
 
     def expect_mp(self, func: Callable[[Any], Any]) -> Any:
         """``int func pdf`` over the continuous part at the ambient precision."""
-        return mpmath.fsum(self._panel_mp(p, func)[0] for p in self._panels(True))
+        return mpmath.fsum(self._adaptive(p, func, True) for p in self._panels(True))
 
 
 __all__ = ["Panel", "Quadrature", "gauss_legendre_mp", "panels"]

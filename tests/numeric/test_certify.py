@@ -61,7 +61,7 @@ def test_support_and_atoms_enclose_the_50_digit_values(pair: tuple) -> None:
     support = certify.certified_support(the_law)
     assert not isinstance(support, certify.Uncertified), support
     with mpmath.workdps(REF_DPS):
-        ref_support = ref.support()
+        ref_support = ref.intervals()
         ref_atoms = ref.atoms()
     assert len(support) == len(ref_support)
     for (lo, hi), (ref_lo, ref_hi) in zip(support, ref_support, strict=True):
@@ -74,7 +74,7 @@ def test_support_and_atoms_enclose_the_50_digit_values(pair: tuple) -> None:
 
 def test_density_balls_enclose_the_50_digit_density(pair: tuple) -> None:
     the_law, ref = pair
-    hi = Fraction(the_law.support()[-1][1])
+    hi = Fraction(the_law.intervals()[-1][1])
     xs = [Fraction(-1)] + [hi * Fraction(k, 7) for k in (1, 2, 3, 5, 6)] + [hi * 11 / 10]
     balls = certify.certified_pdf(the_law, xs)
     with mpmath.workdps(REF_DPS):
@@ -120,7 +120,7 @@ def test_certificate_refused_where_roots_cannot_be_isolated() -> None:
     precision to separate the near-double root: refused, not a wrong ball."""
     the_law = numeric.law(*CASES["mha-atom"])
     with mpmath.workdps(REF_DPS):
-        edge = _fraction(the_law.with_dps(REF_DPS).support()[-1][1])
+        edge = _fraction(the_law.with_dps(REF_DPS).intervals()[-1][1])
     at_zero, at_edge = certify.certified_pdf(the_law, [Fraction(0), edge], prec=128,
                                              max_prec=128)
     assert isinstance(at_zero, certify.Uncertified) and "x = 0" in at_zero.reason
