@@ -1,4 +1,4 @@
-"""Benchmark of the law and readout evaluations (SPEC §4, §5, §7), with peers, in one run.
+"""Benchmark of the law and readout evaluations (theory §4, §5, §7), with peers, in one run.
 
     python benchmarks/law.py [--json FILE] [--freealg-python PATH] [--n 2000]
 
@@ -23,7 +23,7 @@ Peers, on the same law:
     density);
   * ``freealg`` (not a freege dependency: pass the python of a throwaway venv where it is
     installed). It cannot build a free multiplicative convolution of given laws from
-    parameters, so it cannot express the SPEC §4 law itself; what it can do is fit its
+    parameters, so it cannot express the theory §4 law itself; what it can do is fit its
     algebraic surrogate (``AlgebraicForm``) to the n = 2,000 eigenvalues. That fit is
     timed and its density compared with the theory.
 """
@@ -217,7 +217,7 @@ def dense_side(report: dict[str, Any], the_law: Any, n: int, xs: np.ndarray) -> 
     dims = Dims(n=n, h=r.h, dK=dk, dV=int(r.gV * n / r.h), dO=int(r.gO * n), beta=1)
     eig, report["dense_s"] = timed(
         lambda: case_eigenvalues("mha", dims, seed=1, model="softmax"))
-    mean = float(r.gO) * math.expm1(1.0)  # SPEC §4: m1 = gO theta1
+    mean = float(r.gO) * math.expm1(1.0)  # theory §4: m1 = gO theta1
     eig = np.sort(eig) / mean
     report["dense_n"] = n
     report["dense_m2_rel_err"] = abs(np.mean(eig**2) / the_law.moment(2) - 1)

@@ -4,7 +4,7 @@ one run (a shared machine is noisy: compare the ratios, not the times).
 
 The reference is what a notebook would do: materialise every head (h x n x n scores,
 attention and GE noise), build MHA^perp and MHA^G, and take a full SVD of each
-(``numpy.linalg.svd`` with U and V). Both produce the same two spectra (SPEC §6.1).
+(``numpy.linalg.svd`` with U and V). Both produce the same two spectra (theory §6.1).
 
 Reported per preset: seconds per draw and peak memory (tracemalloc: NumPy buffers) for
 both, their ratios, and the pipeline's achieved GFLOP/s from a flop count of its

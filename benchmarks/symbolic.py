@@ -1,6 +1,6 @@
 """Benchmark of the exact layer: cold and warm time of the symbolic derivations.
 
-For each task -- m1..m6 of every SPEC §4 case, the Cauchy polynomial P(G, z) of every
+For each task -- m1..m6 of every theory §4 case, the Cauchy polynomial P(G, z) of every
 case, the tied-K/V S-relation -- three times are measured:
 
 * cold: a fresh process with an empty ``FREEGE_CACHE_DIR`` (imports excluded);

@@ -1,5 +1,5 @@
 """Derivation documents: scripts that call :mod:`freege.symbolic` and write committed
-Markdown (with LaTeX), each result labelled with the SPEC section it establishes.
+Markdown (with LaTeX), each result labelled with the `docs/theory.md` section it establishes.
 
 ``python -m freege.derivations`` regenerates every document;
 ``python -m freege.derivations --check`` exits 1 listing the documents that differ from a

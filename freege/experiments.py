@@ -1,6 +1,6 @@
-"""The SPEC §6.3 readout experiments, theory side.
+"""The theory §6.3 readout experiments, theory side.
 
-Each setup lists the configurations SPEC §6.3 prescribes and evaluates the SPEC §5
+Each setup lists the configurations theory §6.3 prescribes and evaluates the theory §5
 limiting predictions on them (features normalized to the mean-one MHA law):
 
 * :func:`temperature` -- h = 96, n = 8192, d = dO = 12288, (dK, dV) = (128, 128) versus
@@ -17,7 +17,7 @@ limiting predictions on them (features normalized to the mean-one MHA law):
   the number of K/V groups, at fixed widths and at a fixed parameter count.
 
 Widths solved from a parameter budget are real numbers: the limiting laws depend on the
-widths only through the ratios ``gK = h dK / n``, ``gV = h dV / n`` (SPEC §1.2), so a
+widths only through the ratios ``gK = h dK / n``, ``gV = h dV / n`` (theory §1.2), so a
 solved width enters exactly (as a fraction) through :class:`freege.params.Ratios`;
 the finite model would round it to an integer.
 
@@ -41,11 +41,11 @@ from freege.numeric.law import law as make_law
 from freege.numeric.law import resolve_case
 from freege.params import Dims, Number, Ratios, positive, to_mpf
 
-#: SPEC §6.3 defaults: inverse temperature, ridge penalty, label-noise variance
+#: theory §6.3 defaults: inverse temperature, ridge penalty, label-noise variance
 BETA = Fraction(1)
 LAM = Fraction(1, 10_000)
 SIGMA2 = Fraction(1, 10)
-#: relative-loss level that defines the arrival time (SPEC §6.3)
+#: relative-loss level that defines the arrival time (theory §6.3)
 LEVEL = Fraction(1, 10)
 
 #: beta grid of the temperature setup: 0.25, 0.30, ..., 1.50
@@ -70,7 +70,7 @@ def quiet(_: str) -> None:
 
 @dataclass(frozen=True)
 class Readout:
-    """The SPEC §5 readout settings shared by the setups."""
+    """The theory §5 readout settings shared by the setups."""
 
     lam: Number = LAM
     sigma2: Number = SIGMA2
@@ -106,11 +106,11 @@ def number(x: Number, dps: int | None) -> Any:
 
 
 def setup_law(config: Ratios | Dims, dps: int | None) -> Any:
-    """The normalized (mean-one) MHA law of a setup's configuration, tied or not (SPEC §4,
-    §5). Memoised per law -- the SPEC §4 case (``mha`` or ``mha-tied``) and the five
+    """The normalized (mean-one) MHA law of a setup's configuration, tied or not (theory §4,
+    §5). Memoised per law -- the theory §4 case (``mha`` or ``mha-tied``) and the five
     ratios -- since a law caches its support, atoms and density nodes: a setup run twice
     in one process, a crossover checked afterwards, or GQA/MQA configurations whose ratios
-    equal another's (SPEC §4: only complete tying changes the law) build it once."""
+    equal another's (theory §4: only complete tying changes the law) build it once."""
     ratios = config.ratios if isinstance(config, Dims) else config
     tied = resolve_case("mha", ratios.sharing) != "mha"
     return _law(tied, ratios.beta, ratios.h, ratios.gK, ratios.gV, ratios.gO, dps)
@@ -124,11 +124,11 @@ def _law(tied: bool, beta: Number, h: int, gK: Number, gV: Number, gO: Number,
 
 
 def error(config: Ratios | Dims, settings: Readout, dps: int | None) -> Any:
-    """Ridge coefficient error E(lam) of the normalized MHA features (SPEC §5)."""
+    """Ridge coefficient error E(lam) of the normalized MHA features (theory §5)."""
     return readout.ridge_error(setup_law(config, dps), settings.lam, settings.sigma2)
 
 
-# -- configurations (SPEC §6.3) ---------------------------------------------------------
+# -- configurations (theory §6.3) ---------------------------------------------------------
 
 
 def temperature_dims(beta: Number) -> dict[str, Dims]:
@@ -151,7 +151,7 @@ def fixed_output_dims(h: int, beta: Number = BETA) -> Dims:
 
 def width_for_budget(n_params: int, **dims: Any) -> Fraction:
     """The per-head width ``w = dK = dV`` at which ``Dims(dK=w, dV=w, **dims).n_params``
-    equals ``n_params`` (SPEC §5). The count is linear and homogeneous in ``w`` (every
+    equals ``n_params`` (theory §5). The count is linear and homogeneous in ``w`` (every
     term carries one width), so ``w = n_params / count(w = 1)``, exactly; the linearity
     is checked against ``count(w = 2)``."""
     one = Dims(dK=1, dV=1, **dims).n_params
@@ -238,8 +238,8 @@ def headcount(
 ) -> dict[str, Any]:
     """Learning curves L(t) at dO = 2n for ``curve_heads`` (``curves``: one row per head
     and time) and coefficient errors at fixed output dO = 2048 for ``heads`` (``rows``).
-    SPEC §6.3 scales the curve features by ``1/sqrt(2(e - 1))``: at beta = 1, dO = 2n the
-    MHA mean is ``m = gO theta1 = 2(e - 1)`` (SPEC §4), so that is the mean-one
+    theory §6.3 scales the curve features by ``1/sqrt(2(e - 1))``: at beta = 1, dO = 2n the
+    MHA mean is ``m = gO theta1 = 2(e - 1)`` (theory §4), so that is the mean-one
     normalization every setup uses."""
     curve_configs = [curve_dims(h) for h in curve_heads]  # every input checked first
     configs = [fixed_output_dims(h) for h in heads]
@@ -318,7 +318,7 @@ def arrival(
 ) -> dict[str, Any]:
     """Time for the gradient-flow loss to reach ``settings.level`` against the number of
     K/V groups: at fixed widths dK = dV = 64 (each configuration's own law, evaluated --
-    SPEC §4 predicts no change), and at the parameter count of the h_kv = h model with
+    theory §4 predicts no change), and at the parameter count of the h_kv = h model with
     the per-head width grown to spend the saved K/V weights."""
     reference = arrival_dims(64).n_params
     configs = [arrival_dims(h_kv) for h_kv in groups]  # every input checked first

@@ -1,12 +1,12 @@
-"""One validated configuration of softmax multi-head attention (SPEC §1, §1.1, §1.2).
+"""One validated configuration of softmax multi-head attention (theory §1, §1.1, §1.2).
 
 Two shapes of the same thing:
 
 * :class:`Dims` -- a finite model: tokens ``n``, heads ``h``, K/V groups ``h_kv``,
   per-head widths ``dK``, ``dV``, output width ``dO``, model width ``d``, inverse
-  temperature ``beta`` and the sharing scheme (SPEC §1, §1.1).
+  temperature ``beta`` and the sharing scheme (theory §1, §1.1).
 * :class:`Ratios` -- the proportional limit: ``(beta, h, gK, gV, gO, sharing)`` with
-  ``gK = h dK / n``, ``gV = h dV / n``, ``gO = dO / n`` (SPEC §1.2).
+  ``gK = h dK / n``, ``gV = h dV / n``, ``gO = dO / n`` (theory §1.2).
 
 Every bad input is rejected here, once, with a :class:`ValueError` that names the
 parameter and its allowed range. Ratios computed from dimensions are exact
@@ -22,13 +22,13 @@ ValueError naming the parameter and the range):
 
 * ``beta`` in [:data:`BETA_MIN`, :data:`BETA_MAX`]: ``theta1 = e^{beta^2} - 1`` from
   about 1e-6 to 8.9e6 and ``c = theta2/theta1`` from 1 - 5e-7 down to 1.8e-6; beyond
-  either end the normalized SPEC §4 laws differ from their ``beta -> 0`` or
+  either end the normalized theory §4 laws differ from their ``beta -> 0`` or
   ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
   the scale of ``theta1`` (measured: the float64 law fails at beta = 8);
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
-  [1, :data:`H_MAX`] (SPEC §1.2);
+  [1, :data:`H_MAX`] (theory §1.2);
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
-* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (SPEC §5).
+* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (theory §5).
 """
 
 from __future__ import annotations
@@ -52,18 +52,18 @@ MAX_EXPONENT = 400
 BETA_MIN = Fraction(1, 1000)
 #: largest supported inverse temperature (theta1 = e^16 - 1 is about 8.9e6)
 BETA_MAX = Fraction(4)
-#: smallest supported ratio gK, gV, gO (SPEC §1.2)
+#: smallest supported ratio gK, gV, gO (theory §1.2)
 RATIO_MIN = Fraction(1, 10**4)
-#: largest supported ratio gK, gV, gO (SPEC §1.2)
+#: largest supported ratio gK, gV, gO (theory §1.2)
 RATIO_MAX = Fraction(10**4)
-#: largest supported number of heads in the limit laws (SPEC §1.2)
+#: largest supported number of heads in the limit laws (theory §1.2)
 H_MAX = 10**4
 #: largest precision a user may ask for, in decimal digits (``--dps``, ``Ratios.thetas``;
 #: internal guard digits come on top). Measured on a loaded 2-core machine at 200 digits:
 #: ``law`` 4 s, ``readout ridge`` 2 s, ``readout loss`` 5 s, ``readout arrival`` 5 min;
 #: at 300 digits arrival takes over 15 min and at 500 ``readout loss`` 83 s.
 MAX_DPS = 200
-#: supported gradient-flow times t of the readout loss L(t) (SPEC §5)
+#: supported gradient-flow times t of the readout loss L(t) (theory §5)
 T_MIN = Fraction(1, 10**6)
 T_MAX = Fraction(10**6)
 
@@ -139,7 +139,7 @@ def check_beta(name: str, value: object) -> int | Fraction:
 
 
 def check_ratio(name: str, value: object) -> int | Fraction:
-    """A ratio gK, gV or gO in the supported domain [RATIO_MIN, RATIO_MAX] (SPEC §1.2)."""
+    """A ratio gK, gV or gO in the supported domain [RATIO_MIN, RATIO_MAX] (theory §1.2)."""
     return in_range(name, value, RATIO_MIN, RATIO_MAX)
 
 
@@ -156,7 +156,7 @@ def check_dps(name: str, value: object, minimum: int = 15) -> int:
 
 
 def check_time(name: str, value: object) -> int | Fraction:
-    """A gradient-flow time in the supported range [T_MIN, T_MAX] (SPEC §5)."""
+    """A gradient-flow time in the supported range [T_MIN, T_MAX] (theory §5)."""
     return in_range(name, value, T_MIN, T_MAX)
 
 
@@ -179,11 +179,11 @@ def to_mpf(x: Number) -> Any:
 
 @dataclass(frozen=True)
 class Ratios:
-    """The proportional-limit parameters ``(beta, h, gK, gV, gO, sharing)`` (SPEC §1.2).
+    """The proportional-limit parameters ``(beta, h, gK, gV, gO, sharing)`` (theory §1.2).
 
-    ``gV`` defaults to ``gK`` when tied (SPEC §1.1 requires ``dV = dK``) and is otherwise
+    ``gV`` defaults to ``gK`` when tied (theory §1.1 requires ``dV = dK``) and is otherwise
     required. Across-head sharing (``gqa``, ``mqa``) does not change any limiting law
-    (SPEC §4), so ``h_kv`` is not a limit parameter.
+    (theory §4), so ``h_kv`` is not a limit parameter.
     """
 
     beta: Number
@@ -212,7 +212,7 @@ class Ratios:
         return self.sharing == "tied"
 
     def thetas(self, dps: int | None = None) -> tuple:
-        """``(theta1, theta2, c) = (e^{beta^2} - 1, beta^2, theta2/theta1)`` (SPEC §2):
+        """``(theta1, theta2, c) = (e^{beta^2} - 1, beta^2, theta2/theta1)`` (theory §2):
         mpmath numbers correct to ``dps`` digits, or (``dps=None``) float64 values rounded
         from a 30-digit evaluation (``beta`` is exact, so only the final rounding errs)."""
         import mpmath
@@ -235,7 +235,7 @@ class Ratios:
 
 @dataclass(frozen=True)
 class Dims:
-    """A finite MHA configuration (SPEC §1, §1.1).
+    """A finite MHA configuration (theory §1, §1.1).
 
     ``h_kv`` defaults to ``h`` (``none``, ``tied``) or ``1`` (``mqa``) and must be given
     for ``gqa``; ``d`` defaults to ``n`` and must satisfy ``n <= d``.
@@ -283,14 +283,14 @@ class Dims:
 
     def kv_group(self, r: int) -> int:
         """K/V group of query head ``r``: contiguous groups of nearly equal size,
-        ``floor(r h_kv / h)`` (SPEC §1.1)."""
+        ``floor(r h_kv / h)`` (theory §1.1)."""
         if not 0 <= r < self.h:
             raise ValueError(f"head index r must be in [0, {self.h - 1}] (got {r})")
         return r * self.h_kv // self.h
 
     @property
     def ratios(self) -> Ratios:
-        """The limit parameters of this configuration, exact (SPEC §1.2); a ValueError
+        """The limit parameters of this configuration, exact (theory §1.2); a ValueError
         naming the dimensions when a ratio is outside the supported domain."""
         if self.h > H_MAX:
             raise ValueError(f"h must be an integer in [1, {H_MAX}] for the limit laws "
@@ -306,7 +306,7 @@ class Dims:
 
     @property
     def n_params(self) -> int:
-        """Projection parameter count (SPEC §5): ``d h dK`` for Q, ``d h_kv (dK + dV)`` for
+        """Projection parameter count (theory §5): ``d h dK`` for Q, ``d h_kv (dK + dV)`` for
         K/V (K counted once when tied), ``h dV dO`` for O."""
         kv = self.dK if self.sharing == "tied" else self.dK + self.dV
         return self.d * self.h * self.dK + self.d * self.h_kv * kv + self.h * self.dV * self.dO

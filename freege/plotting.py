@@ -1,4 +1,4 @@
-"""Figures: a law's density with its atoms (SPEC §4, §7) and the curves of the SPEC §6.3
+"""Figures: a law's density with its atoms (theory §4, §7) and the curves of the theory §6.3
 setups; also the shared figure plumbing of ``freege.validation.plots``.
 
 matplotlib is the optional extra ``plot`` (``pip install 'freege[plot]'``); it is imported

@@ -67,7 +67,7 @@ def test_derived_wrapper_renders_latex_and_text() -> None:
 def test_derive_latex_uses_the_names(capsys: pytest.CaptureFixture, case: str,
                                      gamma: str) -> None:
     """``freege derive moments --format latex``: the mean line is the theory's
-    ``m_1 = gamma theta_1`` (SPEC §4 table: mha gO theta1, value gV theta1), and no line
+    ``m_1 = gamma theta_1`` (theory §4 table: mha gO theta1, value gV theta1), and no line
     carries sympy's default rendering of a parameter."""
     code, out, err = run_cli(capsys, "derive", "moments", "--case", case, "--order", "2",
                              "--format", "latex")

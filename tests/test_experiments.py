@@ -1,4 +1,4 @@
-"""SPEC §6.3 setups: configurations (widths, budgets, parameter counts) and the internal
+"""theory §6.3 setups: configurations (widths, budgets, parameter counts) and the internal
 consistency of their theory outputs."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from freege.params import Dims
 
 
 def spec_count(d: int, h: int, h_kv: int, dk, dv, d_out: int) -> Fraction:
-    """SPEC §5 projection count, typed from the SPEC independently of Dims.n_params:
+    """theory §5 projection count, typed from docs/theory.md independently of Dims.n_params:
     ``d h dK`` (Q) + ``d h_kv (dK + dV)`` (K/V) + ``h dV dO`` (O)."""
     return d * h * dk + d * h_kv * (dk + dv) + h * dv * d_out
 

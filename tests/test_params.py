@@ -1,4 +1,4 @@
-"""SPEC §1, §1.1, §1.2: the configuration map and its input checks."""
+"""theory §1, §1.1, §1.2: the configuration map and its input checks."""
 
 from fractions import Fraction
 
@@ -39,7 +39,7 @@ def test_kv_groups_contiguous_and_nearly_equal(h, data):
 
 
 def test_param_count_matches_spec_formula():
-    # SPEC §5: d h dK + 2 d h_kv dK + h dV dO for GQA with dK = dV
+    # theory §5: d h dK + 2 d h_kv dK + h dV dO for GQA with dK = dV
     dims = Dims(n=2048, h=71, dK=64, dV=64, dO=4544, d=4544, sharing="mqa")
     assert dims.n_params == 4544 * 71 * 64 + 2 * 4544 * 1 * 64 + 71 * 64 * 4544
     tied = Dims(n=2048, h=32, dK=64, dV=64, dO=2048, sharing="tied")

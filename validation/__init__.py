@@ -1,2 +1,2 @@
 """Sampling-side validation of freege: softmax MHA against its Gaussian equivalent and
-the limiting laws, on NumPy or CuPy (SPEC §1, §2, §6)."""
+the limiting laws, on NumPy or CuPy (theory §1, §2, §6)."""

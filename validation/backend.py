@@ -1,10 +1,10 @@
-"""Array backend for the sampling side: NumPy or CuPy from one code path (SPEC §7).
+"""Array backend for the sampling side: NumPy or CuPy from one code path (theory §7).
 
 The array API has no random numbers, so :class:`Backend` carries a small seeded RNG
 shim: :meth:`Backend.generator` turns a :class:`numpy.random.SeedSequence` into the
 backend's own generator (PCG64 on NumPy, CuPy's default XORWOW generator on the GPU). The two
 backends give different streams for the same seed, so they are compared statistically,
-never bitwise (SPEC §7).
+never bitwise (theory §7).
 
 Precision: float64 by default; ``float32`` is an opt-in (:data:`DTYPES`) that halves
 the memory and speeds the products and the eigensolver. Its normals are drawn in
@@ -99,7 +99,7 @@ class Backend:
         """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array: on the
         CPU :func:`freege.validation.eigensolver.eigvalsh` (LAPACK driver by size; ``gram`` may
         be destroyed when ``overwrite``), on the GPU cuSOLVER ``syevd``; cheaper than an
-        SVD and accurate for the bulk (SPEC §7.1)."""
+        SVD and accurate for the bulk (theory §7.1)."""
         if self.name == "numpy":
             from freege.validation.eigensolver import eigvalsh
 

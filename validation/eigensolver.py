@@ -1,4 +1,4 @@
-"""Eigenvalues of a symmetric matrix on the CPU, LAPACK driver chosen by size (SPEC §7.1).
+"""Eigenvalues of a symmetric matrix on the CPU, LAPACK driver chosen by size (theory §7.1).
 
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.

@@ -1,7 +1,7 @@
-"""Finite-matrix readout measurements for SPEC §5 / §6.3 (sampled markers on theory
+"""Finite-matrix readout measurements for theory §5 / §6.3 (sampled markers on theory
 curves).
 
-Features ``F = MHA^perp / sqrt(m1)`` (``m1`` the SPEC §4 limiting mean, so ``F F^T``
+Features ``F = MHA^perp / sqrt(m1)`` (``m1`` the theory §4 limiting mean, so ``F F^T``
 has the normalized law nubar in the limit; the rank-one common mode ``MHA - MHA^perp``,
 which carries the outlier, is left out as the bulk law does). Both quantities are exact
 conditional on the sampled features:
@@ -57,7 +57,7 @@ def ridge_error(eigs: np.ndarray, g_o: float, lam: Sequence[float] | np.ndarray,
 
 def dof(eigs: np.ndarray, lam: Sequence[float] | np.ndarray) -> np.ndarray:
     """Effective degrees of freedom per token ``w(lam) = (1/n) sum_j x_j/(x_j + lam)``
-    (SPEC §5, empirical law)."""
+    (theory §5, empirical law)."""
     x = np.clip(np.asarray(eigs, dtype=np.float64), 0.0, None)[:, None]
     lam_ = _grid("lam", lam)[None, :]
     return (x / (x + lam_)).mean(axis=0)
@@ -65,7 +65,7 @@ def dof(eigs: np.ndarray, lam: Sequence[float] | np.ndarray) -> np.ndarray:
 
 def gradient_flow_loss(eigvals: np.ndarray, eigvecs: np.ndarray, y: np.ndarray,
                        t: Sequence[float] | np.ndarray) -> np.ndarray:
-    """``L(t) = sum_j exp(-2 t x_j) (u_j^T y)^2 / ||y||^2`` (SPEC §5 finite version) for
+    """``L(t) = sum_j exp(-2 t x_j) (u_j^T y)^2 / ||y||^2`` (theory §5 finite version) for
     eigenpairs ``(x_j, u_j)`` of ``F F^T`` (columns of ``eigvecs``); vectorised in t."""
     times = _grid("t", t, allow_zero=True)
     y = np.asarray(y, dtype=np.float64)
@@ -78,7 +78,7 @@ def gradient_flow_loss(eigvals: np.ndarray, eigvecs: np.ndarray, y: np.ndarray,
 
 
 def target(n: int, seed: Seed = 0) -> np.ndarray:
-    """A fixed Gaussian target orthogonal to the all-ones vector (SPEC §5)."""
+    """A fixed Gaussian target orthogonal to the all-ones vector (theory §5)."""
     y = np.random.default_rng(np.random.SeedSequence(seed)).standard_normal(n)
     return y - y.mean()
 
@@ -87,7 +87,7 @@ def measure(dims: Dims, *, draws: int, lam: Sequence[float], t: Sequence[float],
             sigma2: float = 0.1, seed: int = 0, backend: str | Backend = "numpy") -> dict:
     """Average over ``draws`` draws (seeds ``(seed, i)``) of the exact conditional ridge
     error ``E(lam)`` and the gradient-flow loss ``L(t)`` (fixed target
-    :func:`target`), for the softmax features and their Gaussian equivalent (SPEC §6.3).
+    :func:`target`), for the softmax features and their Gaussian equivalent (theory §6.3).
     Returns per model the mean and Student-t 95% half-width (``draws >= 2``)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")

@@ -1,4 +1,4 @@
-"""One-command GPU check: every SPEC §6.1 preset on CuPy and NumPy side by side.
+"""One-command GPU check: every theory §6.1 preset on CuPy and NumPy side by side.
 
 ``python -m freege.validation.gpu_check`` runs ``--draws`` draws per preset on CuPy and
 ``--numpy-draws`` on NumPy (``--numpy-draws-large`` for presets with n >= 2048, whose
@@ -6,7 +6,7 @@ CPU draws take seconds to tens of seconds), then prints per preset: seconds per 
 peak memory on each backend, the speed-up, rel W1 and KS (mean ± 95% CI) on each, and
 their statistical agreement (Welch's t test of the difference of the means at 99.9%,
 :func:`freege.validation.metrics.welch`; the two backends draw different random streams, so they
-are compared statistically, SPEC §7).
+are compared statistically, theory §7).
 NumPy runs that would start after ``--budget`` seconds are skipped and reported so; the
 defaults are sized for about 8 minutes on one H200 with a 16-core host.
 

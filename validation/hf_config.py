@@ -1,4 +1,4 @@
-"""A model's attention dimensions from a Hugging Face-style ``config.json`` (SPEC §1, §1.1).
+"""A model's attention dimensions from a Hugging Face-style ``config.json`` (theory §1, §1.1).
 
 Read keys (the names ``transformers`` configs use):
 
@@ -8,14 +8,14 @@ key                            meaning
 ``num_attention_heads``        query heads ``h`` (required)
 ``hidden_size``                model width ``d`` and output width ``dO`` (required)
 ``num_key_value_heads``        K/V groups ``h_kv`` (default ``h``): ``h`` -> sharing ``none``,
-                               ``1 < h`` -> ``mqa``, otherwise ``gqa`` (SPEC §1.1)
+                               ``1 < h`` -> ``mqa``, otherwise ``gqa`` (theory §1.1)
 ``head_dim``                   ``dK = dV`` (default ``hidden_size / num_attention_heads``,
                                which must then be an integer)
 ``max_position_embeddings``    tokens ``n`` unless ``n`` is given (one of the two is required)
 ``freege_sharing``             optional, ``"tied"`` for V_r = K_r (no transformers name)
 =============================  ===============================================================
 
-``d`` only enters parameter counts (SPEC §1) and must be ``>= n``; when the context
+``d`` only enters parameter counts (theory §1) and must be ``>= n``; when the context
 ``n`` exceeds ``hidden_size``, ``d`` is raised to ``n`` (the sampled laws do not depend
 on it). :func:`hf_config` writes the same keys back, so presets are such data
 (:mod:`freege.validation.presets`).

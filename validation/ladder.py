@@ -1,7 +1,7 @@
-"""The single-head ladder of SPEC §6.2: seven matrices from softmax to its GE.
+"""The single-head ladder of theory §6.2: seven matrices from softmax to its GE.
 
 One head, ``X = I``, ``n = d = dK``, so ``Q, K`` are n x n with i.i.d. N(0, 1) entries
-and ``S = Q K^T / sqrt(n)``. The steps follow the chain of SPEC §2 (constant
+and ``S = Q K^T / sqrt(n)``. The steps follow the chain of theory §2 (constant
 normalizers, centring, Gaussian rows, Sigma_G):
 
 1. ``sqrt(n) A`` -- softmax attention;
@@ -12,7 +12,7 @@ normalizers, centring, Gaussian rows, Sigma_G):
    centred to Gaussian mean 0, ``p = ceil(2 log n / log log n)``;
 6. ``Y_Q_lin`` -- the GE of ``Q_p`` with its exact Gaussian thetas
    ``theta1 = E Q_p(Z)^2``, ``theta2 = (E Z Q_p(Z))^2``;
-7. ``Y_f_lin`` -- the GE of SPEC §2, ``(sqrt(theta2) S + sqrt(theta1 - theta2) W)/sqrt(n)``
+7. ``Y_f_lin`` -- the GE of theory §2, ``(sqrt(theta2) S + sqrt(theta1 - theta2) W)/sqrt(n)``
    (the two linearizations share the noise ``W``).
 
 Each step's squared singular values (eigenvalues of ``M M^T``) are compared with the
@@ -38,12 +38,12 @@ STEPS: tuple[str, ...] = (
     "sqrt(n) A", "sqrt(n) A^perp", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin",
 )
 REFERENCE = "sqrt(n) A^perp"
-#: number of top squared singular values removed before bulk comparisons (SPEC §6.2)
+#: number of top squared singular values removed before bulk comparisons (theory §6.2)
 TOP = 3
 
 
 def taylor_degree(n: int) -> int:
-    """``p = ceil(2 log n / log log n)`` (SPEC §6.2); needs n >= 3 (log log n > 0)."""
+    """``p = ceil(2 log n / log log n)`` (theory §6.2); needs n >= 3 (log log n > 0)."""
     if n < 3:
         raise ValueError(f"n must be >= 3 for the Taylor degree (got {n})")
     return math.ceil(2 * math.log(n) / math.log(math.log(n)))
@@ -64,7 +64,7 @@ def _gauss_mean(coef: np.ndarray) -> float:
 
 def centred_taylor(beta: float, p: int) -> np.ndarray:
     """Ascending coefficients of ``Q_p``: the degree-p Taylor polynomial of
-    ``f(t) = exp(beta t - beta^2/2) - 1`` at 0, minus its Gaussian mean (SPEC §6.2)."""
+    ``f(t) = exp(beta t - beta^2/2) - 1`` at 0, minus its Gaussian mean (theory §6.2)."""
     coef = np.array([math.exp(-beta**2 / 2) * beta**k / math.factorial(k)
                      for k in range(p + 1)])
     coef[0] -= _gauss_mean(coef)
@@ -73,7 +73,7 @@ def centred_taylor(beta: float, p: int) -> np.ndarray:
 
 def polynomial_thetas(coef: np.ndarray) -> tuple[float, float]:
     """Exact Gaussian ``(theta1, theta2) = (E Q(Z)^2, (E Z Q(Z))^2)`` of a polynomial Q
-    (SPEC §2 definitions applied to Q), from the moments of N(0, 1)."""
+    (theory §2 definitions applied to Q), from the moments of N(0, 1)."""
     square = P.polymul(coef, coef)
     first = P.polymul(coef, [0.0, 1.0])
     return _gauss_mean(square), _gauss_mean(first) ** 2
@@ -145,7 +145,7 @@ def trial(n: int, *, seed: Seed, beta: float = 1.0,
 
 def compare(t: Trial) -> dict[str, dict[str, object]]:
     """Per step: top squared singular values (largest first), bulk W1 and L1 histogram
-    distance to the reference ``sqrt(n) A^perp`` (SPEC §6.2)."""
+    distance to the reference ``sqrt(n) A^perp`` (theory §6.2)."""
     ref = t.spectra[REFERENCE][:-TOP]
     out: dict[str, dict[str, object]] = {}
     for step in STEPS:
@@ -160,7 +160,7 @@ def compare(t: Trial) -> dict[str, dict[str, object]]:
 
 
 def normalizer_diagnostic(d: np.ndarray) -> dict[str, float]:
-    """Mean, standard deviation and max |D_i - 1| of the row normalizers (SPEC §2.1:
+    """Mean, standard deviation and max |D_i - 1| of the row normalizers (theory §2.1:
     ``max_i |D_i - 1| -> 0`` at rate ``n^(-1/2 + eps)``)."""
     return {"mean": float(d.mean()), "std": float(d.std(ddof=1)),
             "max_dev": float(np.max(np.abs(d - 1.0)))}

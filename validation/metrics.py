@@ -1,5 +1,5 @@
 """Distances between spectra, confidence intervals and Welch's two-sample test
-(SPEC §6.1, §6.2).
+(theory §6.1, §6.2).
 
 All inputs are 1-D float64 NumPy arrays of eigenvalues. Two spectra of equal size are
 compared exactly (no binning) where the metric allows it.
@@ -31,14 +31,14 @@ def w1(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def rel_w1(a: np.ndarray, b: np.ndarray, mean: float) -> float:
-    """Relative W1 of SPEC §6.1: :func:`w1` divided by the limiting mean ``mean`` (§4)."""
+    """Relative W1 of theory §6.1: :func:`w1` divided by the limiting mean ``mean`` (§4)."""
     if not (math.isfinite(mean) and mean > 0):
         raise ValueError(f"mean must be a finite number > 0 (got {mean!r})")
     return w1(a, b) / mean
 
 
 def ks(a: np.ndarray, b: np.ndarray, tolerance: float | None = None) -> float:
-    """Kolmogorov-Smirnov distance of SPEC §6.1: the largest gap between the two
+    """Kolmogorov-Smirnov distance of theory §6.1: the largest gap between the two
     empirical CDFs, evaluated exactly at every sample point. With ``tolerance``, each
     sample's numerical zeros (:func:`split_zero_atom`'s rule) count as exact zeros: the
     atom at 0 of a rank-deficient Gram is then compared as an atom, not by the order of
@@ -57,7 +57,7 @@ def ks(a: np.ndarray, b: np.ndarray, tolerance: float | None = None) -> float:
 
 def hist_l1(a: np.ndarray, b: np.ndarray, bins: int = 100) -> float:
     """L1 distance between density histograms of ``a`` and ``b`` on common equal-width
-    bins spanning both samples (SPEC §6.2); in [0, 2]."""
+    bins spanning both samples (theory §6.2); in [0, 2]."""
     x, y = _spectrum("a", a), _spectrum("b", b)
     if bins < 1:
         raise ValueError(f"bins must be an integer >= 1 (got {bins})")
@@ -72,7 +72,7 @@ def hist_l1(a: np.ndarray, b: np.ndarray, bins: int = 100) -> float:
 
 def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float]:
     """Mean and Student-t half-width ``t_{(1+level)/2, k-1} s / sqrt(k)`` over ``k >= 2``
-    values (SPEC §6.1)."""
+    values (theory §6.1)."""
     v = _spectrum("values", values)
     if v.size < 2:
         raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
@@ -103,7 +103,7 @@ class Welch(NamedTuple):
 def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
           level: float = 0.999) -> Welch:
     """Compare the means of two small samples (e.g. a metric over 2-10 draws on two
-    backends, SPEC §6.1, §7) with Welch's t test (``scipy.stats.ttest_ind``,
+    backends, theory §6.1, §7) with Welch's t test (``scipy.stats.ttest_ind``,
     ``equal_var=False``): ``t = (mean a - mean b) / sqrt(s_a^2/k_a + s_b^2/k_b)`` against the
     Student-t quantile with Welch-Satterthwaite degrees of freedom. With a handful of
     draws the normal cutoff (e.g. 3.29 at 99.9%) is far too tight; the t quantile at
@@ -134,14 +134,14 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
 
 
 def empirical_moments(eigs: np.ndarray, order: int) -> list[float]:
-    """``[m_1, ..., m_order]`` of the empirical law of ``eigs`` (SPEC §3)."""
+    """``[m_1, ..., m_order]`` of the empirical law of ``eigs`` (theory §3)."""
     x = _spectrum("eigs", eigs)
     return [float(np.mean(x**q)) for q in range(1, order + 1)]
 
 
 def moment_errors(eigs: np.ndarray, limits: Sequence[float]) -> list[float]:
     """Relative errors ``m_q(empirical) / m_q(limit) - 1`` for q = 1..len(limits)
-    (SPEC §4 moments)."""
+    (theory §4 moments)."""
     emp = empirical_moments(eigs, len(limits))
     return [e / float(m) - 1.0 for e, m in zip(emp, limits, strict=True)]
 
@@ -166,7 +166,7 @@ def zero_tolerance(dtype: str) -> float:
 def split_zero_atom(eigs: np.ndarray, tolerance: float = ZERO_TOLERANCE
                     ) -> tuple[np.ndarray, float]:
     """``(the eigenvalues that are not numerical zeros, fraction that are)``: the sample
-    side of the atom at 0 of a rank-deficient law (SPEC §7). A value is a numerical zero
+    side of the atom at 0 of a rank-deficient law (theory §7). A value is a numerical zero
     when its size is at most ``tolerance`` (:func:`zero_tolerance` of the dtype the
     eigenvalues were computed in; default float64's) times the largest."""
     x = _spectrum("eigs", eigs)
@@ -181,7 +181,7 @@ def density_l1(eigs: np.ndarray, pdf: Callable[[np.ndarray], np.ndarray],
     ``sum_k |hist_k - mean_k(pdf)| width``, the bin mean of ``pdf`` by 3-point
     Gauss-Legendre quadrature. Values at numerical zero (:func:`split_zero_atom` with
     ``tolerance``; the atom
-    at 0 of rank-deficient cases, SPEC §7) are left out; the rest
+    at 0 of rank-deficient cases, theory §7) are left out; the rest
     is a sub-probability histogram (count / total), so atoms do not count as error."""
     x = _spectrum("eigs", eigs)
     keep, _ = split_zero_atom(x, tolerance)

@@ -1,11 +1,11 @@
-"""Figures for the validation commands (SPEC §6.1, §6.2).
+"""Figures for the validation commands (theory §6.1, §6.2).
 
 matplotlib is the optional extra ``plot`` and is imported only when drawing; figures are
 :class:`matplotlib.figure.Figure` objects (no pyplot), so importing or using this module
 never switches the global matplotlib backend. The plumbing (``.png/.svg/.pdf`` targets,
 atomic writes, wrapped titles, atom spikes) is shared with :mod:`freege.plotting`.
 
-When a spectrum has an atom at 0 (a rank-deficient case, SPEC §7) its numerical zeros are
+When a spectrum has an atom at 0 (a rank-deficient case, theory §7) its numerical zeros are
 left out of the histogram (:func:`freege.validation.metrics.split_zero_atom`) and drawn as a spike
 labelled with their fraction, so the first bin does not dwarf the rest; the histogram of
 the remaining eigenvalues is a sub-probability density (count / all eigenvalues / width),
@@ -66,7 +66,7 @@ def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: 
                                  offset=12 * k)
     if density is not None:
         x = np.linspace(max(lo, 1e-9), hi, 600)
-        ax.plot(x, density(x), "k-", linewidth=1.0, label="limiting density (SPEC §4)")
+        ax.plot(x, density(x), "k-", linewidth=1.0, label="limiting density (theory §4)")
     if atoms:
         plotting.atom_spikes(ax, atoms, label="limit: mass", color="k", offset=12 * len(split))
     if mean is not None:
@@ -78,7 +78,7 @@ def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: 
 
 def ladder_histograms(path: str | None, spectra: dict[str, np.ndarray], reference: str,
                       title: str, bins: int = 80, *, ax: Any = None) -> Any:
-    """Bulk eigenvalue histograms of the SPEC §6.2 ladder, one step per curve (the
+    """Bulk eigenvalue histograms of the theory §6.2 ladder, one step per curve (the
     ``reference`` step drawn thicker). Written to ``path`` when given, drawn into ``ax``
     when given; returns the axes."""
     if path is not None:

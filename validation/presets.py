@@ -1,4 +1,4 @@
-"""Published model dimensions of SPEC §6.1, by name (beta = 1), kept as Hugging
+"""Published model dimensions of theory §6.1, by name (beta = 1), kept as Hugging
 Face-style ``config.json`` data (:mod:`freege.validation.hf_config`): a user's own
 ``config.json`` is read the same way (``freege validate --config``)."""
 
@@ -16,7 +16,7 @@ def _cfg(heads: int, hidden: int, context: int, kv_heads: int | None = None,
             "hidden_size": hidden, "max_position_embeddings": context, **extra}
 
 
-#: SPEC §6.1 table as config.json data: name -> config (dK = dV = hidden_size / heads)
+#: theory §6.1 table as config.json data: name -> config (dK = dV = hidden_size / heads)
 PRESET_CONFIGS: dict[str, dict[str, Any]] = {
     "bert-base": _cfg(12, 768, 512),
     "modernbert-large": _cfg(16, 1024, 1024),
@@ -27,7 +27,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
     "kayyam-1.2b": _cfg(32, 2048, 2048, freege_sharing="tied"),
 }
 
-#: SPEC §6.1 table: name -> finite configuration (dK = dV, beta = 1)
+#: theory §6.1 table: name -> finite configuration (dK = dV, beta = 1)
 PRESETS: dict[str, Dims] = {
     name: dims_from_hf_config(cfg, source=f"preset {name}")
     for name, cfg in PRESET_CONFIGS.items()
@@ -35,7 +35,7 @@ PRESETS: dict[str, Dims] = {
 
 
 def get_preset(name: str) -> Dims:
-    """The SPEC §6.1 configuration called ``name``; ValueError listing the valid names."""
+    """The theory §6.1 configuration called ``name``; ValueError listing the valid names."""
     try:
         return PRESETS[name]
     except KeyError:

@@ -1,8 +1,8 @@
-"""The SPEC §6.1 protocol: draws of softmax MHA vs its Gaussian equivalent, summarised.
+"""The theory §6.1 protocol: draws of softmax MHA vs its Gaussian equivalent, summarised.
 
 Draw ``i`` of a run with seed ``s`` uses the seed ``(s, i)``; every draw compares all n
 eigenvalues (largest included) of ``MHA^perp MHA^perp^T`` and ``(1/n) MHA^G MHA^G^T``
-for the same weights by relative W1 (divided by the limiting mean of SPEC §4) and KS,
+for the same weights by relative W1 (divided by the limiting mean of theory §4) and KS,
 and reports mean ± Student-t 95% half-width over draws.
 
 Imports: the sampling path (this module, :mod:`freege.validation.sample`) loads neither sympy
@@ -26,7 +26,7 @@ from freege.validation.sample import Draw, case_for, draw
 
 @dataclass
 class Validation:
-    """Per-draw results of a validation run (SPEC §6.1)."""
+    """Per-draw results of a validation run (theory §6.1)."""
 
     dims: Dims
     backend: str
@@ -43,7 +43,7 @@ class Validation:
 
     def summary(self) -> dict:
         """Mean ± 95% half-width of rel W1 and KS (fractions) and of the relative errors
-        of the first two empirical moments per model (SPEC §4), seconds per draw (mean)
+        of the first two empirical moments per model (theory §4), seconds per draw (mean)
         and peak memory (max)."""
         w1_mean, w1_ci = metrics.mean_ci(self.rel_w1)
         ks_mean, ks_ci = metrics.mean_ci(self.ks)
@@ -75,7 +75,7 @@ class Validation:
 def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "auto",
              dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
-    """Run ``draws`` draws of SPEC §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
+    """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
     in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:

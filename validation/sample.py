@@ -1,26 +1,26 @@
-"""Sample softmax MHA and its Gaussian equivalent; Gram spectra (SPEC §1, §2, §4, §6.1).
+"""Sample softmax MHA and its Gaussian equivalent; Gram spectra (theory §1, §2, §4, §6.1).
 
 One code path over NumPy and CuPy (:mod:`freege.validation.backend`), in float64, or float32
 as an opt-in (``dtype``; eigenvalues are returned in float64 either way).
-Projected matrices are sampled directly (orthogonal inputs, SPEC §1): ``Q_r, K_r``
+Projected matrices are sampled directly (orthogonal inputs, theory §1): ``Q_r, K_r``
 (n x dK) and ``V_r`` (n x dV) with i.i.d. N(0, 1) entries, per the sharing scheme of
-SPEC §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
+theory §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
 block at a time. Heads are *streamed*: only one n x n attention matrix is alive at a
 time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) -- never
 O(h n^2).
 
 Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
 and the GE noise, so the softmax and GE models of the same seed see the *same* weights,
-whichever of them is computed (SPEC §6.1).
+whichever of them is computed (theory §6.1).
 
-Gaussian equivalent (SPEC §2): ``Y_r = (sqrt(theta2) S_r + sqrt(theta1 - theta2) W_r) /
+Gaussian equivalent (theory §2): ``Y_r = (sqrt(theta2) S_r + sqrt(theta1 - theta2) W_r) /
 sqrt(n)``. Where only ``Y_r V_r`` is needed (value and MHA cases) the n x n noise is
 never formed: conditional on ``V_r = U R`` (thin QR, U with orthonormal columns),
 ``W_r V_r = (W_r U) R`` and ``W_r U`` has i.i.d. N(0, 1) entries, so ``W_r V_r`` is
 sampled *exactly in law* as ``G R`` with ``G`` an n x min(n, dV) Gaussian matrix. This
 holds for tied values (``V_r = K_r``) too, since ``W_r`` is independent of everything.
 
-Cases and scalings (each Gram's mean eigenvalue tends to the SPEC §4 mean ``m1``):
+Cases and scalings (each Gram's mean eigenvalue tends to the theory §4 mean ``m1``):
 
 ==========================  =================================  ====================================
 case                        softmax Gram                       GE Gram
@@ -37,7 +37,7 @@ mha-tied                    mha with V_r = K_r                 mha with V_r = K_
 Means: theta1 (attention, head averages), gV theta1 (value), gO theta1 (mha),
 gK theta1 + h theta2 (value-tied), gO (theta1 + h theta2 / gK) (mha-tied).
 
-Tied MHA scaling: SPEC §4 gives the law ``D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO)``. Its mean is
+Tied MHA scaling: theory §4 gives the law ``D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO)``. Its mean is
 ``(1/gK) * gO * h m1(mu_KV)`` with ``m1(mu_KV) = (theta1 - theta2) gK/h + (h/gK) theta2
 m2(pi_{gK/h}) = theta1 gK/h + theta2``, i.e. ``gO (theta1 + h theta2 / gK)``. The raw
 tied ``MHA^perp MHA^perp^T`` already has this mean: ``MHA^perp = Z_KV W^O`` with
@@ -118,13 +118,13 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
 
 
 def thetas(beta: float) -> tuple[float, float]:
-    """``(theta1, theta2) = (exp(beta^2) - 1, beta^2)`` (SPEC §2)."""
+    """``(theta1, theta2) = (exp(beta^2) - 1, beta^2)`` (theory §2)."""
     b2 = float(beta) ** 2
     return math.expm1(b2), b2
 
 
 def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
-    """``A^perp = softmax_rows(beta S) - 1 1^T / n`` (SPEC §1), stable (row max
+    """``A^perp = softmax_rows(beta S) - 1 1^T / n`` (theory §1), stable (row max
     subtracted before exp), computed in place in ``scores``' buffer, which it returns."""
     n = scores.shape[1]
     scores *= beta
@@ -137,7 +137,7 @@ def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
 
 def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
     """``A^perp V`` for ``A^perp = softmax_rows(beta Q K^T / sqrt(dK)) - 1 1^T / n``
-    (SPEC §1), fused: the n x n block is only ``exp(beta S - rowmax)`` (``beta/sqrt(dK)``
+    (theory §1), fused: the n x n block is only ``exp(beta S - rowmax)`` (``beta/sqrt(dK)``
     folded into ``Q``, n dK work instead of two n x n passes); normalisation and centring
     act on the n x dV product, ``A^perp V = diag(1/rowsum) (E V) - 1 (mean_rows V)``.
     Four passes over the n x n block instead of eight (benchmarks/sampling.py)."""
@@ -174,7 +174,7 @@ class _Head:
 
 
 def _heads(bk: Backend, gen: Any, dims: Dims, case: str) -> Iterator[_Head]:
-    """Weights head by head, always drawn in the same order from ``gen`` (SPEC §1.1):
+    """Weights head by head, always drawn in the same order from ``gen`` (theory §1.1):
     Q_r; K and V when head r opens a new K/V group (one K for all heads in the
     shared-key case; V = K when tied). W^O is drawn afterwards (:func:`_output`)."""
     n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
@@ -260,7 +260,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
 def _output(zs: dict[str, Any], dims: Dims, bk: Backend, wgen: Any) -> dict[str, Any]:
     """``Z W^O`` for every model's ``Z``, the same ``W^O`` (h dV x dO, i.i.d.
     N(0, 1/(h dV))) for all, drawn in row blocks of max(dV, min(n, 1024)) rows, so it is
-    never held whole and a block costs O(n dO) memory (SPEC §1)."""
+    never held whole and a block costs O(n dO) memory (theory §1)."""
     rows = dims.h * dims.dV
     step = max(dims.dV, min(dims.n, 1024))
     out: dict[str, Any] = {}
@@ -325,11 +325,11 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend,
 def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
                      backend: str | Backend = "numpy", dtype: str | None = None
                      ) -> np.ndarray:
-    """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the SPEC §4
+    """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the theory §4
     matrix of ``case`` (module table), for ``model`` ``softmax`` (centred softmax) or
     ``ge`` (Gaussian equivalent, fresh noise, the same Q/K/V for the same ``seed``).
-    The mean eigenvalue tends to the SPEC §4 mean m1 of the case. K/V grouping follows
-    ``dims.sharing`` (SPEC §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
+    The mean eigenvalue tends to the theory §4 mean m1 of the case. K/V grouping follows
+    ``dims.sharing`` (theory §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
     precision (default: the backend's, float64)."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
@@ -341,7 +341,7 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
 
 @dataclass(frozen=True)
 class Draw:
-    """One draw of SPEC §6.1: ascending eigenvalues of ``MHA^perp MHA^perp^T``
+    """One draw of theory §6.1: ascending eigenvalues of ``MHA^perp MHA^perp^T``
     (``softmax``) and ``(1/n) MHA^G MHA^G^T`` (``ge``) for the same weights, with the
     wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`)."""
 
@@ -353,7 +353,7 @@ class Draw:
 
 def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
          dtype: str | None = None) -> Draw:
-    """Sample one draw of SPEC §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
+    """Sample one draw of theory §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
     both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO)).
     ``dtype``: working precision (default: the backend's, float64)."""
     bk = get_backend(backend, dtype)
@@ -370,7 +370,7 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
                  dtype: str | None = None) -> tuple[Any, Any]:
     """``(MHA^perp, MHA^G / sqrt(n))`` as n x dO backend arrays for the same weights
-    (SPEC §2, §5): both Grams tend to the same law with mean m1 (module table)."""
+    (theory §2, §5): both Grams tend to the same law with mean m1 (module table)."""
     bk = get_backend(backend, dtype)
     acc = _matrices(case_for(dims), dims, seed, bk, MODELS)
     return acc["softmax"], acc["ge"]

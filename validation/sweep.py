@@ -1,7 +1,7 @@
-"""Run a sweep: one Dask task per (grid point, draw) of SPEC §6.1, results to a store.
+"""Run a sweep: one Dask task per (grid point, draw) of theory §6.1, results to a store.
 
 * Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sample.draw` (or
-  :func:`freege.validation.sample.case_eigenvalues` for another SPEC §4 case: both models, the
+  :func:`freege.validation.sample.case_eigenvalues` for another theory §4 case: both models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
@@ -44,7 +44,7 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
               limiting_mean: float, dtype: str = "float64") -> dict[str, Any]:
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
     or float32, :mod:`freege.validation.backend`) and return the store
-    record: relative W1 (over ``limiting_mean``, SPEC §6.1), KS (numerical zeros as exact
+    record: relative W1 (over ``limiting_mean``, theory §6.1), KS (numerical zeros as exact
     zeros, :func:`freege.validation.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
@@ -78,7 +78,7 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
 def header(points: list[Point], draws: int, seed: int, backend: str,
            dtype: str = "float64") -> dict[str, Any]:
     """The store header: the sweep's identity (dtype included: float32 and float64
-    draws never share a store) and each point's SPEC §4 limiting moments ``[m1, m2]``
+    draws never share a store) and each point's theory §4 limiting moments ``[m1, m2]``
     (:func:`freege.validation.theory.limiting_moments`)."""
     from freege.validation.theory import limiting_moments
 

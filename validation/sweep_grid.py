@@ -1,11 +1,11 @@
-"""Grids of a validation sweep: axes -> points, from options or a TOML campaign (SPEC §6.1).
+"""Grids of a validation sweep: axes -> points, from options or a TOML campaign (theory §6.1).
 
 A grid maps keys of :data:`GRID_KEYS` to lists of values; its points are the Cartesian
 product. A model base (``preset`` names or Hugging Face ``config`` files,
 :mod:`freege.validation.hf_config`) gives every dimension; the other axes override them. Without
 a base, ``n``, ``h``, ``dk`` and ``do`` are required (``dv`` defaults to ``dk``). ``beta``
 values may be ranges ``start:stop:step`` (stop included, decimal arithmetic). ``d`` only
-enters parameter counts (SPEC §1): when an ``n`` on the grid exceeds the base's ``d``,
+enters parameter counts (theory §1): when an ``n`` on the grid exceeds the base's ``d``,
 ``d`` is raised to ``n``. Changing ``h`` resets ``h_kv`` to its default for the sharing
 scheme unless ``h_kv`` is an axis too.
 
@@ -48,7 +48,7 @@ _CAMPAIGN_KEYS = ("description", "draws", "seed", "grid")
 
 @dataclass(frozen=True)
 class Point:
-    """One grid point: a configuration, its SPEC §4 case, and the model it came from
+    """One grid point: a configuration, its theory §4 case, and the model it came from
     (preset name, config file, or ``None`` for explicit dimensions)."""
 
     dims: Dims

@@ -1,8 +1,8 @@
 """Analyses of a sweep store: per-point means with 95% CIs, n-scaling fits, theory beside
-samples, plots (SPEC §4, §6.1).
+samples, plots (theory §4, §6.1).
 
 * Per point: finished draws, mean ± Student-t 95% half-width of relative W1, KS, the
-  relative errors of the first two empirical moments per model against the SPEC §4
+  relative errors of the first two empirical moments per model against the theory §4
   limits (as ``freege validate``), and the empirical moments themselves beside the
   limiting ``m1``, ``m2`` (``theory``). One draw: a mean without a CI.
 * n-scaling: for every group of points equal except in ``n`` (and ``d``, which follows
@@ -218,7 +218,7 @@ def check_plot_path(path: str) -> None:
 
 def plot(report: dict[str, Any], path: str) -> None:
     """Distances (with CIs and n-scaling fits) and the empirical moments beside the
-    SPEC §4 limits against the varying axis; written atomically to ``path``."""
+    theory §4 limits against the varying axis; written atomically to ``path``."""
     from matplotlib.figure import Figure
 
     from freege.plotting import save
@@ -267,8 +267,8 @@ def plot(report: dict[str, Any], path: str) -> None:
                 if f:
                     ax_d.plot(ns, f["prefactor"] * ns ** f["exponent"], ":", color="gray")
     ax_d.set_title("softmax vs GE (mean ± 95% CI)", fontsize=10)
-    ax_m1.set_title("m1: samples vs SPEC §4 limit", fontsize=10)
-    ax_m2.set_title("m2: samples vs SPEC §4 limit", fontsize=10)
+    ax_m1.set_title("m1: samples vs theory §4 limit", fontsize=10)
+    ax_m2.set_title("m2: samples vs theory §4 limit", fontsize=10)
     for ax in (ax_d, ax_m1, ax_m2):
         ax.set_xlabel(x)
         ax.legend(fontsize=6)

@@ -1,9 +1,9 @@
-"""Limiting moments of the SPEC §4 laws at a finite configuration's ratios.
+"""Limiting moments of the theory §4 laws at a finite configuration's ratios.
 
 The exact layer is the single source of truth: the moments are the sympy expressions
 of :func:`freege.symbolic.moments` (in theta1, theta2, h, gK, gV, gO),
 lambdified once per (case, order) and evaluated in float64 at ``theta1 = e^{beta^2} -
-1``, ``theta2 = beta^2`` and the exact ratios of the configuration (SPEC §1.2).
+1``, ``theta2 = beta^2`` and the exact ratios of the configuration (theory §1.2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _moment_functions(case: str, order: int) -> Callable[..., list[float]]:
 
 
 def limiting_moments(case: str, dims: Dims, order: int = 1) -> list[float]:
-    """``[m_1, ..., m_order]`` of the SPEC §4 law of ``case`` at the ratios of ``dims``."""
+    """``[m_1, ..., m_order]`` of the theory §4 law of ``case`` at the ratios of ``dims``."""
     check_case(case)
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise ValueError(f"order must be an integer >= 1 (got {order!r})")

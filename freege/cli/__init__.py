@@ -30,14 +30,14 @@ from importlib import import_module
 COMMANDS: dict[str, tuple[str, str]] = {
     "derive": ("derive", "exact closed forms (sympy): moments, cumulants, S, dof, Cauchy"),
     "validate": ("validate", "sample softmax MHA vs its Gaussian equivalent at model "
-                 "dimensions (SPEC §6.1)"),
+                 "dimensions (theory §6.1)"),
     "ladder": ("validate", "the single-head ladder from softmax to its Gaussian equivalent "
-               "(SPEC §6.2)"),
-    "law": ("law", "moments, support, atoms and density of a SPEC §4 law"),
-    "readout": ("readout", "SPEC §5 readout predictions: dof, ridge error, loss, arrival "
+               "(theory §6.2)"),
+    "law": ("law", "moments, support, atoms and density of a theory §4 law"),
+    "readout": ("readout", "theory §5 readout predictions: dof, ridge error, loss, arrival "
                 "time"),
-    "reproduce": ("reproduce", "the SPEC §6.3 readout experiments, theory side"),
-    "sweep": ("sweep", "run a validation campaign (SPEC §6.1) over a grid on Dask, resumable"),
+    "reproduce": ("reproduce", "the theory §6.3 readout experiments, theory side"),
+    "sweep": ("sweep", "run a validation campaign (theory §6.1) over a grid on Dask, resumable"),
     "sweep-report": ("sweep", "per-point means with 95%% CIs, n-scaling fits and plots of a "
                      "sweep store"),
 }

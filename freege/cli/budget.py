@@ -1,4 +1,4 @@
-"""Preflight of the sampling commands (``validate``, ``ladder``; SPEC §6.1, §6.2): before
+"""Preflight of the sampling commands (``validate``, ``ladder``; theory §6.1, §6.2): before
 any sampling, the memory one sample needs against the memory available, and the time of
 the whole run against :data:`CONFIRM_SECONDS`.
 

@@ -1,5 +1,5 @@
 """``--certify`` for ``freege law`` and ``freege readout dof|ridge``: rigorous enclosures
-(SPEC §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls. With ``--dps D``
+(theory §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls. With ``--dps D``
 the working precision is raised until every ball has D significant digits (radius at
 most ``10^-D |mid|``), up to :data:`freege.numeric.certify.MAX_PREC` bits; the radius
 printed is always the honest one.
@@ -176,7 +176,7 @@ def run_readout(args: argparse.Namespace, spec: Any, lam: Any, sigma2: Any) -> i
     data, _ = refined(lambda p: readout_data(args.readout, the_law, lam, sigma2, texts, p,
                                              params), args.dps)
     title = (f"readout {args.readout}: features of the {describe(spec)}, normalized "
-             "(SPEC §5; certified balls, mid +/- rad)")
+             "(theory §5; certified balls, mid +/- rad)")
     emit(data, args, lambda d: "\n".join(
         [title] + [f"{k:<7}{_text(v)}" for k, v in d.items()
                    if k not in ("certified", "prec_bits")]))

@@ -1,12 +1,12 @@
-"""``freege derive``: the exact closed forms of SPEC §3-§5, printed from the sympy layer.
+"""``freege derive``: the exact closed forms of theory §3-§5, printed from the sympy layer.
 
 Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
 
 * ``moments`` / ``cumulants --order Q [--normalized]``: ``m_1..m_Q`` / ``kappa_1..kappa_Q``;
 * ``s-transform [--normalized]``: the explicit S-transform (when it has one) and the
-  polynomial relation ``E(S, w) = 0`` (SPEC §3);
-* ``dof --order Q``: the large-``lam`` coefficients of ``w(lam)`` (SPEC §5);
-* ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (SPEC §3 polynomial method).
+  polynomial relation ``E(S, w) = 0`` (theory §3);
+* ``dof --order Q``: the large-``lam`` coefficients of ``w(lam)`` (theory §5);
+* ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (theory §3 polynomial method).
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
 LaTeX spells the symbols as in the theory (gamma_K, gamma_V, gamma_O, theta_1, theta_2, beta:
@@ -37,7 +37,7 @@ THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
 
 
 def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> None:
-    parser.add_argument("--case", required=True, choices=CASES, help="SPEC §4 case")
+    parser.add_argument("--case", required=True, choices=CASES, help="theory §4 case")
     if order:
         parser.add_argument(
             "--order", required=True, type=int,
@@ -45,7 +45,7 @@ def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> N
         )
     if normalized:
         parser.add_argument(
-            "--normalized", action="store_true", help="the mean-one law nubar (SPEC §3)"
+            "--normalized", action="store_true", help="the mean-one law nubar (theory §3)"
         )
     add_format_option(parser, FORMATS)
 
@@ -56,18 +56,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = parser.add_subparsers(dest="quantity", metavar="QUANTITY")
     sub.required = True
-    for name, helptext in (("moments", "moments m_1..m_Q (SPEC §3, §4)"),
-                           ("cumulants", "free cumulants kappa_1..kappa_Q (SPEC §3)")):
+    for name, helptext in (("moments", "moments m_1..m_Q (theory §3, §4)"),
+                           ("cumulants", "free cumulants kappa_1..kappa_Q (theory §3)")):
         p = sub.add_parser(name, help=helptext)
         _common(p, order=True, normalized=True)
         p.set_defaults(func=_sequence_handler(name))
-    p = sub.add_parser("s-transform", help="S-transform and its relation E(S, w) = 0 (SPEC §3)")
+    p = sub.add_parser("s-transform", help="S-transform and its relation E(S, w) = 0 (theory §3)")
     _common(p, order=False, normalized=True)
     p.set_defaults(func=_s_transform)
-    p = sub.add_parser("dof", help="large-lam series of the degrees of freedom w(lam) (SPEC §5)")
+    p = sub.add_parser("dof", help="large-lam series of the degrees of freedom w(lam) (theory §5)")
     _common(p, order=True, normalized=False)
     p.set_defaults(func=_dof)
-    p = sub.add_parser("cauchy", help="Cauchy polynomial P(G, z) = 0 (SPEC §3)")
+    p = sub.add_parser("cauchy", help="Cauchy polynomial P(G, z) = 0 (theory §3)")
     _common(p, order=False, normalized=True)
     p.set_defaults(func=_cauchy)
 
@@ -135,7 +135,7 @@ def _dof(args: argparse.Namespace) -> int:
         "dof": {str(k): to_text(in_beta(v)) for k, v in enumerate(coeffs, 1)},
         "series": to_text(in_beta(total)),
     }
-    title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (SPEC §5)")
+    title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (theory §5)")
     emit(data, args, _render(args.format, lines, title))
     return 0
 

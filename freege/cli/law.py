@@ -1,4 +1,4 @@
-"""``freege law``: a limiting spectral law of SPEC §4 -- moments, support, atoms, density.
+"""``freege law``: a limiting spectral law of theory §4 -- moments, support, atoms, density.
 
 Also home of :func:`law_spec`, which turns the law options every evaluating command
 shares (:func:`freege.cli.options.add_law_options`: ``--case --beta --h (--gK --gV --gO |
@@ -47,9 +47,9 @@ _DIM_OPTIONS = (("n", "--n"), ("dK", "--dk"), ("dV", "--dv"), ("dO", "--do"))
 
 @dataclass(frozen=True)
 class LawSpec:
-    """What the law options describe: a SPEC §4 case, its configuration (limit ratios, or
+    """What the law options describe: a theory §4 case, its configuration (limit ratios, or
     finite dimensions with the K/V group count) and whether the law is normalized to
-    mean one (SPEC §3)."""
+    mean one (theory §3)."""
 
     case: str
     config: Ratios | Dims
@@ -73,7 +73,7 @@ def real_option(option: str, text: str) -> Number:
 
 
 def _sharing(case: str, sharing: str | None) -> str:
-    """The sharing scheme: a ``*-tied`` case means tied K = V (SPEC §1.1, §4)."""
+    """The sharing scheme: a ``*-tied`` case means tied K = V (theory §1.1, §4)."""
     if case.endswith("-tied"):
         if sharing not in (None, "tied"):
             raise ValueError(
@@ -108,7 +108,7 @@ def _missing(given: dict[str, str], options: tuple[tuple[str, str], ...], tied: 
 
 
 def law_spec(args: argparse.Namespace) -> LawSpec:
-    """Turn the parsed law options into a :class:`LawSpec` (SPEC §1.2).
+    """Turn the parsed law options into a :class:`LawSpec` (theory §1.2).
 
     Either the ratio options or the dimension options must be complete. When both are
     given, every ratio option must agree with the ratio the dimensions imply (relative
@@ -214,8 +214,8 @@ def text_value(value: object, dps: int | None) -> str:
 
 
 def law_summary(the_law: Law, xs: list) -> dict:
-    """mean, m2, mbar2 = m2/m1^2 (SPEC §3), support intervals, atoms and the density at
-    ``xs`` (SPEC §4, §7)."""
+    """mean, m2, mbar2 = m2/m1^2 (theory §3), support intervals, atoms and the density at
+    ``xs`` (theory §4, §7)."""
     mean, m2 = the_law.mean(), the_law.moment(2)
     with mpmath.workdps(the_law.dps or 15):
         mbar2 = m2 / mean**2
@@ -275,8 +275,8 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "law", help="moments, support, atoms and density of a SPEC §4 law",
-        description="Evaluate a SPEC §4 limiting law: mean, m2, mbar2 = m2/m1^2, support, "
+        "law", help="moments, support, atoms and density of a theory §4 law",
+        description="Evaluate a theory §4 limiting law: mean, m2, mbar2 = m2/m1^2, support, "
         "atoms and the density at the --pdf points.",
     )
     add_law_options(parser, CASES)

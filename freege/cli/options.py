@@ -1,6 +1,6 @@
 """The options several ``freege`` sub-commands share, each defined once here: output
 format, ``--dps``, ``--plot``, ``--seed``, ``--backend``, ``--dtype``, ``--yes``,
-``--certify``, the SPEC §4 law options and the SPEC §5 readout settings (``--lam``,
+``--certify``, the theory §4 law options and the theory §5 readout settings (``--lam``,
 ``--sigma2``, ``--level``).
 
 Values are kept as text (numbers are checked by the commands, so every message names the
@@ -16,7 +16,7 @@ from freege.params import MAX_DPS, SHARINGS
 
 FORMATS = ("text", "json")
 
-#: SPEC §6.3 defaults of the readout settings
+#: theory §6.3 defaults of the readout settings
 DEFAULT_LAM = "1e-4"
 DEFAULT_SIGMA2 = "0.1"
 DEFAULT_LEVEL = "0.1"
@@ -92,13 +92,13 @@ def add_law_options(
     default_case: str | None = None,
     normalized_option: bool = True,
 ) -> None:
-    """Add the law options (SPEC §1.1, §1.2, §4) to ``parser``. Values are kept as text
+    """Add the law options (theory §1.1, §1.2, §4) to ``parser``. Values are kept as text
     here and validated by :func:`freege.cli.law.law_spec`, so every message names the
     option."""
-    group = parser.add_argument_group("law", "the SPEC §4 law: give ratios or dimensions")
+    group = parser.add_argument_group("law", "the theory §4 law: give ratios or dimensions")
     group.add_argument(
         "--case", choices=cases, default=default_case, required=default_case is None,
-        help="SPEC §4 case" + (f" (default: {default_case})" if default_case else ""),
+        help="theory §4 case" + (f" (default: {default_case})" if default_case else ""),
     )
     group.add_argument("--beta", required=True, help="inverse temperature beta > 0")
     group.add_argument("--h", required=True, help="number of heads h >= 1 (integer)")
@@ -111,17 +111,17 @@ def add_law_options(
     group.add_argument("--do", dest="dO", help="output width dO (integer)")
     group.add_argument(
         "--sharing", choices=SHARINGS, default=None,
-        help="K/V sharing scheme, SPEC §1.1 (default: tied for the *-tied cases, else none)",
+        help="K/V sharing scheme, theory §1.1 (default: tied for the *-tied cases, else none)",
     )
     group.add_argument("--h-kv", dest="h_kv", help="K/V groups, 1 <= h_kv <= h (gqa/mqa)")
     if normalized_option:
         group.add_argument(
-            "--normalized", action="store_true", help="divide the law by its mean (SPEC §3)"
+            "--normalized", action="store_true", help="divide the law by its mean (theory §3)"
         )
 
 
 def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:
-    """``--lam`` (and ``--sigma2``): the ridge settings of SPEC §5."""
+    """``--lam`` (and ``--sigma2``): the ridge settings of theory §5."""
     parser.add_argument("--lam", default=DEFAULT_LAM,
                         help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
     if sigma2:
@@ -130,6 +130,6 @@ def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> N
 
 
 def add_level_option(parser: argparse.ArgumentParser) -> None:
-    """``--level``: the relative loss level of an arrival time (SPEC §5)."""
+    """``--level``: the relative loss level of an arrival time (theory §5)."""
     parser.add_argument("--level", default=DEFAULT_LEVEL,
                         help=f"relative loss level in (0, 1) (default {DEFAULT_LEVEL})")

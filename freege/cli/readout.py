@@ -1,5 +1,5 @@
-"""``freege readout ridge|dof|loss|arrival``: SPEC §5 readout predictions for features
-normalized to the mean-one law (``F = MHA / sqrt(m)``, SPEC §5).
+"""``freege readout ridge|dof|loss|arrival``: theory §5 readout predictions for features
+normalized to the mean-one law (``F = MHA / sqrt(m)``, theory §5).
 
 * ``dof`` -- ``w(lam) = int x/(x+lam) dnubar``;
 * ``ridge`` -- ``w(lam)`` and the ridge coefficient error ``E(lam)`` (isotropic teacher,
@@ -65,7 +65,7 @@ def level_option(text: str) -> Number:
 
 def check_reachable(features: Any, level: Number) -> None:
     """Refuse a ``--level`` the loss reaches only after the supported times: at or below
-    ``L(T_MAX)`` (SPEC §5; ``L`` decreases), the arrival time would exceed ``T_MAX``."""
+    ``L(T_MAX)`` (theory §5; ``L`` decreases), the arrival time would exceed ``T_MAX``."""
     floor = readout.flow_loss(features, T_MAX)
     if level <= Fraction(float(floor)):
         raise ValueError(
@@ -127,29 +127,29 @@ def run(args: argparse.Namespace) -> int:
         sigma2 = sigma2_option(args.sigma2) if args.readout == "ridge" else None
         return certify_output.run_readout(args, spec, real_option("--lam", args.lam), sigma2)
     data = evaluate(args.readout, args, spec)
-    title = f"readout {args.readout}: features of the {describe(spec)}, normalized (SPEC §5)"
+    title = f"readout {args.readout}: features of the {describe(spec)}, normalized (theory §5)"
     emit(data, args, lambda d: render(d, title, args.dps), args.dps)
     return 0
 
 
 _HELP = {
-    "dof": "effective degrees of freedom w(lam) (SPEC §5)",
-    "ridge": "ridge coefficient error E(lam) and w(lam) (SPEC §5)",
-    "loss": "gradient-flow loss L(t) at the --t times (SPEC §5)",
-    "arrival": "first time t with L(t) = --level (SPEC §5)",
+    "dof": "effective degrees of freedom w(lam) (theory §5)",
+    "ridge": "ridge coefficient error E(lam) and w(lam) (theory §5)",
+    "loss": "gradient-flow loss L(t) at the --t times (theory §5)",
+    "arrival": "first time t with L(t) = --level (theory §5)",
 }
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "readout", help="SPEC §5 readout predictions: dof, ridge error, loss, arrival time",
-        description="SPEC §5 readout predictions for features normalized to mean one.",
+        "readout", help="theory §5 readout predictions: dof, ridge error, loss, arrival time",
+        description="theory §5 readout predictions for features normalized to mean one.",
     )
     kinds = parser.add_subparsers(dest="readout", metavar="KIND")
     kinds.required = True
     for kind, text in _HELP.items():
         sub = kinds.add_parser(kind, help=text, description=text)
-        # the ridge error involves gO, so it is defined for the MHA laws only (SPEC §5)
+        # the ridge error involves gO, so it is defined for the MHA laws only (theory §5)
         cases = ("mha", "mha-tied") if kind == "ridge" else CASES
         add_law_options(sub, cases, default_case="mha", normalized_option=False)
         if kind in ("dof", "ridge"):

@@ -1,4 +1,4 @@
-"""``freege reproduce temperature|headcount|budget|sharing|arrival``: the SPEC §6.3 setups,
+"""``freege reproduce temperature|headcount|budget|sharing|arrival``: the theory §6.3 setups,
 theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
 ``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
 
@@ -70,7 +70,7 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], dps: int | Non
 
 
 def render(setup: str, data: dict[str, Any], dps: int | None) -> str:
-    parts = [f"SPEC §6.3 {setup}: {_HELP[setup]}"]
+    parts = [f"theory §6.3 {setup}: {_HELP[setup]}"]
     if setup == "headcount":
         parts += ["learning curves L(t), dO = 2n:", table(data["curves"], COLUMNS["curves"], dps),
                   "coefficient error at fixed output dO = 2048:"]
@@ -94,7 +94,7 @@ def plot(setup: str, path: str, data: dict[str, Any]) -> None:
         plotting.curves(
             path, {"error(64,192) / error(128,128)": (_column(rows, "beta"),
                                                       _column(rows, "ratio"))},
-            "beta", "ratio of coefficient errors", "SPEC §6.3 temperature", hline=1.0,
+            "beta", "ratio of coefficient errors", "theory §6.3 temperature", hline=1.0,
             vline=None if cross is None else float(cross),
         )
     elif setup == "headcount":
@@ -102,21 +102,21 @@ def plot(setup: str, path: str, data: dict[str, Any]) -> None:
         for h in dict.fromkeys(row["h"] for row in data["curves"]):
             mine = [row for row in data["curves"] if row["h"] == h]
             series[f"h = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
-        plotting.curves(path, series, "t", "L(t)", "SPEC §6.3 learning curves (dO = 2n)",
+        plotting.curves(path, series, "t", "L(t)", "theory §6.3 learning curves (dO = 2n)",
                         logx=True)
     elif setup == "budget":
         plotting.curves(path, {"fixed budget": (_column(rows, "h"), _column(rows, "error"))},
-                        "h", "coefficient error", "SPEC §6.3 fixed budget")
+                        "h", "coefficient error", "theory §6.3 fixed budget")
     elif setup == "sharing":
         x = _column(rows, "h")
         plotting.curves(path, {"GQA (2 heads / pair)": (x, _column(rows, "error_gqa")),
                                "tied K = V": (x, _column(rows, "error_tied"))},
-                        "h", "coefficient error", "SPEC §6.3 sharing", logx=True)
+                        "h", "coefficient error", "theory §6.3 sharing", logx=True)
     else:
         x = _column(rows, "h_kv")
         plotting.curves(path, {"fixed widths": (x, _column(rows, "t_fixed_widths")),
                                "fixed N_par": (x, _column(rows, "t_fixed_budget"))},
-                        "h_kv", "arrival time", "SPEC §6.3 arrival", logx=True)
+                        "h_kv", "arrival time", "theory §6.3 arrival", logx=True)
 
 
 def _progress(args: argparse.Namespace) -> experiments.Progress:
@@ -162,15 +162,15 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "reproduce", help="the SPEC §6.3 readout experiments, theory side",
-        description="The SPEC §6.3 setups (beta = 1, lam = 1e-4, sigma2 = 0.1 unless "
-        "varied): tables of limiting predictions (SPEC §5).",
+        "reproduce", help="the theory §6.3 readout experiments, theory side",
+        description="The theory §6.3 setups (beta = 1, lam = 1e-4, sigma2 = 0.1 unless "
+        "varied): tables of limiting predictions (theory §5).",
     )
     setups = parser.add_subparsers(dest="setup", metavar="SETUP")
     setups.required = True
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
-        if setup != "arrival":  # the ridge settings of the coefficient errors (SPEC §5)
+        if setup != "arrival":  # the ridge settings of the coefficient errors (theory §5)
             add_ridge_options(sub)
         if setup == "temperature":
             sub.add_argument("--betas", nargs="+", metavar="B",

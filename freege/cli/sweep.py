@@ -1,4 +1,4 @@
-"""``freege sweep`` and ``freege sweep-report``: validation campaigns (SPEC §6.1) as Dask
+"""``freege sweep`` and ``freege sweep-report``: validation campaigns (theory §6.1) as Dask
 task graphs into a resumable store, and their analyses.
 
 Dask, tqdm and scipy load only when these commands run (the ``sweep`` extra). Bad input
@@ -27,7 +27,7 @@ from freege.params import positive_int
 
 #: grid options: (option, grid key, help)
 _GRID_OPTIONS = (
-    ("--preset", "preset", "SPEC §6.1 preset name(s)"),
+    ("--preset", "preset", "theory §6.1 preset name(s)"),
     ("--config", "config", "Hugging Face-style config.json file(s)"),
     ("--n", "n", "tokens"),
     ("--beta", "beta", "inverse temperature(s); start:stop:step for a range"),
@@ -38,14 +38,14 @@ _GRID_OPTIONS = (
     ("--do", "do", "output width"),
     ("--d", "d", "model width (parameter counts only)"),
     ("--sharing", "sharing", "K/V sharing scheme(s): none, gqa, mqa, tied"),
-    ("--case", "case", "SPEC §4 case(s) (default: mha, or mha-tied when tied)"),
+    ("--case", "case", "theory §4 case(s) (default: mha, or mha-tied when tied)"),
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "sweep",
-        help="run a validation campaign (SPEC §6.1) over a grid on Dask, resumable",
+        help="run a validation campaign (theory §6.1) over a grid on Dask, resumable",
         description="One Dask task per (grid point, draw): softmax MHA vs its Gaussian "
         "equivalent, relative W1, KS and moments, appended to STORE as each finishes. "
         "The grid is the product of the axes given (and of a TOML campaign's). Rerunning "
@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sweep-report",
         help="per-point means with 95%% CIs, n-scaling fits and plots of a sweep store",
         description="Means ± Student-t 95% half-widths of relative W1, KS and moment "
-        "errors per grid point, log-log n-scaling fits with CIs, SPEC §4 limiting "
+        "errors per grid point, log-log n-scaling fits with CIs, theory §4 limiting "
         "moments beside the samples.",
     )
     q.add_argument("store", metavar="PATH", help="a store written by freege sweep")

@@ -1,5 +1,5 @@
 """``freege validate`` and ``freege ladder``: sampled softmax MHA against its Gaussian
-equivalent and the limiting law (SPEC §6.1), and the single-head ladder (SPEC §6.2).
+equivalent and the limiting law (theory §6.1), and the single-head ladder (theory §6.2).
 
 Bad input (unknown preset, invalid dimensions, draws < 2, an unusable CuPy, a plot that
 cannot be written) is a ValueError, printed by the dispatcher as one line with exit
@@ -32,7 +32,7 @@ from freege.validation.presets import PRESETS, get_preset
 if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
     from freege.validation.runner import Validation
 
-#: default number of draws of ``freege validate`` (SPEC §6.1 uses 10). bert-base takes
+#: default number of draws of ``freege validate`` (theory §6.1 uses 10). bert-base takes
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
 #: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
@@ -75,14 +75,14 @@ class Progress:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "validate",
-        help="sample softmax MHA vs its Gaussian equivalent at model dimensions (SPEC §6.1)",
+        help="sample softmax MHA vs its Gaussian equivalent at model dimensions (theory §6.1)",
         description="Sample softmax MHA and its Gaussian equivalent (same weights, fresh "
         "noise) and compare all n eigenvalues of MHA^perp MHA^perp^T and (1/n) MHA^G "
-        "MHA^G^T: relative W1 (over the SPEC §4 limiting mean) and KS, mean ± 95% "
+        "MHA^G^T: relative W1 (over the theory §4 limiting mean) and KS, mean ± 95% "
         f"Student-t half-width over draws. Presets: {', '.join(PRESETS)}; or give an "
         "explicit configuration with --n --h --dk --do [--dv --h-kv --sharing --d].",
     )
-    p.add_argument("preset", nargs="?", help="SPEC §6.1 preset name")
+    p.add_argument("preset", nargs="?", help="theory §6.1 preset name")
     p.add_argument("--draws", default=str(DEFAULT_DRAWS),
                    help=f"number of draws, >= 2 (default {DEFAULT_DRAWS})")
     add_seed_option(p)
@@ -108,7 +108,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     q = subparsers.add_parser(
         "ladder",
-        help="the single-head ladder from softmax to its Gaussian equivalent (SPEC §6.2)",
+        help="the single-head ladder from softmax to its Gaussian equivalent (theory §6.2)",
         description="One head, X = I, n = d = dK: seven matrices from sqrt(n) A to the GE, "
         "each compared on the bulk (top 3 removed) with sqrt(n) A^perp by W1 and L1 "
         "histogram distance; top squared singular values; normalizer diagnostic.",
@@ -214,7 +214,7 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"freege validate: {_config_text(preset, dims)}",
         f"  {d['draws']} draws on {d['backend']} in {d['dtype']}, seed {d['seed']}, "
         f"case {d['case']}",
-        f"  limiting mean m1 (SPEC §4):      {d['limiting_mean']:.6g}",
+        f"  limiting mean m1 (theory §4):      {d['limiting_mean']:.6g}",
         f"  relative W1, softmax vs GE:      {pm(d['rel_w1'])}  (mean ± 95% CI)",
         f"  KS, softmax vs GE:               {pm(d['ks'])}",
         f"  m1 empirical / limit - 1:        softmax {pm(err['softmax']['m1'])}, "
@@ -230,7 +230,7 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
 
 def _plot_validation(path: str, result: Validation, preset: str | None,
                      dims: Dims) -> dict[str, float] | None:
-    """Histogram of the pooled spectra of both models with the SPEC §4 limiting density
+    """Histogram of the pooled spectra of both models with the theory §4 limiting density
     (freege.numeric) overlaid; returns each model's L1 distance to that density. When
     the density cannot be evaluated, says so on stderr and plots without it (None)."""
     import numpy as np
@@ -282,7 +282,7 @@ def run_ladder(args: argparse.Namespace) -> int:
 
         bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
         ladder_histograms(args.plot, bulk, ladder.REFERENCE,
-                          f"single-head ladder, n = {n}, beta = {beta:g} (SPEC §6.2)")
+                          f"single-head ladder, n = {n}, beta = {beta:g} (theory §6.2)")
     emit(result, args, _ladder_text)
     return 0
 

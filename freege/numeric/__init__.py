@@ -1,4 +1,4 @@
-"""The numeric layer: SPEC §4-§5 laws and readout predictions as numbers (SPEC §7).
+"""The numeric layer: theory §4-§5 laws and readout predictions as numbers (theory §7).
 
 Everything here is lambdified from :mod:`freege.symbolic` (through
 :mod:`freege.numeric._symbolic`), never retyped. API summary (stable):
@@ -8,7 +8,7 @@ Laws (:mod:`freege.numeric.law`)
     ``freege.symbolic.cases.CASES`` (attention, head-average, head-average-shared-key,
     value, mha, value-tied, mha-tied); ``config`` a :class:`freege.params.Ratios` or
     :class:`freege.params.Dims`; sharing ``tied`` turns value -> value-tied and
-    mha -> mha-tied (none/gqa/mqa keep the independent laws, SPEC §4).
+    mha -> mha-tied (none/gqa/mqa keep the independent laws, theory §4).
     ``mha_law(config, normalized=False, dps=None)``; ``resolve_case(case, sharing)``.
 
     ``Law`` methods (float64, numpy-vectorised, when ``dps is None``; mpmath numbers at
@@ -28,12 +28,12 @@ Laws (:mod:`freege.numeric.law`)
     ``stieltjes_batch(zs)``. ``Law(case, ratios)`` applies the tying rule itself
     (``Law("mha", tied ratios)`` is the mha-tied law).
 
-Readout (:mod:`freege.numeric.readout`, SPEC §5; laws are normalized first)
+Readout (:mod:`freege.numeric.readout`, theory §5; laws are normalized first)
     ``dof(law, lam)``, ``dof_derivative(law, lam)``, ``ridge_error(law, lam, sigma2)``
     (MHA laws), ``flow_loss(law, t)`` (scalar or array), ``arrival_time(law, level)``,
     ``crossover(f, lo, hi, g=None, dps=None)``.
 
-Roots (:mod:`freege.numeric.roots`, SPEC §7.1)
+Roots (:mod:`freege.numeric.roots`, theory §7.1)
     ``CauchyEquation(poly, symbols, values, mean, describe)`` -- branch-tracked physical
     root of ``P(G, z)`` (float64 batch with an extended-precision refinement, verified
     mpmath polish), ``support_intervals``, ``atom_at_zero``, ``polynomial_roots``.

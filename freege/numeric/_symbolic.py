@@ -1,4 +1,4 @@
-"""The numeric layer's one door into :mod:`freege.symbolic` (SPEC §3-§5).
+"""The numeric layer's one door into :mod:`freege.symbolic` (theory §3-§5).
 
 Every solver of :mod:`freege.numeric` is lambdified from the exact expressions returned
 here, never retyped; keeping the imports in one module keeps the contract in one place.
@@ -18,43 +18,43 @@ from freege.symbolic.symbols import S, gK, gO, gV, h, lam, theta1, theta2, w
 
 #: parameter symbols in the order :class:`freege.numeric.law.Law` supplies their values
 PARAMETERS: tuple[sp.Symbol, ...] = (theta1, theta2, h, gK, gV, gO)
-#: the variables of the ridge polynomial F(w, lam) (SPEC §5)
+#: the variables of the ridge polynomial F(w, lam) (theory §5)
 RIDGE_VARIABLES: tuple[sp.Symbol, sp.Symbol] = (w, lam)
 
 
 @functools.cache
 def cauchy_polynomial(case: str, normalized: bool) -> sp.Poly:
-    """``P(G, z)`` of the case (SPEC §3 polynomial method), gens ``(G, z)``."""
+    """``P(G, z)`` of the case (theory §3 polynomial method), gens ``(G, z)``."""
     return equations.cauchy_polynomial(case, normalized)
 
 
 @functools.cache
 def s_polynomial(case: str, normalized: bool) -> sp.Poly:
-    """The S-relation ``E(S, w)`` as a Poly in gens ``(S, w)`` (SPEC §3), the image of
+    """The S-relation ``E(S, w)`` as a Poly in gens ``(S, w)`` (theory §3), the image of
     :func:`cauchy_polynomial` under ``G = S w``, ``z = (1 + w)/(S w)``."""
     return sp.Poly(equations.s_relation_from_cauchy(cauchy_polynomial(case, normalized)), S, w)
 
 
 @functools.cache
 def moment_expressions(case: str, order: int, normalized: bool) -> tuple[sp.Expr, ...]:
-    """Exact ``m_1..m_order`` (SPEC §3, §4)."""
+    """Exact ``m_1..m_order`` (theory §3, §4)."""
     return tuple(symbolic.moments(case, order, normalized))
 
 
 @functools.cache
 def ridge_polynomial(case: str) -> sp.Poly:
-    """``F(w, lam)`` of the normalized law (SPEC §5), gens ``(w, lam)``."""
+    """``F(w, lam)`` of the normalized law (theory §5), gens ``(w, lam)``."""
     return equations.ridge_polynomial(case)
 
 
 @functools.cache
 def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
-    """``(F_w, F_lam)`` of :func:`ridge_polynomial` (SPEC §5)."""
+    """``(F_w, F_lam)`` of :func:`ridge_polynomial` (theory §5)."""
     return equations.ridge_derivatives(case)
 
 
 @functools.cache
 def ridge_lambda_coefficients(case: str) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
     """``(a0, a1, a2, D)`` of ``F = a2 lam^2 + a1 lam + a0`` and ``D = a1^2 - 4 a0 a2``,
-    factored, functions of ``w`` and the parameters (SPEC §5)."""
+    factored, functions of ``w`` and the parameters (theory §5)."""
     return equations.ridge_lambda_coefficients(case)

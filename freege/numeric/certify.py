@@ -1,4 +1,4 @@
-"""Certified enclosures of the SPEC §4 laws and the SPEC §5 readouts (ball arithmetic).
+"""Certified enclosures of the theory §4 laws and the theory §5 readouts (ball arithmetic).
 
 Every function here returns either a :class:`Certified` ball -- an exact rational midpoint
 and radius such that the true value lies in ``[mid - rad, mid + rad]`` -- or an
@@ -6,7 +6,7 @@ and radius such that the true value lies in ``[mid - rad, mid + rad]`` -- or an
 python-flint's arb/acb (``pip install 'freege[certify]'``); without it every entry point
 raises :class:`freege.errors.DomainError` ("needs python-flint").
 
-Exact inputs (SPEC §1.2, §2)
+Exact inputs (theory §1.2, §2)
     The ratios ``beta, h, gK, gV, gO`` (and ``x``, ``lam``, ``sigma2``) are taken as exact
     rationals: ``int``/``Fraction`` as they are, a Python ``float`` by its *exact binary
     value* (``Fraction(0.1)``, the number freege's numeric layer evaluates too; pass a
@@ -19,7 +19,7 @@ Exact inputs (SPEC §1.2, §2)
     exact zero tests in ``QQ[theta1]`` are decisive, and a square-free polynomial in
     ``QQ[theta1][z]`` stays square-free (with its degree) at the true ``theta1``.
 
-Density at x (SPEC §3, §7.1)
+Density at x (theory §3, §7.1)
     Roots are isolated with acb (``acb_poly.roots``: each output ball holds exactly one
     root of every polynomial in the coefficient balls). A root ball is *lower*/*upper*
     when its imaginary part is certainly negative/positive, and *real* when it meets the
@@ -49,7 +49,7 @@ Density at x (SPEC §3, §7.1)
     ``x < 0`` has density 0 (the laws are Gram spectra on ``[0, inf)``); ``x = 0`` (atom,
     hard edge; the leading coefficient of ``P(., 0)`` vanishes) is refused.
 
-Support (SPEC §7, §7.1)
+Support (theory §7, §7.1)
     Edge candidates are 0 and the positive real roots of the square-free part of
     ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]``, cached on disk with
     :func:`freege.symbolic.cache.cached`), isolated as balls. Between consecutive
@@ -58,16 +58,16 @@ Support (SPEC §7, §7.1)
     beyond the last candidate is outside (``G(x) ~ 1/x`` is real there). Edges are the
     candidates where the classification flips.
 
-Atom at 0 (SPEC §4, §7)
+Atom at 0 (theory §4, §7)
     The mass is the rank deficiency, exactly computable from the ratios: ``1 - min(1, gV)``
     (value), ``1 - min(1, gV, gO)`` (mha, GQA/MQA alike), ``1 - min(1, gK)`` (value-tied),
     ``1 - min(1, gK, gO)`` (mha-tied), 0 for the attention and head-average laws (``h``
     is an integer >= 1), from the atom of a free multiplicative product and of a compound
-    free Poisson law (SPEC §3). The certificate checks exactly (in ``QQ[theta1]``) that
+    free Poisson law (theory §3). The certificate checks exactly (in ``QQ[theta1]``) that
     this mass is a root of the lowest-order part of ``P(m/z, z)`` (the equation of
     ``lim z G(z)``); the ball then has radius 0.
 
-Degrees of freedom and ridge error (SPEC §5)
+Degrees of freedom and ridge error (theory §5)
     ``F(w, lam)`` (ridge polynomial, exact in everything but ``theta1``) is solved by
     bisection on ``(0, w_max)``, ``w_max = 1 - atom``, with the sign rules of the physical
     branch (``lam`` is the larger root of the quadratic ``a2 lam^2 + a1 lam + a0``,
@@ -86,7 +86,7 @@ Precision
 
 Scope of the guarantee
     The enclosures are rigorous for the exact polynomials of the symbolic layer
-    (:mod:`freege.numeric._symbolic`) and the stated SPEC facts (``G`` is a root of the
+    (:mod:`freege.numeric._symbolic`) and the stated facts of docs/theory.md (``G`` is a root of the
     Cauchy polynomial, Herglotz signs, the law lives on ``[0, inf)``, ``lam(w)`` is the
     larger root and monotone, the rank-deficiency atom); they rely on arb's ball
     semantics and on ``acb_poly.roots`` isolating every root of every polynomial in the
@@ -124,7 +124,7 @@ MAX_PREC = 4096
 #: significant digits printed for an exact midpoint whose decimal expansion does not end
 EXACT_DIGITS = 40
 
-#: the rank-deficiency ratios of each case (SPEC §4): the atom at 0 is 1 - min(1, ...)
+#: the rank-deficiency ratios of each case (theory §4): the atom at 0 is 1 - min(1, ...)
 _ATOM_RATIOS = {
     "attention": (), "head-average": (), "head-average-shared-key": (),
     "value": ("gV",), "mha": ("gV", "gO"), "value-tied": ("gK",), "mha-tied": ("gK", "gO"),
@@ -340,7 +340,7 @@ def _from_sympy(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> ThetaPoly:
 def _edge_polynomial_expr(case: str, normalized: bool, values: tuple[str, ...]) -> sp.Expr:
     """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]``, with the factors
     ``z`` removed (0 is always a candidate) and the parameters other than theta1 at the
-    exact ``values``: its real roots are the edge candidates (SPEC §7.1). A pure function
+    exact ``values``: its real roots are the edge candidates (theory §7.1). A pure function
     of the symbolic Cauchy polynomial (whose sources key the disk cache)."""
     spec = _specialize(_term_table("cauchy", case, normalized),
                        tuple(Fraction(v) for v in values))
@@ -468,7 +468,7 @@ class _LawData:
         return {j: row for (k, j), row in self.cauchy.items() if k == i}
 
     def mean_row(self) -> dict[int, Fraction]:
-        """The first moment ``m1`` as an exact theta1 polynomial (SPEC §4)."""
+        """The first moment ``m1`` as an exact theta1 polynomial (theory §4)."""
         expr = _symbolic.moment_expressions(self.case, 1, self.normalized)[0]
         subs = dict(zip(_symbolic.PARAMETERS[1:], (sp.Rational(v.numerator, v.denominator)
                                                    for v in self.values), strict=True))
@@ -713,7 +713,7 @@ def _check_leading(data: _LawData, x: Fraction) -> str | None:
 def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
                   max_prec: int = MAX_PREC) -> list[Result]:
     """Density of the continuous part at each ``x`` as a :class:`Certified` ball, or
-    :class:`Uncertified` with the reason (SPEC §3, §7.1; method in the module docstring).
+    :class:`Uncertified` with the reason (theory §3, §7.1; method in the module docstring).
     ``xs`` are read exactly (:func:`exact`)."""
     data = _data(the_law)
     return [_pdf_at(data, exact(x), prec, max_prec) for x in xs]
@@ -823,7 +823,7 @@ def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: i
 def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC
                       ) -> list[tuple[Certified, Certified]] | Uncertified:
     """Intervals of the continuous part, each edge a ball around a real root of the
-    discriminant (or exactly 0), SPEC §7; :class:`Uncertified` when a gap between edge
+    discriminant (or exactly 0), theory §7; :class:`Uncertified` when a gap between edge
     candidates cannot be classified."""
     cert = _support_certificate(_data(the_law), prec, max_prec)
     return cert if isinstance(cert, Uncertified) else cert.intervals()
@@ -832,7 +832,7 @@ def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MA
 # ---------------------------------------------------------------------- atoms
 def certified_atoms(the_law: Any) -> dict[int, Certified] | Uncertified:
     """``{0: mass}`` (exact ball) or ``{}``; the rank-deficiency mass (module docstring)
-    checked exactly against the limit equation of ``lim z G(z)`` (SPEC §4, §7)."""
+    checked exactly against the limit equation of ``lim z G(z)`` (theory §4, §7)."""
     data = _data(the_law)
     mass = data.atom_mass()
     low = _low_order_part(data.cauchy)
@@ -846,7 +846,7 @@ def certified_atoms(the_law: Any) -> dict[int, Certified] | Uncertified:
     return {0: Certified(mass, Fraction(0), 0)} if mass > 0 else {}
 
 
-# ---------------------------------------------------------------------- ridge (SPEC §5)
+# ---------------------------------------------------------------------- ridge (theory §5)
 class _Ridge:
     """``F(., lam)`` and its pieces as exact theta1-polynomial coefficients in ``w``."""
 
@@ -934,7 +934,7 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
 
 def certified_dof(the_law: Any, lam_value: Any, prec: int = DEFAULT_PREC,
                   max_prec: int = MAX_PREC) -> Result:
-    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5) as a ball."""
+    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5) as a ball."""
     solved = _ridge_solve(the_law, lam_value, prec, max_prec)
     if isinstance(solved, Uncertified):
         return solved
@@ -944,7 +944,7 @@ def certified_dof(the_law: Any, lam_value: Any, prec: int = DEFAULT_PREC,
 
 def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
                           prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC) -> Result:
-    """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (SPEC §5,
+    """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (theory §5,
     MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w``."""
     if the_law.case not in ("mha", "mha-tied"):
         raise ValueError(f"the ridge error is defined for the MHA laws (got {the_law.case})")

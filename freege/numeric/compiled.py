@@ -1,5 +1,5 @@
 """The numeric layer's coefficient functions as generated Python source, cached on disk
-(SPEC §7; issue 7: no ``lambdify`` and no decoding of exact expressions on a warm path).
+(theory §7; issue 7: no ``lambdify`` and no decoding of exact expressions on a warm path).
 
 Each function is a list (or nested list) of the exact symbolic expressions of
 :mod:`freege.numeric._symbolic` -- Cauchy and S-relation coefficient matrices, the ridge

@@ -1,17 +1,17 @@
-"""Law objects: the SPEC §4 limiting laws as numbers, shaped like ``scipy.stats``.
+"""Law objects: the theory §4 limiting laws as numbers, shaped like ``scipy.stats``.
 
 ``law(case, config, normalized=False, dps=None)`` (or ``Law(case, ratios, ...)``) returns
-a :class:`Law` for one SPEC §4 case and one configuration (:class:`freege.params.Ratios`
+a :class:`Law` for one theory §4 case and one configuration (:class:`freege.params.Ratios`
 or :class:`freege.params.Dims`). The tying rule is applied once, in the constructor
 (:func:`resolve_case`): tied sharing makes ``value`` and ``mha`` the tied laws. ``Law`` is
 a thin facade over modules with one job each:
 
 * :mod:`freege.numeric.roots` -- the Cauchy polynomial ``P(G, z)`` on its physical branch
-  (``pdf = -Im G(x + i0)/pi``, ``stieltjes``), support edges and the atom (SPEC §7, §7.1);
+  (``pdf = -Im G(x + i0)/pi``, ``stieltjes``), support edges and the atom (theory §7, §7.1);
 * :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
   Gauss-Legendre panels, convergence checked);
-* :mod:`freege.numeric.s_transform` -- ``s_transform`` (SPEC §3);
-* :mod:`freege.numeric.readout` -- ``dof`` (SPEC §5);
+* :mod:`freege.numeric.s_transform` -- ``s_transform`` (theory §3);
+* :mod:`freege.numeric.readout` -- ``dof`` (theory §5);
 * the exact symbolic moments for ``moment``/``mean``/``var``.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
@@ -41,7 +41,7 @@ from freege.symbolic.cases import CASES, TIED_CASES, check_case
 
 #: the precision floor of the mpmath mode (below it float64 is the better tool)
 MIN_DPS = 15
-#: cases the ``tied`` sharing scheme replaces by their tied counterpart (SPEC §4)
+#: cases the ``tied`` sharing scheme replaces by their tied counterpart (theory §4)
 TIED_COUNTERPART = {"value": "value-tied", "mha": "mha-tied"}
 #: digits of the reference computations behind float64 estimates
 REFERENCE_DPS = 30
@@ -64,7 +64,7 @@ def check_dps(dps: int | None) -> int | None:
 
 
 def resolve_case(case: str, sharing: str) -> str:
-    """The SPEC §4 case for a sharing scheme -- the one tying rule: ``tied`` turns
+    """The theory §4 case for a sharing scheme -- the one tying rule: ``tied`` turns
     ``value`` into ``value-tied`` and ``mha`` into ``mha-tied``; none/gqa/mqa keep the
     independent laws (an explicitly tied case stays tied; it needs ``gV == gK``)."""
     check_case(case)
@@ -76,14 +76,14 @@ def resolve_case(case: str, sharing: str) -> str:
 def parameter_values(ratios: Ratios) -> tuple[mpmath.mpf, ...]:
     """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision -- the one place
     ``beta -> theta`` is computed: ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2``
-    (SPEC §2)."""
+    (theory §2)."""
     b2 = to_mpf(ratios.beta) ** 2
     return (mpmath.expm1(b2), b2, mpmath.mpf(ratios.h), to_mpf(ratios.gK),
             to_mpf(ratios.gV), to_mpf(ratios.gO))
 
 
 def _moment_function(case: str, q: int, normalized: bool) -> Callable[..., Any]:
-    """``m_q`` of the case (SPEC §3, §4) as a generated function (:mod:`compiled`)."""
+    """``m_q`` of the case (theory §3, §4) as a generated function (:mod:`compiled`)."""
 
     def build() -> Any:
         from freege.numeric import _symbolic
@@ -101,7 +101,7 @@ def _cauchy_polynomial(case: str, normalized: bool) -> Any:
 
 
 def _cauchy_matrix(case: str, normalized: bool) -> Callable[..., Any]:
-    """The Cauchy polynomial's coefficient matrix (SPEC §3) as a generated function."""
+    """The Cauchy polynomial's coefficient matrix (theory §3) as a generated function."""
 
     def build() -> Any:
         from freege.numeric import _symbolic
@@ -112,7 +112,7 @@ def _cauchy_matrix(case: str, normalized: bool) -> Callable[..., Any]:
 
 
 def _s_matrix(case: str, normalized: bool) -> Callable[..., Any]:
-    """The S-relation's coefficient matrix (SPEC §3) as a generated function."""
+    """The S-relation's coefficient matrix (theory §3) as a generated function."""
 
     def build() -> Any:
         from freege.numeric import _symbolic
@@ -125,7 +125,7 @@ def _s_matrix(case: str, normalized: bool) -> Callable[..., Any]:
 def _zero_penalty_coefficients(case: str) -> Callable[..., list]:
     """Coefficients (highest degree first) of ``F(w, 0)`` in ``w`` (``F`` the ridge
     polynomial of the case) as a generated function. ``F(w, 0)`` is a multiple of
-    ``Pi(w)^2`` (SPEC §5) whose roots are the ratios of the free Poisson and
+    ``Pi(w)^2`` (theory §5) whose roots are the ratios of the free Poisson and
     Marchenko-Pastur factors; the smallest is ``w(0+) = 1 - atom``."""
 
     def build() -> Any:
@@ -142,11 +142,11 @@ def _zero_penalty_coefficients(case: str) -> Callable[..., list]:
 
 
 class Law:
-    """One SPEC §4 law at one configuration; see the module docstring for the methods.
+    """One theory §4 law at one configuration; see the module docstring for the methods.
 
     Attributes: ``case`` (a name of :data:`freege.symbolic.cases.CASES`, after the tying
     rule), ``ratios`` (:class:`freege.params.Ratios`), ``normalized`` (divide by the mean,
-    SPEC §3) and ``dps`` (None: float64).
+    theory §3) and ``dps`` (None: float64).
     """
 
     def __init__(
@@ -188,7 +188,7 @@ class Law:
         return Law(self.case, self.ratios, self.normalized, dps)
 
     def as_normalized(self) -> Law:
-        """``nubar``: this law divided by its mean (SPEC §3)."""
+        """``nubar``: this law divided by its mean (theory §3)."""
         return self if self.normalized else Law(self.case, self.ratios, True, self.dps)
 
     def _ctx(self) -> Any:
@@ -204,16 +204,16 @@ class Law:
     # The public working-precision interface used by :mod:`freege.numeric.readout` and
     # :mod:`freege.numeric.certify` (everything at the *ambient* mpmath precision).
     def parameter_values(self) -> tuple[mpmath.mpf, ...]:
-        """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision (SPEC §2)."""
+        """``(theta1, theta2, h, gK, gV, gO)`` at the ambient precision (theory §2)."""
         return parameter_values(self.ratios)
 
     def atom_mass(self) -> mpmath.mpf:
-        """The mass at 0 at the ambient precision (0 when there is no atom, SPEC §7)."""
+        """The mass at 0 at the ambient precision (0 when there is no atom, theory §7)."""
         with mpmath.workprec(mpmath.mp.prec):
             return +self._atom_mp()
 
     def stieltjes_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
-        """Physical ``G(z)`` at the ambient precision for a list of points (SPEC §3, §7.1);
+        """Physical ``G(z)`` at the ambient precision for a list of points (theory §3, §7.1);
         real ``z`` means ``z + i0``."""
         return self._stieltjes_mp_batch(zs)
 
@@ -223,7 +223,7 @@ class Law:
             *self.parameter_values(), compiled.mp_rational))
 
     def moment(self, q: int) -> Any:
-        """``m_q = int x^q dnu`` from the exact symbolic moment (SPEC §3, §4), q >= 1
+        """``m_q = int x^q dnu`` from the exact symbolic moment (theory §3, §4), q >= 1
         (``m_0 = 1``). Float64 results are rounded from a 30-digit evaluation."""
         if isinstance(q, bool) or int(q) != q or q < 0:
             raise ValueError(f"moment order q must be an integer >= 0 (got {q})")
@@ -259,8 +259,8 @@ class Law:
 
     def intervals(self) -> list[tuple[Any, Any]]:
         """Intervals of the continuous part: a sorted list of ``(lo, hi)`` (one interval
-        for every SPEC §4 law seen so far; several are allowed). Edges are real roots of
-        the discriminant, located to working precision (SPEC §7)."""
+        for every theory §4 law seen so far; several are allowed). Edges are real roots of
+        the discriminant, located to working precision (theory §7)."""
         with self._ctx():
             return [(self._out(a), self._out(b)) for a, b in self._intervals_mp()]
 
@@ -287,7 +287,7 @@ class Law:
         """Mass of the continuous part (float64), to pick the atom among the exact
         candidates: ``w(0+)``, the smallest positive root of the ridge polynomial at
         ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
-        eigenvalues, SPEC §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
+        eigenvalues, theory §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
         ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed;
         float64 roots of the (non-square-free) polynomial are good to ~1e-4 at a fourfold
         root, enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
@@ -298,7 +298,7 @@ class Law:
 
     def atoms(self) -> dict[Any, Any]:
         """``{location: mass}`` of the point masses: at most one, at 0 (rank deficiency,
-        SPEC §4, §7), from ``lim_{z->0} z G(z)``. Empty when there is none."""
+        theory §4, §7), from ``lim_{z->0} z G(z)``. Empty when there is none."""
         with self._ctx():
             mass = self._atom_mp()
             return {self._out(mpmath.mpf(0)): self._out(mass)} if mass > 0 else {}
@@ -316,7 +316,7 @@ class Law:
         dist = np.min(np.abs(zs[:, None] - points[None, :]), axis=1)
         eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * R)
         g, err = self.equation.stieltjes_f64(zs, eta_min)
-        # SPEC §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
+        # theory §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
         # precision in its coefficients; no float64 seed there (mpmath tracks instead)
         near = np.abs(zs) < roots.NEAR_ZERO * R
         return np.where(near, np.nan, g), np.where(near, np.inf, err)
@@ -324,7 +324,7 @@ class Law:
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         """Physical G in float64; points whose error estimate exceeds
         :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO R`` of 0 (``R`` the
-        branch point radius), are recomputed at 30 digits (SPEC §7.1)."""
+        branch point radius), are recomputed at 30 digits (theory §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
         inside = (zs.imag == 0) & self._inside(zs.real)
@@ -339,7 +339,7 @@ class Law:
         return self._real_outside(zs, g)
 
     def _real_outside(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """On the real axis outside the support G is real (SPEC §7.1)."""
+        """On the real axis outside the support G is real (theory §7.1)."""
         real = zs.imag == 0
         inside = self._inside(zs.real)
         return np.where(real & ~inside, g.real + 0j, g)
@@ -383,7 +383,7 @@ class Law:
         return out
 
     def stieltjes(self, z: Any) -> Any:
-        """``G(z) = int dnu(x)/(z - x)`` (SPEC §3). Real ``z`` means ``z + i0`` (so
+        """``G(z) = int dnu(x)/(z - x)`` (theory §3). Real ``z`` means ``z + i0`` (so
         ``Im G <= 0`` and the density is ``-Im G/pi``); vectorised in float64 mode."""
         if self.dps is None:
             zs = np.asarray(z, dtype=complex)
@@ -393,7 +393,7 @@ class Law:
 
     # ------------------------------------------------------------------ density
     def pdf(self, x: Any) -> Any:
-        """Density of the continuous part, ``-Im G(x + i0)/pi`` (SPEC §7.1): never
+        """Density of the continuous part, ``-Im G(x + i0)/pi`` (theory §7.1): never
         negative, exactly 0 outside the open support intervals (edges included)."""
         if self.dps is None:
             xs = np.asarray(x, dtype=float)
@@ -574,7 +574,7 @@ class Law:
         return self._cache["s"]
 
     def s_transform(self, w: Any) -> Any:
-        """``S(w)`` on the branch with ``S(0) = 1/m1`` (SPEC §3), continued along the
+        """``S(w)`` on the branch with ``S(0) = 1/m1`` (theory §3), continued along the
         straight segment from 0 to ``w`` (:mod:`freege.numeric.s_transform`)."""
         if self.dps is None:
             ws = np.asarray(w, dtype=complex)
@@ -585,7 +585,7 @@ class Law:
             return _map_batch(lambda vs: [self.s_relation.mp(v) for v in vs], w)
 
     def dof(self, lam: Any) -> Any:
-        """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (SPEC §5);
+        """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5);
         see :func:`freege.numeric.readout.dof`."""
         from freege.numeric import readout
 
@@ -594,7 +594,7 @@ class Law:
     # ------------------------------------------------------------------ accuracy
     def estimate(self, method: str, *args: Any) -> Estimate:
         """``getattr(self, method)(*args)`` with its estimated absolute error, from an
-        *independent* route (SPEC §7):
+        *independent* route (theory §7):
 
         * ``pdf``, ``stieltjes``: a fresh all-roots solve (``mpmath.polyroots``, no
           tracking, no float64 seed) at ``dps + 20`` digits (50 for float64), the physical
@@ -687,8 +687,8 @@ def law(
     case: str, config: Ratios | Dims, normalized: bool = False, dps: int | None = None
 ) -> Law:
     """The law of ``case`` (one of :data:`CASES`) at ``config`` (Ratios or Dims; Dims map
-    to their exact ratios, SPEC §1.2). The sharing scheme of ``config`` picks the tied
-    counterpart where tying changes the law (SPEC §4, :func:`resolve_case`)."""
+    to their exact ratios, theory §1.2). The sharing scheme of ``config`` picks the tied
+    counterpart where tying changes the law (theory §4, :func:`resolve_case`)."""
     if isinstance(config, Dims):
         config = config.ratios
     if not isinstance(config, Ratios):
@@ -697,7 +697,7 @@ def law(
 
 
 def mha_law(config: Ratios | Dims, normalized: bool = False, dps: int | None = None) -> Law:
-    """The MHA output law (SPEC §4): ``mha`` or, for tied sharing, ``mha-tied``."""
+    """The MHA output law (theory §4): ``mha`` or, for tied sharing, ``mha-tied``."""
     return law("mha", config, normalized, dps)
 
 

@@ -1,4 +1,4 @@
-"""Integrals against a law's continuous part: mass, cdf and ``int f dnu`` (SPEC §7, §7.1).
+"""Integrals against a law's continuous part: mass, cdf and ``int f dnu`` (theory §7, §7.1).
 
 Each support interval ``[a, b]`` is cut into *panels*, and each panel is mapped from
 ``v`` in ``[0, 1]`` so that ``pdf(x(v)) x'(v)`` is analytic on ``[0, 1]``; Gauss-Legendre

@@ -1,4 +1,4 @@
-"""Readout predictions of SPEC §5 from a :class:`freege.numeric.law.Law`.
+"""Readout predictions of theory §5 from a :class:`freege.numeric.law.Law`.
 
 All functions use the normalized law ``nubar`` (features ``F = MHA / sqrt(m)``): a raw law
 is normalized first. They return float64 numbers for a float64 law and mpmath numbers at the
@@ -11,7 +11,7 @@ Methods and accuracy (``D`` = the law's ``dps``; float64 laws work at
 :data:`INTERNAL_DPS` digits and round, so float64 results are correctly rounded up to an
 ulp or two):
 
-* :func:`dof` -- ``w(lam) = int x/(x + lam) dnubar``. SPEC §5: the ridge polynomial is
+* :func:`dof` -- ``w(lam) = int x/(x + lam) dnubar``. theory §5: the ridge polynomial is
   quadratic in ``lam``, ``F = a2(w) lam^2 + a1(w) lam + a0(w)``, with exactly factored
   coefficients and discriminant ``D(w)`` (:func:`freege.numeric._symbolic.
   ridge_lambda_coefficients`). The physical branch is the larger root
@@ -52,7 +52,7 @@ ulp or two):
 * :func:`estimate_dof`, :func:`estimate_ridge_error`, :func:`estimate_flow_loss` -- the
   value and its disagreement with an *independent* route (quadrature of the integral
   forms against the density and atom, or Stehfest against quadrature) as an
-  :class:`freege.numeric.law.Estimate` (SPEC §7: an honest accuracy estimate).
+  :class:`freege.numeric.law.Estimate` (theory §7: an honest accuracy estimate).
 """
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 
 def dof(law: Law, lam: Any) -> Any:
-    """``w(lam) = int x/(x + lam) dnubar(x)`` (SPEC §5), ``lam > 0``; scalar or array."""
+    """``w(lam) = int x/(x + lam) dnubar(x)`` (theory §5), ``lam > 0``; scalar or array."""
     nbar = _normalized(law)
 
     def one(value: Any) -> Any:
@@ -299,7 +299,7 @@ def dof(law: Law, lam: Any) -> Any:
 
 
 def dof_derivative(law: Law, lam: Any) -> Any:
-    """``w'(lam) = -int x/(x + lam)^2 dnubar = -F_lam/F_w`` at ``(w(lam), lam)`` (SPEC §5);
+    """``w'(lam) = -int x/(x + lam)^2 dnubar = -F_lam/F_w`` at ``(w(lam), lam)`` (theory §5);
     scalar or array."""
     nbar = _normalized(law)
 
@@ -318,7 +318,7 @@ def _check_mha(law: Law) -> None:
 
 def ridge_error(law: Law, lam: Any, sigma2: Any) -> Any:
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``
-    (SPEC §5; isotropic teacher, noise variance ``sigma2 >= 0``); scalar or array ``lam``.
+    (theory §5; isotropic teacher, noise variance ``sigma2 >= 0``); scalar or array ``lam``.
     Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula."""
     _check_mha(law)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
@@ -390,7 +390,7 @@ def _loss_quadrature(nbar: Law, t: Number) -> Any:
 
 
 def flow_loss(law: Law, t: Any) -> Any:
-    """Gradient-flow loss ``L(t) = int exp(-2 t x) dnubar(x)`` (SPEC §5), ``t >= 0``;
+    """Gradient-flow loss ``L(t) = int exp(-2 t x) dnubar(x)`` (theory §5), ``t >= 0``;
     scalar or array. ``L(0) = 1``; ``L(inf)`` is the mass at 0. Float64: quadrature;
     ``dps``: degree-controlled Stehfest (module docstring)."""
     nbar = _normalized(law)
@@ -408,7 +408,7 @@ def flow_loss(law: Law, t: Any) -> Any:
 
 
 def arrival_time(law: Law, level: Any) -> Any:
-    """First ``t`` with ``L(t) = level`` (SPEC §5), for ``L(inf) < level < 1`` where
+    """First ``t`` with ``L(t) = level`` (theory §5), for ``L(inf) < level < 1`` where
     ``L(inf)`` is the mass of ``nubar`` at 0. ``L`` is strictly decreasing (a mixture of
     decaying exponentials), so a bracket ``[T/4, T]`` (grown or shrunk by 4 from 1) and
     :func:`find_root` with the derivative ``L'`` give the unique crossing."""
@@ -476,7 +476,7 @@ def crossover(
     dps: int | None = None,
 ) -> Any:
     """The ``x`` in ``[lo, hi]`` where ``f(x) = g(x)`` (``g = 0`` if omitted): e.g. the
-    inverse temperature where two width allocations have equal ridge error (SPEC §6.3).
+    inverse temperature where two width allocations have equal ridge error (theory §6.3).
 
     Bracketed: ``f - g`` must change sign on ``[lo, hi]`` (a ValueError otherwise);
     :func:`freege.numeric.solve.find_root` (verified by a sign change). Float64
@@ -531,7 +531,7 @@ def estimate_dof(law: Law, lam: Any) -> Estimate:
 
 
 def estimate_ridge_error(law: Law, lam: Any, sigma2: Any) -> Estimate:
-    """:func:`ridge_error` and its disagreement with SPEC §5's integral form
+    """:func:`ridge_error` and its disagreement with theory §5's integral form
     ``1 - 1/gO + int (lam^2/gO + sigma^2 x)/(x + lam)^2 dnubar`` by quadrature."""
     _check_mha(law)
     lam_in = decimal_input("lam", lam)

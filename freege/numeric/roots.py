@@ -1,10 +1,10 @@
-"""Branch-tracked roots of a Cauchy polynomial ``P(G, z) = 0`` (SPEC §3, §4, §7, §7.1).
+"""Branch-tracked roots of a Cauchy polynomial ``P(G, z) = 0`` (theory §3, §4, §7, §7.1).
 
 Convention (fixed everywhere in freege): ``G(z) = int dnu(x) / (z - x)``. In the upper
 half plane ``Im G < 0``; on the real axis ``G(x)`` means ``G(x + i0)``, so the density is
 ``-Im G(x + i0) / pi >= 0``. Lower-half-plane arguments use ``G(conj z) = conj G(z)``.
 
-Branch selection (SPEC §7.1). The physical branch is the one with ``G ~ 1/z`` at
+Branch selection (theory §7.1). The physical branch is the one with ``G ~ 1/z`` at
 infinity. For each target ``z = x + iy`` it is *tracked*: start at ``x + iY`` with ``|Y|``
 well outside every branch point (a root bound of the discriminant), pick the root nearest
 ``1/z + m1/z^2`` there (companion eigenvalues), then walk down the vertical line
@@ -30,7 +30,7 @@ continues along the support interval from point to point. Every mpmath root is v
 (:func:`freege.numeric.solve.polish_root`: step and residual tests), with an all-roots
 fallback; otherwise :class:`freege.errors.ConvergenceError`.
 
-Support and atoms (SPEC §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
+Support and atoms (theory §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
 once per precision (sympy over QQ, parameters rationalised at the working precision plus
 10 bits), found by ``mpmath.polyroots`` and verified by a bracketed sign change
 (:func:`freege.numeric.solve.find_root`); an interval between consecutive candidates is
@@ -63,7 +63,7 @@ RESCUE_DPS = 30
 FLOAT64_EDGE_DPS = 17
 #: digits at which the coefficient matrix is evaluated before it is rounded to float64
 COEFF_DPS = 40
-#: |z| / R below which float64 is not used (hard edge / pole at 0, SPEC §7.1)
+#: |z| / R below which float64 is not used (hard edge / pole at 0, theory §7.1)
 NEAR_ZERO = 1e-6
 #: guard bits of every mpmath root polish
 GUARD_BITS = 20
@@ -386,7 +386,7 @@ class CauchyEquation:
         (the density) is the quantity verified to working precision.
 
         ``seed`` is a float64 value on the same branch (from :meth:`stieltjes_f64`). Within
-        :data:`NEAR_ZERO` ``R`` of 0 (a hard edge or the atom's pole, SPEC §7.1), or
+        :data:`NEAR_ZERO` ``R`` of 0 (a hard edge or the atom's pole, theory §7.1), or
         without a finite seed, the branch is tracked in mpmath instead
         (:meth:`track_mp`), at ``log2(R/|z|)`` extra bits: near a hard edge the roots in
         ``u = zG`` cluster like ``|z|^(1/(m+1))`` and their condition number grows like
@@ -511,7 +511,7 @@ class CauchyEquation:
         1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``u = z G``, Newton
         corrector); on the real axis a last predictor step in ``u`` from ``x + i eta_min``
         to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
-        at the atom's pole and at a hard edge at 0 (``G`` does not), SPEC §7.1."""
+        at the atom's pole and at a hard edge at 0 (``G`` does not), theory §7.1."""
         x, y = mpmath.re(zv), mpmath.im(zv)
         eta_min = max(y, abs(x) / 1000)
         Y = 4 * mpmath.mpf(self.radius()) + abs(x)
@@ -600,7 +600,7 @@ class CauchyEquation:
         """An independent route to the physical root (no tracking): all roots of
         ``P(., z)`` at the ambient precision, and the unique one with ``Im G < 0`` (for
         ``Im z > 0``, or ``z`` real with ``+i0``: the Stieltjes transform maps the upper
-        half plane to the lower one, SPEC §3). None when that criterion does not single
+        half plane to the lower one, theory §3). None when that criterion does not single
         out one root (several roots in the lower half plane)."""
         zv = mpmath.mpmathify(zv)
         if mpmath.im(zv) < 0:
@@ -614,7 +614,7 @@ class CauchyEquation:
     # ------------------------------------------------------------------ exact pieces
     def discriminant(self) -> sp.Poly:
         """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
-        its real roots are the candidate support edges (SPEC §7.1)."""
+        its real roots are the candidate support edges (theory §7.1)."""
         prec = mpmath.mp.prec
         if prec not in self._disc_cache:
             exact = sp.Poly(self.exact().as_expr(), G)
@@ -729,7 +729,7 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
     """Intervals of the continuous part on ``[0, inf)``, edges to ``dps`` digits.
 
     Candidates are 0, the real zeros of the leading coefficient and of the discriminant
-    (SPEC §7.1: edges are double roots of ``P``); an interval between consecutive
+    (theory §7.1: edges are double roots of ``P``); an interval between consecutive
     candidates belongs to the support when ``G`` at its midpoint (tracked, then refined at
     ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged, so a
     discriminant root where the density does not switch on/off is not an edge.
@@ -756,7 +756,7 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
 
 
 def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath.mpf:
-    """Mass at 0, ``lim_{z->0} z G(z)`` (SPEC §7), to ``dps`` digits.
+    """Mass at 0, ``lim_{z->0} z G(z)`` (theory §7), to ``dps`` digits.
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
@@ -788,7 +788,7 @@ def track_segment(
 
     At each of ``steps`` equal steps the root of ``E(., t)`` nearest the previous value is
     taken (companion eigenvalues), so the path follows one sheet as long as it meets no
-    branch point. Used for the S-transform (SPEC §3: the branch with ``S(0) = 1/m1``).
+    branch point. Used for the S-transform (theory §3: the branch with ``S(0) = 1/m1``).
     """
     value = complex(start)
     n = matrix.shape[0] - 1

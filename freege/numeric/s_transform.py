@@ -1,4 +1,4 @@
-"""The S-transform of a law on its physical branch (SPEC §3): ``S(0) = 1/m1``, continued.
+"""The S-transform of a law on its physical branch (theory §3): ``S(0) = 1/m1``, continued.
 
 The S-relation ``E(S, w) = 0`` (:func:`freege.numeric._symbolic.s_polynomial`, the image of
 the Cauchy polynomial under ``G = S w``, ``z = (1 + w)/(S w)``) has several roots ``S``

@@ -1,16 +1,16 @@
-"""The exact layer (sympy): the single source of truth for every formula of SPEC §3-§5.
+"""The exact layer (sympy): the single source of truth for every formula of theory §3-§5.
 
 Public functions (case names from :data:`CASES`; results in ``theta1, theta2, h, gK,
 gV, gO``, expand with :func:`in_beta`):
 
-* :func:`moments`, :func:`cumulants` -- ``m_1..m_q``, ``kappa_1..kappa_q`` (SPEC §3, §4);
-* :func:`dof_series` -- large-``lam`` coefficients of ``w(lam)`` (SPEC §5);
-* :func:`s_transform`, :func:`s_relation` -- the S-transform (SPEC §3, §4).
+* :func:`moments`, :func:`cumulants` -- ``m_1..m_q``, ``kappa_1..kappa_q`` (theory §3, §4);
+* :func:`dof_series` -- large-``lam`` coefficients of ``w(lam)`` (theory §5);
+* :func:`s_transform`, :func:`s_relation` -- the S-transform (theory §3, §4).
 
 The building blocks live in :mod:`~freege.symbolic.series` (series, transforms),
 :mod:`~freege.symbolic.laws` (the law algebra :class:`~freege.symbolic.laws.FreeLaw`),
 :mod:`~freege.symbolic.pushforward` (the tied jump law) and
-:mod:`~freege.symbolic.cases` (the SPEC §4 laws). The equations the numeric layer solves
+:mod:`~freege.symbolic.cases` (the theory §4 laws). The equations the numeric layer solves
 are in :mod:`~freege.symbolic.equations` (per case), built with the generic maps of
 :mod:`~freege.symbolic.transforms` (S-relation <-> Cauchy polynomial <-> ridge
 polynomial). Imports run one way: symbols, cache, series -> laws, transforms ->

@@ -1,6 +1,6 @@
-"""The limiting laws of SPEC §4, written as compositions of the law algebra.
+"""The limiting laws of theory §4, written as compositions of the law algebra.
 
-Each case is the SPEC §4 table entry spelled with :mod:`freege.symbolic.laws`:
+Each case is the theory §4 table entry spelled with :mod:`freege.symbolic.laws`:
 
 ====================================  =====================================================
 ``attention``                         ``nu_att = rho_{gK} ⊠ MP_{1/h}``
@@ -15,7 +15,7 @@ Each case is the SPEC §4 table entry spelled with :mod:`freege.symbolic.laws`:
 ``mu_KV`` is the image of ``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x +
 (h/gK) theta2 x^2``; its moments and S-relation (resultant elimination) come from
 :mod:`freege.symbolic.pushforward`.
-The normalized law ``nubar`` (SPEC §3) is ``D_{1/m_1} nu``.
+The normalized law ``nubar`` (theory §3) is ``D_{1/m_1} nu``.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ CASES: tuple[str, ...] = (
     "mha-tied",
 )
 
-#: cases whose law involves the tied jump law ``mu_KV`` (SPEC §1.1 tying, §4)
+#: cases whose law involves the tied jump law ``mu_KV`` (theory §1.1 tying, §4)
 TIED_CASES: tuple[str, ...] = ("value-tied", "mha-tied")
 
 
 def check_case(name: str) -> str:
-    """``name`` if it is a SPEC §4 case, else a ValueError listing the valid ones."""
+    """``name`` if it is a theory §4 case, else a ValueError listing the valid ones."""
     if name not in CASES:
         raise ValueError(f"case must be one of {', '.join(CASES)} (got {name!r})")
     return name
@@ -50,7 +50,7 @@ def check_case(name: str) -> str:
 
 @functools.cache
 def tied_jump_law() -> FreeLaw:
-    """``mu_KV = phi_* pi_{gK/h}`` (SPEC §4), from :mod:`freege.symbolic.pushforward`:
+    """``mu_KV = phi_* pi_{gK/h}`` (theory §4), from :mod:`freege.symbolic.pushforward`:
     moments ``int phi(x)^q d pi_{gK/h}(x)`` (exact, Narayana moments) and the S-relation
     eliminated by resultants."""
     return laws.from_moments("mu_KV", tied_jump_moments, tied_jump_relation)
@@ -58,7 +58,7 @@ def tied_jump_law() -> FreeLaw:
 
 @functools.cache
 def attention_law() -> FreeLaw:
-    """``nu_att = rho_{gK} ⊠ MP_{1/h}`` (SPEC §4)."""
+    """``nu_att = rho_{gK} ⊠ MP_{1/h}`` (theory §4)."""
     return laws.free_mult_conv(laws.rho(gK), laws.marchenko_pastur(1 / h))
 
 
@@ -83,8 +83,8 @@ def _build(name: str) -> FreeLaw:
 
 @functools.cache
 def case_law(name: str, normalized: bool = False) -> FreeLaw:
-    """The SPEC §4 law of case ``name``; with ``normalized``, ``nubar = D_{1/m_1} nu``
-    (mean 1, SPEC §3). A ValueError lists the valid names for an unknown case."""
+    """The theory §4 law of case ``name``; with ``normalized``, ``nubar = D_{1/m_1} nu``
+    (mean 1, theory §3). A ValueError lists the valid names for an unknown case."""
     law = _build(check_case(name))
     if normalized:
         return laws.dilation(law, 1 / law.mean)

@@ -1,4 +1,4 @@
-"""Closed forms of the SPEC §4 laws: moments, free cumulants, S-transforms, dof series.
+"""Closed forms of the theory §4 laws: moments, free cumulants, S-transforms, dof series.
 
 Every function takes a case name of :data:`freege.symbolic.cases.CASES`, works in the
 symbols ``theta1, theta2, h, gK, gV, gO`` (expand with
@@ -36,22 +36,22 @@ def check_order(order: object) -> int:
 
 @cached
 def moments(case: str, order: int, normalized: bool = False) -> list[sp.Expr]:
-    """Moments ``m_1..m_order`` of the SPEC §4 law of ``case`` (of ``nubar`` when
-    ``normalized``, SPEC §3), exact, factored."""
+    """Moments ``m_1..m_order`` of the theory §4 law of ``case`` (of ``nubar`` when
+    ``normalized``, theory §3), exact, factored."""
     check_case(case)
     return case_law(case, normalized).moments(check_order(order))
 
 
 @cached
 def cumulants(case: str, order: int, normalized: bool = False) -> list[sp.Expr]:
-    """Free cumulants ``kappa_1..kappa_order`` of the SPEC §4 law of ``case`` (SPEC §3)."""
+    """Free cumulants ``kappa_1..kappa_order`` of the theory §4 law of ``case`` (theory §3)."""
     check_case(case)
     return case_law(case, normalized).cumulants(check_order(order))
 
 
 @cached
 def dof_series(case: str, order: int) -> list[sp.Expr]:
-    """Large-``lam`` series of the effective degrees of freedom (SPEC §5):
+    """Large-``lam`` series of the effective degrees of freedom (theory §5):
     ``w(lam) = sum_{k=1}^{order} c_k lam^{-k} + O(lam^{-order-1})`` with
     ``c_k = (-1)^(k+1) mbar_k``, the moments of the normalized law ``nubar``. Returns
     ``[c_1, ..., c_order]`` (``c_1 = 1``); :func:`dof_expression` sums them."""
@@ -66,14 +66,14 @@ def dof_expression(case: str, order: int) -> sp.Expr:
 
 @cached
 def s_relation(case: str, normalized: bool = False) -> sp.Expr:
-    """The S-relation ``E(S, w)`` of ``case`` (SPEC §3, §4): a polynomial whose root with
+    """The S-relation ``E(S, w)`` of ``case`` (theory §3, §4): a polynomial whose root with
     ``S(0) = 1/m_1`` is the S-transform (exact; tied cases by resultants)."""
     return case_law(check_case(case), normalized).s_relation
 
 
 @cached
 def s_transform(case: str, normalized: bool = False) -> sp.Expr:
-    """The S-transform of ``case`` (SPEC §3, §4): the explicit ``S(w)`` on the branch
+    """The S-transform of ``case`` (theory §3, §4): the explicit ``S(w)`` on the branch
     ``S(0) = 1/m_1`` when the relation is of degree <= 2 in ``S`` (every independent
     case), else the relation ``E(S, w)`` (to be read ``E = 0``; it contains the symbol
     ``S``, the explicit form never does)."""

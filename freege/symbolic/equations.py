@@ -1,9 +1,9 @@
-"""The derived equations of the SPEC §4 cases: Cauchy polynomials P(G, z) and ridge
+"""The derived equations of the theory §4 cases: Cauchy polynomials P(G, z) and ridge
 polynomials F(w, lam), exact.
 
 Each case's S-relation (:mod:`freege.symbolic.closed_forms`, built by the law algebra of
 :mod:`freege.symbolic.cases`) is reduced to its physical factor and sent through the
-generic maps of :mod:`freege.symbolic.transforms` (SPEC §3 polynomial method, SPEC §5
+generic maps of :mod:`freege.symbolic.transforms` (theory §3 polynomial method, theory §5
 ridge equation). The inverse map :func:`s_relation_from_cauchy` is re-exported, so that
 this module is the one place the numeric layer (:mod:`freege.numeric._symbolic`) reads
 equations from.
@@ -43,10 +43,10 @@ __all__ = [
 
 @cached_poly
 def tied_ridge_relation() -> sp.Poly:
-    """The tied-MHA ridge relation of SPEC §5 built from the explicit formula.
+    """The tied-MHA ridge relation of theory §5 built from the explicit formula.
 
     ``lam w = (1 - w)(h - w)(gO - w) / (gK m S_muKV(-w/h))``, ``m = gO (theta1 + h theta2/gK)``:
-    ``S_muKV(-w/h)`` is put into the mu_KV relation (SPEC §4 tied jump law), denominators
+    ``S_muKV(-w/h)`` is put into the mu_KV relation (theory §4 tied jump law), denominators
     cleared, the curve factor kept. Equals :func:`ridge_polynomial` ``("mha-tied")`` up
     to a constant factor (tested).
     """
@@ -57,17 +57,17 @@ def tied_ridge_relation() -> sp.Poly:
 
 
 def _case_relation(case: str, normalized: bool) -> sp.Expr:
-    """The physical irreducible factor of the S-relation of a SPEC §4 case."""
+    """The physical irreducible factor of the S-relation of a theory §4 case."""
     law = case_law(check_case(case), normalized)
     return physical_relation_factor(s_relation(case, normalized), law.mean)
 
 
 @cached_poly
 def cauchy_polynomial(case: str, normalized: bool = False) -> sp.Poly:
-    """``P(G, z)``, the Cauchy polynomial of the SPEC §4 law of ``case`` (of ``nubar``
+    """``P(G, z)``, the Cauchy polynomial of the theory §4 law of ``case`` (of ``nubar``
     when ``normalized``), exact.
 
-    The S-relation of the case (SPEC §4 compositions; tied cases from the resultant
+    The S-relation of the case (theory §4 compositions; tied cases from the resultant
     elimination of ``mu_KV``) is reduced to its physical factor and mapped by
     :func:`cauchy_from_s_relation`. Poly in gens ``(G, z)`` over
     ``ZZ[theta1, theta2, h, gK, gV, gO]`` (only the parameters the case uses); irreducible,
@@ -79,11 +79,11 @@ def cauchy_polynomial(case: str, normalized: bool = False) -> sp.Poly:
 
 @cached_poly
 def ridge_polynomial(case: str) -> sp.Poly:
-    """``F(w, lam)``: the ridge equation of SPEC §5 for the normalized law of ``case``.
+    """``F(w, lam)``: the ridge equation of theory §5 for the normalized law of ``case``.
 
     ``lam w = (1 - w) / S_nubar(-w)`` with ``S_nubar`` eliminated through its relation
     (:func:`ridge_from_s_relation`); Poly in gens ``(w, lam)``, degree 2 in ``lam``. For
-    the independent cases it is the SPEC §5 form
+    the independent cases it is the theory §5 form
     ``lam^2 w - lam (1 - c w/g) Pi - (c (1 - c)/g) Pi^2`` (``g = gK``, or ``gK/h`` with one
     shared key) up to a nonzero factor; for ``mha-tied`` it is the tied relation of
     :func:`tied_ridge_relation`. The physical root is ``w(lam) = 1/lam + O(lam^-2)``.
@@ -93,7 +93,7 @@ def ridge_polynomial(case: str) -> sp.Poly:
 
 @functools.cache
 def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
-    """``(dF/dw, dF/dlam)`` of :func:`ridge_polynomial` (SPEC §5), for the implicit
+    """``(dF/dw, dF/dlam)`` of :func:`ridge_polynomial` (theory §5), for the implicit
     derivative ``w'(lam) = -F_lam / F_w`` (exact polynomial derivatives)."""
     ridge = ridge_polynomial(case)
     return ridge.diff(w), ridge.diff(lam)
@@ -101,14 +101,14 @@ def ridge_derivatives(case: str) -> tuple[sp.Poly, sp.Poly]:
 
 @cached
 def ridge_lambda_coefficients(case: str) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
-    """``(a0, a1, a2, D)``: :func:`ridge_polynomial` as a quadratic in ``lam`` (SPEC §5),
+    """``(a0, a1, a2, D)``: :func:`ridge_polynomial` as a quadratic in ``lam`` (theory §5),
     ``F = a2(w) lam^2 + a1(w) lam + a0(w)``, and its discriminant ``D = a1^2 - 4 a0 a2``,
     each fully factored over ``ZZ[w, parameters]`` (``sympy.factor``).
 
     The factored forms are what the numeric layer evaluates: near ``w_max`` the expanded
     ``F`` has factors of high multiplicity (``(w - g)^2`` for every ratio ``g``) whose
     expanded coefficients cancel catastrophically, while a product of factors keeps full
-    relative precision. Every SPEC §4 case has degree exactly 2 in ``lam`` (a ValueError
+    relative precision. Every theory §4 case has degree exactly 2 in ``lam`` (a ValueError
     otherwise); the physical branch is ``lam(w) = (-a1 + sqrt(D)) / (2 a2)`` (see
     :mod:`freege.numeric.readout`).
     """
@@ -122,13 +122,13 @@ def ridge_lambda_coefficients(case: str) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.
 
 @cached
 def ridge_series(case: str, order: int) -> list[sp.Expr]:
-    """``[c_1, ..., c_order]`` with ``w(lam) = sum_k c_k lam^-k``, solved from F (SPEC §5).
+    """``[c_1, ..., c_order]`` with ``w(lam) = sum_k c_k lam^-k``, solved from F (theory §5).
 
     The physical root of :func:`ridge_polynomial` at large ``lam``: with ``eps = 1/lam``,
     ``eps^2 F(w, 1/eps)`` is a polynomial in ``eps`` and ``w``; writing ``w = sum c_k eps^k``,
     the ``eps^k`` coefficient is ``a c_k + (terms in c_1..c_{k-1})`` with ``a`` the
     coefficient of ``w lam^2`` in F, so the ``c_k`` follow one by one (exact, truncated
-    power-series arithmetic over the parameters' fraction field). SPEC §5 states
+    power-series arithmetic over the parameters' fraction field). theory §5 states
     ``c_k = (-1)^(k+1) mbar_k``, which the tests check against the law algebra.
     """
     order = positive_int("order", order)

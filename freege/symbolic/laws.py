@@ -1,4 +1,4 @@
-"""The law algebra of SPEC §3: symbolic laws that know their moments and S-transform.
+"""The law algebra of theory §3: symbolic laws that know their moments and S-transform.
 
 A :class:`FreeLaw` carries
 
@@ -6,7 +6,7 @@ A :class:`FreeLaw` carries
   :data:`~freege.symbolic.series.FIELD` (rational functions of ``theta1, theta2, h, gK,
   gV, gO``), computed on demand from the way the law was built;
 * its S-relation ``E(S, w)``: a polynomial in the shared symbols ``S`` and ``w`` whose
-  root with ``S(0) = 1/m_1`` is the S-transform (SPEC §3), and, when that root can be
+  root with ``S(0) = 1/m_1`` is the S-transform (theory §3), and, when that root can be
   written down (degree <= 2 in ``S``), the explicit ``S(w)`` on that branch.
 
 Constructors: :func:`marchenko_pastur`, :func:`free_poisson`, :func:`rho`,
@@ -33,7 +33,7 @@ MomentsFn = Callable[[int], list[Any]]
 
 
 def to_field(value: Any) -> Any:
-    """``value`` (a sympy expression in the SPEC parameters, or a number) as a FIELD element."""
+    """``value`` (a sympy expression in the theory's parameters, or a number) as a FIELD element."""
     return FIELD.from_expr(sp.sympify(value))
 
 
@@ -66,7 +66,7 @@ def clear_relation(expr: sp.Expr) -> sp.Expr:
 
 def explicit_branch(relation: sp.Expr, m1: sp.Expr) -> sp.Expr | None:
     """The root ``S(w)`` of ``relation`` with ``S(0) = 1/m1`` when the relation has degree
-    1 or 2 in ``S`` (SPEC §3), else None. A quadratic ``A S^2 + B S + C`` is solved in the
+    1 or 2 in ``S`` (theory §3), else None. A quadratic ``A S^2 + B S + C`` is solved in the
     form ``S = -2C / (B ± sqrt(B^2 - 4AC))``, finite where ``A`` vanishes, and the sign is
     the one whose value at ``w = 0`` equals ``1/m1`` provably (None when neither is)."""
     poly = sp.Poly(relation, S)
@@ -103,7 +103,7 @@ def _sqrt_pulling_squares(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 
 class FreeLaw:
-    """A symbolic law of SPEC §3: moments to any order and an S-relation ``E(S, w)``.
+    """A symbolic law of theory §3: moments to any order and an S-relation ``E(S, w)``.
 
     The exact object of the law algebra (named for free probability); the numbers of a
     law -- density, cdf, readouts -- are :class:`freege.numeric.law.Law`, built from the
@@ -148,7 +148,7 @@ class FreeLaw:
         return series.moments_to_cumulants(self.field_moments(order))
 
     def cumulants(self, order: int) -> list[sp.Expr]:
-        """Free cumulants ``kappa_1..kappa_order`` (SPEC §3), simplified."""
+        """Free cumulants ``kappa_1..kappa_order`` (theory §3), simplified."""
         return [field_to_expr(k) for k in self.field_cumulants(order)]
 
     @property
@@ -159,7 +159,7 @@ class FreeLaw:
     @property
     def s_relation(self) -> sp.Expr:
         """``E(S, w)``, polynomial in ``S`` and ``w``; the S-transform is its root with
-        ``S(0) = 1/m_1`` (SPEC §3)."""
+        ``S(0) = 1/m_1`` (theory §3)."""
         if self._relation is None:
             self._relation = self._relation_fn()
         return self._relation
@@ -185,7 +185,7 @@ def from_moments(
 
 def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
     """``m_q = scale^q sum_k N(q, k) t^k`` with the Narayana numbers
-    ``N(q, k) = C(q, k) C(q, k-1) / q``: the moments of ``D_scale pi_t`` (SPEC §3)."""
+    ``N(q, k) = C(q, k) C(q, k-1) / q``: the moments of ``D_scale pi_t`` (theory §3)."""
     return [
         scale**q * sum(
             (sp.binomial(q, k) * sp.binomial(q, k - 1) / q) * t**k for k in range(1, q + 1)
@@ -195,7 +195,7 @@ def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
 
 
 def free_poisson(t: Any) -> FreeLaw:
-    """``pi_t``: all free cumulants ``t``, mean ``t``, ``S(w) = 1/(t + w)`` (SPEC §3)."""
+    """``pi_t``: all free cumulants ``t``, mean ``t``, ``S(w) = 1/(t + w)`` (theory §3)."""
     tf = to_field(t)
     return FreeLaw(
         f"pi[{t}]",
@@ -207,7 +207,7 @@ def free_poisson(t: Any) -> FreeLaw:
 
 def marchenko_pastur(s: Any) -> FreeLaw:
     """``MP_s``: mean 1, variance ``s``, free cumulants ``s^(q-1)``, ``S(w) = 1/(1 + s w)``
-    (SPEC §3); it is ``D_s pi_{1/s}``, whose moments are Narayana polynomials."""
+    (theory §3); it is ``D_s pi_{1/s}``, whose moments are Narayana polynomials."""
     sf = to_field(s)
     return FreeLaw(
         f"MP[{s}]",
@@ -232,7 +232,7 @@ def _poly_image_moments(law: FreeLaw, coeffs: Sequence[Any], order: int) -> list
 def pushforward(
     law: FreeLaw, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None
 ) -> FreeLaw:
-    """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (SPEC §4, tied jump
+    """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (theory §4, tied jump
     law). Moments exact from the definition ``m_q = int phi(x)^q d law``. The S-relation
     of a nonlinear image is an elimination, not a substitution: ``relation_fn`` supplies
     it (for ``mu_KV``, :func:`freege.symbolic.pushforward.tied_jump_relation`); without
@@ -251,7 +251,7 @@ def pushforward(
 
 def affine(law: FreeLaw, a: Any, b: Any) -> FreeLaw:
     """The law of ``a X + b`` (``a != 0``). Moments by the binomial expansion; since
-    ``R_{aX+b}(z) = a R_X(a z) + b`` and ``S R(w S) = 1`` (SPEC §3), the S-relation is
+    ``R_{aX+b}(z) = a R_X(a z) + b`` and ``S R(w S) = 1`` (theory §3), the S-relation is
     ``E(a S / (1 - b S), w (1 - b S))`` with the denominators cleared."""
     a, b = sp.sympify(a), sp.sympify(b)
     if a == 0:
@@ -267,12 +267,12 @@ def affine(law: FreeLaw, a: Any, b: Any) -> FreeLaw:
 
 def dilation(law: FreeLaw, a: Any) -> FreeLaw:
     """``D_a law``, the law of ``a X`` (``a != 0``): ``m_q -> a^q m_q``, S divided by ``a``
-    (SPEC §3)."""
+    (theory §3)."""
     return affine(law, a, 0)
 
 
 def rho(t: Any) -> FreeLaw:
-    """``rho_t``, the law of ``(theta1 - theta2) + theta2 X`` with ``X ~ MP_{1/t}`` (SPEC §3);
+    """``rho_t``, the law of ``(theta1 - theta2) + theta2 X`` with ``X ~ MP_{1/t}`` (theory §3);
     its R-transform is ``theta1 - theta2 + theta2 / (1 - theta2 z / t)``."""
     return affine(marchenko_pastur(1 / sp.sympify(t)), theta2, theta1 - theta2)
 
@@ -286,7 +286,7 @@ def _rational_s(law: FreeLaw) -> sp.Expr | None:
 
 
 def _product_relation(laws: Sequence[FreeLaw]) -> sp.Expr:
-    """S-relation of ``⊠ laws`` (SPEC §3, S-transforms multiply): substitute
+    """S-relation of ``⊠ laws`` (theory §3, S-transforms multiply): substitute
     ``S -> S / prod(rational S)`` into the one non-rational factor's relation; with several
     algebraic factors, eliminate by resultants and keep the factor through
     ``(S, w) = (1/m_1, 0)``."""
@@ -342,7 +342,7 @@ def _product_moments(laws: Sequence[FreeLaw], order: int) -> list[Any]:
 
 
 def free_mult_conv(*laws: FreeLaw) -> FreeLaw:
-    """``laws[0] ⊠ laws[1] ⊠ ...`` (SPEC §3): S-transforms multiply. Moments exact at every
+    """``laws[0] ⊠ laws[1] ⊠ ...`` (theory §3): S-transforms multiply. Moments exact at every
     order (S-series products by Lagrange inversion; see :func:`_product_moments`)."""
     if len(laws) < 2:
         raise ValueError("free_mult_conv needs at least two laws")
@@ -354,7 +354,7 @@ def free_mult_conv(*laws: FreeLaw) -> FreeLaw:
 
 
 def compound_free_poisson(mu: FreeLaw, t: Any) -> FreeLaw:
-    """``pi(mu, t)`` (SPEC §3): free cumulants ``t m_q(mu)``;
+    """``pi(mu, t)`` (theory §3): free cumulants ``t m_q(mu)``;
     ``S(w) = S_mu(w / t) / (t + w)``."""
     tf = to_field(t)
     return FreeLaw(

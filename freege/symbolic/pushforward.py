@@ -1,4 +1,4 @@
-"""The tied-K/V jump law mu_KV, derived exactly (SPEC §4 "Tied jump law").
+"""The tied-K/V jump law mu_KV, derived exactly (theory §4 "Tied jump law").
 
 ``mu_KV`` is the pushforward of the free Poisson law ``pi_t``, ``t = gK/h`` (the
 n-dimensional law of ``K_r K_r^T / n``: mean ``t``, atom ``1 - t`` at 0 when ``t < 1``),
@@ -16,7 +16,7 @@ under ``phi(x) = a x + b x^2`` with ``a = theta1 - theta2`` and ``b = (h/gK) the
   ``a^2 + 4 b z``, and the square from the symmetry ``x1 <-> x2``). The remaining
   quartic in ``G`` is the physical factor: it is selected because it annihilates the
   moment series ``G = sum m_k z^(-k-1)`` (checked to order 8 at derivation time).
-* S-relation: the birational map ``G = S w``, ``z = (1 + w)/(S w)`` (SPEC §3) turns the
+* S-relation: the birational map ``G = S w``, ``z = (1 + w)/(S w)`` (theory §3) turns the
   quartic into a relation quadratic in ``S`` (see ``derivations/tied_kv.md``).
 """
 
@@ -40,12 +40,13 @@ SELECTION_ORDER = 8
 
 
 def tied_jump_map() -> dict[sp.Symbol, sp.Expr]:
-    """``{a, b, t}`` of SPEC §4: ``theta1 - theta2``, ``h theta2/gK``, ``gK/h``."""
+    """``{a, b, t}`` of theory §4: ``theta1 - theta2``, ``h theta2/gK``, ``gK/h``."""
     return {a: theta1 - theta2, b: h * theta2 / gK, t: gK / h}
 
 
 def free_poisson_moment(k: int, t: sp.Expr) -> sp.Expr:
-    """``m_k(pi_t) = sum_{j=1}^k N(k, j) t^j``, Narayana ``N(k, j) = C(k,j) C(k,j-1)/k`` (SPEC §3).
+    """``m_k(pi_t) = sum_{j=1}^k N(k, j) t^j``, Narayana ``N(k, j) = C(k,j) C(k,j-1)/k``
+    (theory §3).
 
     Exact (``m_0 = 1``); ``pi_t`` has every free cumulant equal to ``t``, and the
     non-crossing partitions of ``k`` points with ``j`` blocks are counted by ``N(k, j)``.
@@ -73,7 +74,7 @@ def generic_moments(order: int) -> list[sp.Expr]:
 
 @cached
 def tied_jump_moments(order: int) -> tuple[sp.Expr, ...]:
-    """``(m_1, ..., m_order)`` of ``mu_KV`` in ``theta1, theta2, h, gK`` (SPEC §4), exact.
+    """``(m_1, ..., m_order)`` of ``mu_KV`` in ``theta1, theta2, h, gK`` (theory §4), exact.
 
     ``m_q = int phi(x)^q dpi_t(x) = sum_i C(q, i) a^i b^(q-i) m_(2q-i)(pi_t)``: binomial
     expansion of ``phi^q`` against the Narayana moments of ``pi_t``. Each moment is
@@ -134,7 +135,7 @@ def generic_relation() -> sp.Expr:
 
 @cached_poly
 def tied_jump_cauchy_polynomial() -> sp.Poly:
-    """``P_mu(G, z)``: the Cauchy polynomial of ``mu_KV`` (SPEC §4), exact.
+    """``P_mu(G, z)``: the Cauchy polynomial of ``mu_KV`` (theory §4), exact.
 
     Poly in gens ``(G, z)``, coefficients in ``ZZ[theta1, theta2, h, gK]``, degree 4 in
     ``G``; derived by resultant elimination (see the module docstring), primitive, with a
@@ -148,7 +149,7 @@ def tied_jump_cauchy_polynomial() -> sp.Poly:
 
 @cached
 def tied_jump_relation() -> sp.Expr:
-    """``E_mu(S, w)``: the polynomial relation of ``S_{mu_KV}`` (SPEC §3, §4), exact.
+    """``E_mu(S, w)``: the polynomial relation of ``S_{mu_KV}`` (theory §3, §4), exact.
 
     Image of :func:`tied_jump_cauchy_polynomial` under ``G = S w``, ``z = (1 + w)/(S w)``;
     quadratic in ``S``, in ``theta1, theta2, h, gK``. The physical root is the one with

@@ -1,11 +1,11 @@
-"""Truncated power series and the moment / free-cumulant / S / R conversions (SPEC §3).
+"""Truncated power series and the moment / free-cumulant / S / R conversions (theory §3).
 
 A series is a list of coefficients ``[a_0, a_1, ..., a_{n-1}]`` (``a_k`` multiplies
 ``z^k``) over any exact field: :class:`fractions.Fraction`, sympy numbers, or elements of
-:data:`FIELD` (rational functions of the SPEC parameters, where arithmetic is fast and
+:data:`FIELD` (rational functions of the theory's parameters, where arithmetic is fast and
 canonical). Every routine is exact arithmetic on coefficient lists -- products, powers
 by the J. C. P. Miller recurrence and reversion by Lagrange inversion -- never
-``sympy.series`` on nested expressions. The transforms (SPEC §3):
+``sympy.series`` on nested expressions. The transforms (theory §3):
 
 * ``psi(z) = sum_{k>=1} m_k z^k``, ``chi = psi^{-1}``, ``S(w) = chi(w) (1 + w) / w``
   (``S(0) = 1/m_1``);
@@ -23,7 +23,7 @@ import sympy as sp
 
 from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
 
-#: exact rational functions of the SPEC parameters: the coefficient field of the laws
+#: exact rational functions of the theory's parameters: the coefficient field of the laws
 FIELD = sp.field([theta1, theta2, h, gK, gV, gO], sp.QQ)[0]
 
 Coeffs = list[Any]
@@ -89,7 +89,7 @@ def reversion(f: Sequence[Any], n: int) -> Coeffs:
 
 
 def cumulants_to_moments(kappa: Sequence[Any]) -> Coeffs:
-    """Moments ``[m_1..m_N]`` from free cumulants ``[kappa_1..kappa_N]`` (SPEC §3):
+    """Moments ``[m_1..m_N]`` from free cumulants ``[kappa_1..kappa_N]`` (theory §3):
     ``m_n = [u^n] C(u)^{n+1} / (n+1)``, ``C(u) = 1 + sum_q kappa_q u^q``."""
     one = kappa[0] ** 0
     c = [one, *kappa]
@@ -97,7 +97,7 @@ def cumulants_to_moments(kappa: Sequence[Any]) -> Coeffs:
 
 
 def moments_to_cumulants(m: Sequence[Any]) -> Coeffs:
-    """Free cumulants ``[kappa_1..kappa_N]`` from moments ``[m_1..m_N]`` (SPEC §3):
+    """Free cumulants ``[kappa_1..kappa_N]`` from moments ``[m_1..m_N]`` (theory §3):
     ``kappa_n = [z^{n-1}] M'(z) M(z)^{-n} / n`` with ``M = 1 + sum_k m_k z^k``."""
     one = m[0] ** 0
     big_m = [one, *m]
@@ -107,7 +107,7 @@ def moments_to_cumulants(m: Sequence[Any]) -> Coeffs:
 
 def moments_to_s(m: Sequence[Any]) -> Coeffs:
     """S-transform coefficients ``[s_0..s_{N-1}]`` from moments ``[m_1..m_N]`` (``m_1 != 0``):
-    ``chi = psi^{-1}`` by Lagrange inversion, ``S(w) = chi(w) (1 + w) / w`` (SPEC §3)."""
+    ``chi = psi^{-1}`` by Lagrange inversion, ``S(w) = chi(w) (1 + w) / w`` (theory §3)."""
     zero = _zero(m)
     chi = reversion([zero, *m], len(m) + 1)
     chi_over_w = chi[1:]
@@ -125,7 +125,7 @@ def s_to_moments(s: Sequence[Any]) -> Coeffs:
 
 def conv_inverse_linear_moments(m: Sequence[Any], a: Any, b: Any) -> Coeffs:
     """Moments of ``nu ⊠ lambda`` from ``[m_1..m_N]`` of ``nu``, for a law ``lambda`` with
-    ``S_lambda(w) = 1 / (a + b w)`` (``pi_t``: ``(t, 1)``; ``MP_s``: ``(1, s)``; SPEC §3).
+    ``S_lambda(w) = 1 / (a + b w)`` (``pi_t``: ``(t, 1)``; ``MP_s``: ``(1, s)``; theory §3).
 
     ``chi`` is divided by ``a + b w``, so ``u = psi_new(z)`` solves ``u = psi_nu(z (a + b u))``;
     with ``v = z (a + b u)``, ``v = z (a + b psi_nu(v))`` and Lagrange inversion gives
@@ -138,7 +138,7 @@ def conv_inverse_linear_moments(m: Sequence[Any], a: Any, b: Any) -> Coeffs:
 
 
 def s_product_moments(factors: Sequence[Sequence[Any]]) -> Coeffs:
-    """Moments of a free multiplicative convolution (SPEC §3: ``⊠`` multiplies S-transforms)
+    """Moments of a free multiplicative convolution (theory §3: ``⊠`` multiplies S-transforms)
     from the moment lists ``[m_1..m_N]`` of its factors."""
     n = min(len(f) for f in factors)
     s = moments_to_s(factors[0][:n])

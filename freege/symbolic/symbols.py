@@ -1,4 +1,4 @@
-"""The symbols of the exact layer (SPEC §1.2, §2, §3).
+"""The symbols of the exact layer (theory §1.2, §2, §3).
 
 Laws are derived in ``theta1``, ``theta2`` (kept as symbols: it keeps expressions
 small) and the ratios ``h, gK, gV, gO``; :func:`in_beta` expands the thetas in
@@ -34,7 +34,7 @@ THETA_IN_BETA = {theta1: sp.exp(beta**2) - 1, theta2: beta**2}
 
 
 def in_beta(expr: sp.Expr) -> sp.Expr:
-    """Expand ``theta1``, ``theta2`` in ``beta`` (SPEC §2)."""
+    """Expand ``theta1``, ``theta2`` in ``beta`` (theory §2)."""
     return sp.sympify(expr).subs(THETA_IN_BETA)
 
 

@@ -1,13 +1,13 @@
 """The generic maps between an S-relation, a Cauchy polynomial and a ridge polynomial.
 
 Every law of freege is algebraic: its S-transform ``S(w)`` is a root of a polynomial
-relation ``E(S, w) = 0`` (SPEC §3, §4). Two birational changes of variables turn that
+relation ``E(S, w) = 0`` (theory §3, §4). Two birational changes of variables turn that
 relation into the equations the numeric layer solves:
 
-* Cauchy transform (SPEC §3, polynomial method): with ``psi(1/z) = z G(z) - 1`` and
+* Cauchy transform (theory §3, polynomial method): with ``psi(1/z) = z G(z) - 1`` and
   ``S(w) = chi(w) (1 + w) / w``, the pair ``w = z G - 1``, ``S = G / (z G - 1)``
   (inverse: ``G = S w``, ``z = (1 + w) / (S w)``) maps ``E(S, w) = 0`` onto ``P(G, z) = 0``.
-* Ridge equation (SPEC §5): ``lam w = (1 - w) / S_nubar(-w)``, i.e. the pair
+* Ridge equation (theory §5): ``lam w = (1 - w) / S_nubar(-w)``, i.e. the pair
   ``(S, w) -> (w, lam) = (-w, (1 + w) / (-S w))`` maps the normalized relation onto
   ``F(w, lam) = 0``.
 
@@ -17,7 +17,7 @@ lines (``G``, ``z``, ``w``, ``lam``, ...) are divided out; the code still factor
 image and keeps the one factor that depends on both variables. All computations are
 exact polynomial arithmetic over ``ZZ[parameters]`` (no square roots, no floating point).
 
-This module knows no law: it maps any relation. The SPEC §4 cases go through these maps
+This module knows no law: it maps any relation. The theory §4 cases go through these maps
 in :mod:`freege.symbolic.equations`.
 """
 
@@ -61,7 +61,7 @@ def curve_image(
 def physical_relation_factor(relation: sp.Expr, mean: sp.Expr) -> sp.Expr:
     """The irreducible factor of an S-relation ``E(S, w)`` that holds the physical branch.
 
-    SPEC §3: the S-transform is the branch with ``S(0) = 1/m1``. Factors are kept when they
+    theory §3: the S-transform is the branch with ``S(0) = 1/m1``. Factors are kept when they
     vanish at ``(S, w) = (1/mean, 0)`` identically in the parameters; exactly one must
     remain (a ValueError otherwise, e.g. when ``mean`` is wrong).
     """
@@ -75,7 +75,7 @@ def physical_relation_factor(relation: sp.Expr, mean: sp.Expr) -> sp.Expr:
 
 
 def cauchy_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp.Poly:
-    """P(G, z) from an S-relation ``E(S, w)`` (SPEC §3, polynomial method).
+    """P(G, z) from an S-relation ``E(S, w)`` (theory §3, polynomial method).
 
     Substitutes ``w = z G - 1``, ``S = G / (z G - 1)``, clears denominators and removes the
     exceptional factors. ``relation`` must be irreducible, or ``mean`` (``m1``) given to
@@ -89,7 +89,7 @@ def cauchy_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp
 
 
 def s_relation_from_cauchy(poly: sp.Poly | sp.Expr) -> sp.Expr:
-    """The S-relation ``E(S, w)`` of an irreducible Cauchy polynomial (inverse map, SPEC §3).
+    """The S-relation ``E(S, w)`` of an irreducible Cauchy polynomial (inverse map, theory §3).
 
     Substitutes ``G = S w``, ``z = (1 + w) / (S w)`` and clears denominators; returns the
     primitive irreducible factor in ``(S, w)`` as an expanded expression.
@@ -99,7 +99,7 @@ def s_relation_from_cauchy(poly: sp.Poly | sp.Expr) -> sp.Expr:
 
 
 def cauchy_series_residual(poly: sp.Poly | sp.Expr, moments: Sequence[sp.Expr]) -> list[sp.Expr]:
-    """Low-order coefficients of ``P(G(z), z)`` for the moment series of ``G`` (SPEC §3).
+    """Low-order coefficients of ``P(G(z), z)`` for the moment series of ``G`` (theory §3).
 
     With ``y = 1/z`` and ``G = sum_{k=0}^{N} m_k y^(k+1)`` (``m_0 = 1``, ``moments`` =
     ``(m_1, ..., m_N)``), ``y^D P(G, 1/y)`` is a power series in ``y`` whose first ``N + 1``
@@ -135,13 +135,13 @@ def _truncate(poly: sp.Poly, order: int) -> sp.Poly:
 
 
 def ridge_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp.Poly:
-    """F(w, lam) from the S-relation of a normalized law (SPEC §5).
+    """F(w, lam) from the S-relation of a normalized law (theory §5).
 
     ``lam w = (1 - w) / S(-w)``: substitutes ``S -> (1 - w) / (lam w)``, ``w -> -w`` into
     ``E(S, w)``, clears denominators and removes the exceptional factors ``w``, ``lam``,
     ``1 - w``. ``relation`` must be irreducible, or ``mean`` given (as in
     :func:`cauchy_from_s_relation`; 1 for a normalized law). Exact; a Poly in gens
-    ``(w, lam)`` whose ``lam^2 w`` term is positive, as in SPEC §5.
+    ``(w, lam)`` whose ``lam^2 w`` term is positive, as in theory §5.
     """
     if mean is not None:
         relation = physical_relation_factor(relation, mean)
@@ -151,7 +151,7 @@ def ridge_from_s_relation(relation: sp.Expr, mean: sp.Expr | None = None) -> sp.
 
 def orient_ridge(ridge: sp.Poly) -> sp.Poly:
     """``ridge`` with the sign that makes its ``lam^2 w^k`` term of lowest ``k`` positive
-    (the SPEC §5 form starts ``lam^2 w - ...``)."""
+    (the theory §5 form starts ``lam^2 w - ...``)."""
     top = sp.Poly(ridge.as_expr(), lam).LC()
     lowest = sp.Poly(top, w).terms()[-1][1]
     return -ridge if lowest.could_extract_minus_sign() else ridge

@@ -1,5 +1,5 @@
 """``--certify`` in ``freege law`` and ``freege readout dof|ridge``: JSON shape, text,
-one-line failures (SPEC §4, §5, §7)."""
+one-line failures (theory §4, §5, §7)."""
 
 from __future__ import annotations
 

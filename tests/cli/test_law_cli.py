@@ -64,7 +64,7 @@ def test_bad_case(capsys):
 
 
 def test_tied_case_implies_tied_sharing(capsys):
-    """A ``*-tied`` case is the tied law (SPEC §4): other sharing schemes contradict it."""
+    """A ``*-tied`` case is the tied law (theory §4): other sharing schemes contradict it."""
     err = bad(capsys, "law", "--case", "mha-tied", *RATIOS, "--sharing", "gqa", "--h-kv", "4")
     assert "--sharing" in err
     code, out, _ = run_cli(capsys, "law", "--case", "mha-tied", *RATIOS, "--format", "json")

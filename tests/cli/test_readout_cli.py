@@ -20,7 +20,7 @@ def test_ridge_and_dof_keys_and_consistency(capsys):
     dof = readout_json(capsys, "dof", *RATIOS, "--lam", "0.01")
     assert set(dof) == {"lam", "w"} and dof["w"] == ridge["w"]
     assert 0 < dof["w"] < 1
-    # SPEC §5: E = 1 - w/gO + (lam/gO - sigma^2) w'(lam); with sigma^2 = 0 and
+    # theory §5: E = 1 - w/gO + (lam/gO - sigma^2) w'(lam); with sigma^2 = 0 and
     # w' < 0 the error lies below 1 - w/gO
     assert ridge["error"] < 1 - ridge["w"] / 2
 

@@ -109,7 +109,7 @@ def test_arrival_fixed_widths_and_budget(capsys):
     columns = ("h_kv", "t_fixed_widths", "t_fixed_budget", "width_fixed_budget")
     full, shared = data["rows"]
     assert set(full) == set(columns) and (full["h_kv"], shared["h_kv"]) == (64, 2)
-    # SPEC §4 (sharing leaves the law unchanged at fixed widths), computed per row
+    # theory §4 (sharing leaves the law unchanged at fixed widths), computed per row
     assert shared["t_fixed_widths"] == pytest.approx(full["t_fixed_widths"], rel=1e-12)
     assert full["width_fixed_budget"] == 64
     assert full["t_fixed_budget"] == pytest.approx(full["t_fixed_widths"], rel=1e-12)

@@ -1,4 +1,4 @@
-"""Certified enclosures (freege.numeric.certify, SPEC §3-§5, §7) against independent
+"""Certified enclosures (freege.numeric.certify, theory §3-§5, §7) against independent
 routes: freege's own mpmath layer at 50 digits (tracked Cauchy root, discriminant edges,
 atom), and mpmath's polynomial solver for w(lam)."""
 
@@ -133,7 +133,7 @@ def test_certificate_refused_where_roots_cannot_be_isolated() -> None:
 
 def _mp_ridge(case: str, ratios: Ratios, lam: Fraction, sigma2: Fraction, dps: int) -> tuple:
     """w(lam) and E(lam) by mpmath.polyroots on F(., lam) (an independent route): the real
-    root in (0, w_max) on the larger lam branch (2 a2 lam + a1 > 0), SPEC §5."""
+    root in (0, w_max) on the larger lam branch (2 a2 lam + a1 > 0), theory §5."""
     from freege.numeric import _symbolic
     from freege.symbolic.symbols import lam as lam_s
     from freege.symbolic.symbols import w as w_s

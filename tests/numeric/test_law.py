@@ -1,4 +1,4 @@
-"""Law objects (SPEC §4, §7): mass, moments, density against precision, transforms,
+"""Law objects (theory §4, §7): mass, moments, density against precision, transforms,
 the tied law against Gauss-Legendre quadrature, bad input, a hypothesis sweep."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def get(name: str, normalized: bool = False, dps: int | None = None) -> Law:
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_mass_and_moments_from_density(name: str) -> None:
     """The density integrates to 1 - atom mass; its first four moments equal the exact
-    symbolic moments (SPEC §3, §4)."""
+    symbolic moments (theory §3, §4)."""
     L = get(name)
     atom = sum(L.atoms().values())
     assert abs(_gauss_legendre_mass(L) - (1 - atom)) < 1e-11
@@ -133,8 +133,8 @@ def test_mp_results_are_mpf_and_cdf_conserves_mass() -> None:
 
 @pytest.mark.parametrize("name", ["mha-atom", "mha-tied"])
 def test_s_transform_obeys_the_ridge_identity(name: str) -> None:
-    """SPEC §5: lam w = (1 - w)/S_nubar(-w) with w = w(lam) = 1 + lam G(-lam); and
-    S(0) = 1/m1 (SPEC §3)."""
+    """theory §5: lam w = (1 - w)/S_nubar(-w) with w = w(lam) = 1 + lam G(-lam); and
+    S(0) = 1/m1 (theory §3)."""
     nbar = get(name, normalized=True)
     assert nbar.s_transform(0.0) == pytest.approx(1.0, rel=1e-14)
     for lam in (0.05, 1.0, 7.0):
@@ -148,7 +148,7 @@ def test_s_transform_obeys_the_ridge_identity(name: str) -> None:
 
 
 def _free_poisson_gauss_legendre(t: float, nodes: int = 96) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes/weights integrating against the continuous part of pi_t (SPEC §3), density
+    """Nodes/weights integrating against the continuous part of pi_t (theory §3), density
     sqrt((b-x)(x-a))/(2 pi x) on [(1 - sqrt t)^2, (1 + sqrt t)^2] (closed form typed as
     sympy), by 96-point Gauss-Legendre in x = a + (b-a)(1 - cos u)/2."""
     x = sp.Symbol("x")
@@ -163,8 +163,8 @@ def _free_poisson_gauss_legendre(t: float, nodes: int = 96) -> tuple[np.ndarray,
 
 @pytest.mark.parametrize("name", ["value-tied"])
 def test_tied_law_matches_gauss_legendre_against_marchenko_pastur(name: str) -> None:
-    """value-tied = pi(mu_KV, h), mu_KV = phi_* pi_{gK/h} (SPEC §4). Its R-transform is
-    R(u) = h int phi(x)/(1 - phi(x) u) dpi_{gK/h}(x) (compound free Poisson, SPEC §3), so
+    """value-tied = pi(mu_KV, h), mu_KV = phi_* pi_{gK/h} (theory §4). Its R-transform is
+    R(u) = h int phi(x)/(1 - phi(x) u) dpi_{gK/h}(x) (compound free Poisson, theory §3), so
     G = stieltjes(z) from the resultant-derived Cauchy polynomial must satisfy
     z = R(G) + 1/G with R by 96-point Gauss-Legendre against the free Poisson density."""
     L = get(name)
@@ -253,7 +253,7 @@ def _check_law(L: Law) -> None:
 )
 @example(beta=Fraction(7, 10), h=96, g_v=Fraction(3, 2), g_o=Fraction(7, 10))
 def test_mha_atom_is_the_rank_deficiency(beta, h, g_v, g_o):
-    """SPEC §4, §7: the MHA law's only atom is at 0 with mass 1 - min(1, gV, gO) (rank of
+    """theory §4, §7: the MHA law's only atom is at 0 with mass 1 - min(1, gV, gO) (rank of
     MHA^perp), found without quadrature (h = 96, gO = 7/10 once broke a mass balance)."""
     nu = law("mha", Ratios(beta=beta, h=h, gK=Fraction(3, 2), gV=g_v, gO=g_o), normalized=True)
     expected = 1 - min(1, g_v, g_o)
@@ -269,7 +269,7 @@ def test_mha_atom_is_the_rank_deficiency(beta, h, g_v, g_o):
     g_o=st.sampled_from([Fraction(7, 10), 1, 2]),
 )
 def test_tied_atom_is_the_rank_deficiency(h, g_k, g_o):
-    """SPEC §4: tied MHA^perp = [A_r^perp K_r] W^O has rank min(n, h dK, dO), so its atom
+    """theory §4: tied MHA^perp = [A_r^perp K_r] W^O has rank min(n, h dK, dO), so its atom
     at 0 has mass 1 - min(1, gK, gO)."""
     nu = law("mha-tied", Ratios(beta=1, h=h, gK=g_k, gV=g_k, gO=g_o, sharing="tied"))
     assert sum(nu.atoms().values()) == pytest.approx(float(1 - min(1, g_k, g_o)), abs=1e-13)

@@ -1,5 +1,5 @@
 """``Law.estimate`` compares against an independent route, so it can fail (issue 7
-deliverable 2, SPEC §7): a deliberately perturbed computation is flagged."""
+deliverable 2, theory §7): a deliberately perturbed computation is flagged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Densities at tiny x next to a hard edge at 0 (issue 10, finding 4; SPEC §7.1).
+"""Densities at tiny x next to a hard edge at 0 (issue 10, finding 4; theory §7.1).
 
 Independent route: the small-x asymptotics of the physical branch read off the Cauchy
 polynomial's Newton polygon. With ``u = zG`` and ``a = u(0)`` (the atom, 0 if none), the
@@ -53,7 +53,7 @@ def newton_polygon_constants(name: str) -> list[tuple[Fraction, mpmath.mpf]]:
         for (i, j), coeff in L.equation.poly.terms():
             terms[(i, j - i)] = mpmath.mpf(str(sp.N(coeff.subs(subs), 70)))
         d = min(e for _, e in terms)
-        # a = u(0): the rank deficiency 1 - min(1, gV, gO) (tied: gK for gV), SPEC §4
+        # a = u(0): the rank deficiency 1 - min(1, gV, gO) (tied: gK for gV), theory §4
         a = 1 - min(mpmath.mpf(1), to_mpf(r.gV), to_mpf(r.gO))
         assert abs(sum(c * a**i for (i, e), c in terms.items() if e == d)) < 1e-50
         # B[k, e]: coefficient of v^k z^e in Q(a + v, z)

@@ -1,5 +1,5 @@
 """cdf, mass and expectations at hard and tiny edges (issue 10 findings 2, 3, 8; issue 7
-bullet 5; SPEC §7.1): edge-adapted Gauss-Legendre panels, convergence checked.
+bullet 5; theory §7.1): edge-adapted Gauss-Legendre panels, convergence checked.
 
 Independent routes: float64 (Legendre series of each panel) against dps 30/40 (Gauss-Legendre
 per point, different node counts), the total mass against 1 (the atom from the exact

@@ -1,4 +1,4 @@
-"""Readout predictions (SPEC §5) against quadrature of the density, precision, bad input."""
+"""Readout predictions (theory §5) against quadrature of the density, precision, bad input."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def get(name: str, dps: int | None = None, normalized: bool = True) -> Law:
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_dof_and_derivative_match_the_density(name: str) -> None:
-    """w(lam) = int x/(x+lam) dnubar and w'(lam) = -int x/(x+lam)^2 dnubar (SPEC §5);
+    """w(lam) = int x/(x+lam) dnubar and w'(lam) = -int x/(x+lam)^2 dnubar (theory §5);
     the ridge-polynomial solve also equals 1 + lam G(-lam) (Cauchy branch)."""
     L = get(name)
     for lam in (1e-3, 0.3, 5.0):
@@ -44,7 +44,7 @@ def test_dof_and_derivative_match_the_density(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_ridge_error_matches_its_integral_form(name: str) -> None:
-    """E = 1 - 1/gO + int (lam^2/gO + s2 x)/(x+lam)^2 dnubar (SPEC §5, first form)."""
+    """E = 1 - 1/gO + int (lam^2/gO + s2 x)/(x+lam)^2 dnubar (theory §5, first form)."""
     L = get(name)
     g_o = float(L.ratios.gO)
     for lam, s2 in ((1e-4, 0.1), (0.5, 0.0), (3.0, 2.0)):

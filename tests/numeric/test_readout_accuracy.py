@@ -1,4 +1,4 @@
-"""Readout accuracy (SPEC §5, §7): the physical branch of the ridge quadratic against the
+"""Readout accuracy (theory §5, §7): the physical branch of the ridge quadratic against the
 Cauchy branch and quadrature, issue reproducers as regressions, two precisions."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_dof_and_derivative_match_quadrature(case: str, ratios: Ratios) -> None:
 @pytest.mark.slow
 def test_issue7_h4_ridge_error_regression() -> None:
     """Issue 7: h = 4, gK = gV = gO = 0.5, lam = 1e-4, sigma2 = 0.1 had 6 right digits.
-    Against the SPEC §5 integral form by quadrature, and dps 30 against dps 60."""
+    Against the theory §5 integral form by quadrature, and dps 30 against dps 60."""
     ratios = GRID[0][1]
     f64 = get("mha", ratios)
     direct = 1 - 2 + quad(f64, lambda x: (1e-8 / 0.5 + 0.1 * x) / (x + 1e-4) ** 2)

@@ -1,4 +1,4 @@
-"""Property test over ill-conditioned setups (issue 7, SPEC §5, §7): ratios close to each
+"""Property test over ill-conditioned setups (issue 7, theory §5, §7): ratios close to each
 other, to 1 and to h, w near w_max (tiny lam), small h, beta in [0.1, 3], independent and
 tied. dps 30 agrees with dps 60 to >= 28 digits; float64 is within 1e-12 of dps 60."""
 

@@ -1,5 +1,5 @@
 """Branch-tracked Cauchy roots on a law with closed forms: Marchenko-Pastur MP_s
-(SPEC §3: S(w) = 1/(1 + s w), mean 1, variance s), built here with sympy."""
+(theory §3: S(w) = 1/(1 + s w), mean 1, variance s), built here with sympy."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from freege.symbolic.symbols import G, z
 s_sym = sp.Symbol("s", positive=True)
 x_sym = sp.Symbol("x", positive=True)
 
-#: SPEC §3 MP_s put through w = zG - 1, S = G/(zG - 1), denominators cleared
+#: theory §3 MP_s put through w = zG - 1, S = G/(zG - 1), denominators cleared
 MP_POLY = sp.Poly(
     sp.numer(sp.together(G / (z * G - 1) - 1 / (1 + s_sym * (z * G - 1)))), G, z
 )

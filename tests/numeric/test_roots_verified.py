@@ -1,4 +1,4 @@
-"""Every solve in roots / s_transform verifies or raises (issue 7 deliverable 1, SPEC §7):
+"""Every solve in roots / s_transform verifies or raises (issue 7 deliverable 1, theory §7):
 real roots by a bracketed sign change, Cauchy roots and S-transforms by a residual test,
 the atom by a consistency check; failures raise ConvergenceError naming the quantity."""
 
@@ -15,7 +15,7 @@ from freege.params import Ratios
 from freege.symbolic.symbols import G, z
 
 s_sym = sp.Symbol("s", positive=True)
-#: Marchenko-Pastur MP_s (SPEC §3), S(w) = 1/(1 + s w) put through w = zG - 1
+#: Marchenko-Pastur MP_s (theory §3), S(w) = 1/(1 + s w) put through w = zG - 1
 MP_POLY = sp.Poly(sp.numer(sp.together(G / (z * G - 1) - 1 / (1 + s_sym * (z * G - 1)))), G, z)
 
 

@@ -1,5 +1,5 @@
-"""The SPEC §4 laws: derived closed forms against the SPEC's, tied laws against a direct
-computation, and the public API's bad input."""
+"""The theory §4 laws: derived closed forms against the stated ones (docs/theory.md),
+tied laws against a direct computation, and the public API's bad input."""
 
 from fractions import Fraction
 
@@ -13,8 +13,8 @@ from freege.symbolic.symbols import S, gK, gO, gV, h, theta1, theta2, w
 
 c = theta2 / theta1
 
-#: SPEC §4 table, "mean m1" column
-SPEC_MEANS = {
+#: theory §4 table, "mean m1" column
+THEORY_MEANS = {
     "attention": theta1,
     "head-average": theta1,
     "head-average-shared-key": theta1,
@@ -31,12 +31,12 @@ def is_zero(expr: sp.Expr) -> bool:
 
 @pytest.mark.parametrize("case", cases.CASES)
 def test_means_match_spec_table(case: str) -> None:
-    assert is_zero(fs.moments(case, 1)[0] - SPEC_MEANS[case])
+    assert is_zero(fs.moments(case, 1)[0] - THEORY_MEANS[case])
     assert fs.moments(case, 2, normalized=True)[0] == 1
 
 
 def test_attention_second_moment() -> None:
-    """SPEC §4: attention m2 = theta1^2 (1 + 1/h) + theta2^2 / gK."""
+    """theory §4: attention m2 = theta1^2 (1 + 1/h) + theta2^2 / gK."""
     assert is_zero(fs.moments("attention", 2)[1] - (theta1**2 * (1 + 1 / h) + theta2**2 / gK))
 
 
@@ -48,7 +48,7 @@ def test_attention_second_moment() -> None:
     ],
 )
 def test_normalized_second_moment(case: str, excess: sp.Expr) -> None:
-    """SPEC §4: mbar2 - 1 of the value output and of MHA."""
+    """theory §4: mbar2 - 1 of the value output and of MHA."""
     m1, m2 = fs.moments(case, 2)
     assert is_zero(m2 / m1**2 - 1 - excess)
     assert is_zero(fs.moments(case, 2, normalized=True)[1] - 1 - excess)
@@ -59,7 +59,7 @@ def test_normalized_second_moment(case: str, excess: sp.Expr) -> None:
     [("attention", [h]), ("value", [h, gV]), ("mha", [h, gV, gO])],
 )
 def test_normalized_s_transform_matches_spec(case: str, mp_ratios: list) -> None:
-    """SPEC §4: S_nubar(w) = s(w) / prod_j (1 + w/g_j) with
+    """theory §4: S_nubar(w) = s(w) / prod_j (1 + w/g_j) with
     s = 2 / ((1+u) + sqrt((1+u)^2 - 4(1-c)u)), u = c w / gK."""
     u = c * w / gK
     s = 2 / ((1 + u) + sp.sqrt((1 + u) ** 2 - 4 * (1 - c) * u))
@@ -74,18 +74,18 @@ def test_normalized_s_transform_matches_spec(case: str, mp_ratios: list) -> None
 
 @pytest.mark.parametrize("case", cases.CASES)
 def test_s_relation_passes_through_the_mean(case: str) -> None:
-    """SPEC §3: the S-transform branch has S(0) = 1/m1."""
+    """theory §3: the S-transform branch has S(0) = 1/m1."""
     relation = fs.s_relation(case)
-    assert is_zero(relation.subs({w: 0, S: 1 / SPEC_MEANS[case]}))
+    assert is_zero(relation.subs({w: 0, S: 1 / THEORY_MEANS[case]}))
 
 
 def test_tied_mha_s_transform_matches_spec() -> None:
-    """SPEC §4: the tied MHA normalized by m = gO (theta1 + h theta2 / gK) has
+    """theory §4: the tied MHA normalized by m = gO (theta1 + h theta2 / gK) has
     S_nubar(z) = gK m S_mu(z/h) / ((h + z)(gO + z))."""
     mu = cases.tied_jump_law()
     s_mu = mu.s_explicit
     assert s_mu is not None
-    m = SPEC_MEANS["mha-tied"]
+    m = THEORY_MEANS["mha-tied"]
     spec = gK * m * s_mu.subs(w, w / h) / ((h + w) * (gO + w))
     derived = fs.s_transform("mha-tied", normalized=True)
     point = {theta1: sp.Rational(7, 4), theta2: 1, h: 3, gK: sp.Rational(1, 2), gO: 5}
@@ -96,7 +96,7 @@ def test_tied_mha_s_transform_matches_spec() -> None:
 
 def test_tied_jump_moments_from_the_algebra() -> None:
     """mu_KV's moments (freege.symbolic.pushforward) equal the law algebra's polynomial
-    image of pi_{gK/h} under phi (SPEC §4), exactly."""
+    image of pi_{gK/h} under phi (theory §4), exactly."""
     direct = laws.pushforward(
         laws.free_poisson(gK / h), [0, theta1 - theta2, h * theta2 / gK]
     )
@@ -110,7 +110,7 @@ def test_tied_jump_moments_from_the_algebra() -> None:
      (Fraction(1, 5), Fraction(19, 100), 2, Fraction(3))],
 )
 def test_value_tied_moments_by_quadrature(t1: Fraction, t2: Fraction, hh: int, k: Fraction) -> None:
-    """value-tied = pi(mu_KV, h) (SPEC §4) against an independent computation: mu_KV
+    """value-tied = pi(mu_KV, h) (theory §4) against an independent computation: mu_KV
     moments by quadrature of phi(x)^q against the free Poisson density of pi_{gK/h} (its
     atom at 0 maps to 0), then the moments of the compound free Poisson law from its free
     cumulants h m_q(mu_KV) by the non-crossing recursion (not Lagrange inversion)."""
@@ -138,14 +138,14 @@ def test_value_tied_moments_by_quadrature(t1: Fraction, t2: Fraction, hh: int, k
 
 
 def test_value_tied_cumulants_are_compound_poisson() -> None:
-    """SPEC §3: pi(mu, t) has free cumulants t m_q(mu)."""
+    """theory §3: pi(mu, t) has free cumulants t m_q(mu)."""
     mu = cases.tied_jump_law().moments(4)
     assert [sp.cancel(k - h * m) for k, m in zip(fs.cumulants("value-tied", 4), mu, strict=True)] \
         == [0] * 4
 
 
 def test_dof_series_alternates_normalized_moments() -> None:
-    """SPEC §5: w(lam) = mbar1/lam - mbar2/lam^2 + mbar3/lam^3 - ..."""
+    """theory §5: w(lam) = mbar1/lam - mbar2/lam^2 + mbar3/lam^3 - ..."""
     mbar = fs.moments("mha", 4, normalized=True)
     assert fs.dof_series("mha", 4) == [mbar[0], -mbar[1], mbar[2], -mbar[3]]
 

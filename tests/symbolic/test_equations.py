@@ -1,4 +1,4 @@
-"""Derived equations of the SPEC §4 cases (SPEC §3-§5): Cauchy polynomials P(G, z) and ridge
+"""Derived equations of the theory §4 cases (theory §3-§5): Cauchy polynomials P(G, z) and ridge
 polynomials F(w, lam)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_unknown_case_is_rejected():
         ridge_polynomial("nope")
 
 
-# --- every SPEC §4 case -------------------------------------------------------------------
+# --- every theory §4 case -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -79,7 +79,7 @@ def test_cauchy_polynomial_is_irreducible(case, point):
 @settings(max_examples=3)
 @given(point=POINTS)
 def test_cauchy_polynomial_annihilates_moment_series(case, normalized, point):
-    """G = sum m_k z^(-k-1) with core's moments (SPEC §3): the low orders of P vanish."""
+    """G = sum m_k z^(-k-1) with core's moments (theory §3): the low orders of P vanish."""
     poly = sp.Poly(cauchy_polynomial(case, normalized).as_expr().subs(point), G, z)
     series = [m.subs(point) for m in moments(case, ORDER, normalized)]
     assert all(c == 0 for c in cauchy_series_residual(poly, series))
@@ -89,7 +89,7 @@ def test_cauchy_polynomial_annihilates_moment_series(case, normalized, point):
 
 
 def _spec_ridge(case: str) -> sp.Expr:
-    """SPEC §5 independent form lam^2 w - lam (1 - c w/g) Pi - (c (1-c)/g) Pi^2 (SPEC §4
+    """theory §5 independent form lam^2 w - lam (1 - c w/g) Pi - (c (1-c)/g) Pi^2 (theory §4
     factors: rho_g with g = gK, or gK/h for one shared key; MP_{1/h}, pi_1, pi_gV, MP_{1/gV},
     pi_gO each contribute 1 - w/g_j at -w after normalization)."""
     c = theta2 / theta1
@@ -111,13 +111,13 @@ def test_ridge_polynomial_matches_spec_form(case):
 
 
 def test_tied_ridge_relation_matches_generic_route():
-    """SPEC §5 tied form (from S_muKV) = the ridge map of D_{1/m}(pi(mu_KV, h) ⊠ pi_gO)."""
+    """theory §5 tied form (from S_muKV) = the ridge map of D_{1/m}(pi(mu_KV, h) ⊠ pi_gO)."""
     assert proportional(tied_ridge_relation(), ridge_polynomial("mha-tied"))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_ridge_large_lambda_series(case):
-    """The root w ~ 1/lam of F is w = mbar1/lam - mbar2/lam^2 + ... (SPEC §5), identically,
+    """The root w ~ 1/lam of F is w = mbar1/lam - mbar2/lam^2 + ... (theory §5), identically,
     with the normalized moments of the law algebra."""
     from_ridge = ridge_series(case, ORDER)
     assert all(
@@ -127,7 +127,7 @@ def test_ridge_large_lambda_series(case):
 
 @pytest.mark.parametrize("case", ["mha", "mha-tied", "head-average-shared-key"])
 def test_ridge_derivatives_give_w_prime(case):
-    """w'(lam) = -F_lam/F_w against a central difference of the solved w(lam) (SPEC §5)."""
+    """w'(lam) = -F_lam/F_w against a central difference of the solved w(lam) (theory §5)."""
     point = {theta1: mpmath.e - 1, theta2: 1, h: 4, gK: sp.Rational(1, 2), gV: 2, gO: 3}
     f, f_w, f_lam = (
         sp.lambdify((w, lam), p.as_expr().subs(point), "mpmath")

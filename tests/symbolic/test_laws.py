@@ -1,4 +1,4 @@
-"""The law algebra (SPEC §3): known laws, moments against S-relations, constructors."""
+"""The law algebra (theory §3): known laws, moments against S-relations, constructors."""
 
 import functools
 from fractions import Fraction
@@ -18,7 +18,7 @@ positive_rationals = st.fractions(min_value=Fraction(1, 5), max_value=5, max_den
 
 def annihilates_s_series(relation: sp.Expr, moments: list, values: dict) -> bool:
     """Whether ``E(S(w), w) = O(w^N)`` for the S-series built from ``moments``
-    (SPEC §3), at the exact parameter ``values``."""
+    (theory §3), at the exact parameter ``values``."""
     n = len(moments)
     m = [x.subs(values) for x in moments]
     s = series.moments_to_s(m)
@@ -40,7 +40,7 @@ param_values = st.tuples(*[positive_rationals] * 6).map(params)
 
 
 def test_marchenko_pastur_cumulants() -> None:
-    """SPEC §3: MP_s has free cumulants s^(q-1), mean 1."""
+    """theory §3: MP_s has free cumulants s^(q-1), mean 1."""
     law = laws.marchenko_pastur(h)
     assert [sp.simplify(k - h ** (q - 1)) for q, k in enumerate(law.cumulants(ORDER), 1)] == [
         0
@@ -48,7 +48,7 @@ def test_marchenko_pastur_cumulants() -> None:
 
 
 def test_free_poisson_cumulants() -> None:
-    """SPEC §3: every free cumulant of pi_t equals t."""
+    """theory §3: every free cumulant of pi_t equals t."""
     assert laws.free_poisson(gO).cumulants(ORDER) == [gO] * ORDER
 
 
@@ -63,7 +63,7 @@ def test_product_of_mp_laws_is_fuss_catalan() -> None:
 
 
 def test_rho_relation_from_its_r_transform() -> None:
-    """SPEC §3: rho_t's S-relation (built as an affine image of MP) is S R(w S) = 1 with
+    """theory §3: rho_t's S-relation (built as an affine image of MP) is S R(w S) = 1 with
     R(z) = theta1 - theta2 + theta2 / (1 - theta2 z / t), and its cumulants are R's
     coefficients."""
     t = gK
@@ -80,7 +80,7 @@ def test_rho_relation_from_its_r_transform() -> None:
 
 
 def test_compound_free_poisson_first_moments() -> None:
-    """SPEC §3: m1 = t m1(mu), m2 = t m2(mu) + t^2 m1(mu)^2, cumulants t m_q(mu)."""
+    """theory §3: m1 = t m1(mu), m2 = t m2(mu) + t^2 m1(mu)^2, cumulants t m_q(mu)."""
     mu = laws.rho(gV)
     law = laws.compound_free_poisson(mu, h)
     m1, m2 = mu.moments(2)
@@ -91,7 +91,7 @@ def test_compound_free_poisson_first_moments() -> None:
 
 
 def test_dilation_scales_moments_and_divides_s() -> None:
-    """SPEC §3: D_a multiplies m_q by a^q and divides S by a."""
+    """theory §3: D_a multiplies m_q by a^q and divides S by a."""
     base = laws.rho(gK)
     law = laws.dilation(base, 3 / h)
     assert [sp.simplify(a - (3 / h) ** q * b)
@@ -125,7 +125,7 @@ def built_laws() -> list[laws.FreeLaw]:
 @given(param_values)
 def test_relations_annihilate_moment_series(values: dict) -> None:
     """The S-relation of each construction annihilates the S-series of the law's own
-    moments (SPEC §3), at exact random parameters."""
+    moments (theory §3), at exact random parameters."""
     for law in built_laws():
         assert annihilates_s_series(law.s_relation, law.moments(5), values), law
 

@@ -1,5 +1,5 @@
-"""The derived m1, m2 of every SPEC §4 case against sampled Gaussian-equivalent matrices
-(SPEC §2: the GE Gram has the same limiting law), at moderate n with fixed seeds.
+"""The derived m1, m2 of every theory §4 case against sampled Gaussian-equivalent matrices
+(theory §2: the GE Gram has the same limiting law), at moderate n with fixed seeds.
 
 Tolerance, derived from the sizes: the sample moment ``m_q = tr(G^q)/n`` of one draw is a
 linear spectral statistic, so both its fluctuation and its bias are O(1/N) with ``N`` the
@@ -11,7 +11,7 @@ most four Gaussian/Wishart factors, each contributes a genus-one correction of a
 about ``q / (2 N)`` relative to ``m_q`` (the Wishart example above: ``1/d`` at ``q = 2``);
 measured rel. bias times N stayed within [-1.1, 1] over all cases for n = 100..400 at
 beta = 0.75, h = 4. With N >= 48, the allowance (<= 8.4% at q = 2) is well below the
-size of any single term of the SPEC formulas at these ratios (e.g. 1/h >= 25% of m2/m1^2).
+size of any single term of the theory's formulas at these ratios (e.g. 1/h >= 25% of m2/m1^2).
 """
 
 from __future__ import annotations
@@ -82,6 +82,6 @@ def test_independent_case_moments_match_samples(case: str, dims: Dims, seed: int
 @settings(max_examples=3)
 @given(dims=configs(tied=True), seed=st.integers(min_value=0, max_value=2**16))
 def test_tied_case_moments_match_samples(case: str, dims: Dims, seed: int) -> None:
-    """The tied laws pi(mu_KV, h) and D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO) (SPEC §4) against
+    """The tied laws pi(mu_KV, h) and D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO) (theory §4) against
     samples of [Y^G_1 K_1 | ...] (and its product with W^O)."""
     check(case, dims, seed)

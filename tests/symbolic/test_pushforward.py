@@ -1,4 +1,4 @@
-"""Tied-K/V jump law mu_KV (SPEC §4): moments, Cauchy polynomial, S-relation."""
+"""Tied-K/V jump law mu_KV (theory §4): moments, Cauchy polynomial, S-relation."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ DPS = 30
 
 
 def pi_t_integral(f, t):
-    """``int f dpi_t`` (SPEC §3 free Poisson): Marchenko-Pastur density plus the atom at 0.
+    """``int f dpi_t`` (theory §3 free Poisson): Marchenko-Pastur density plus the atom at 0.
 
     The density ``sqrt((x - l)(r - x)) / (2 pi x)`` on ``[l, r] = [(1 -+ sqrt t)^2]`` is
     integrated in ``x = mid + half cos(u)``, which makes the integrand smooth, by
@@ -50,7 +50,7 @@ def test_free_poisson_moments_are_narayana():
 
 
 def test_mean_is_the_spec_tied_value_mean_over_h():
-    """SPEC §4: pi(mu_KV, h) has mean gK theta1 + h theta2 = h m1(mu_KV)."""
+    """theory §4: pi(mu_KV, h) has mean gK theta1 + h theta2 = h m1(mu_KV)."""
     assert sp.simplify(h * tied_jump_moments(1)[0] - (gK * theta1 + h * theta2)) == 0
 
 
@@ -123,7 +123,7 @@ RATIONAL = st.fractions(min_value=sp.Rational(1, 10), max_value=8, max_denominat
 @settings(max_examples=10, deadline=None)
 @given(RATIONAL, RATIONAL, RATIONAL, RATIONAL)
 def test_relation_reproduces_the_moments(t1, t2, heads, g):
-    """E(S(psi(y)), psi(y)) = O(y^(N+1)) with S = y (1 + psi)/psi (SPEC §3: chi(psi(y)) = y).
+    """E(S(psi(y)), psi(y)) = O(y^(N+1)) with S = y (1 + psi)/psi (theory §3: chi(psi(y)) = y).
 
     Exact arithmetic at rational parameter points (the relation is polynomial in them).
     """
@@ -149,7 +149,7 @@ def test_relation_is_quadratic_and_physical_root_is_inverse_mean():
 
 
 def test_generic_relation_specialises_to_the_tied_relation():
-    """The a, b, t elimination and the tied relation agree under a, b, t -> SPEC §4 values."""
+    """The a, b, t elimination and the tied relation agree under a, b, t -> theory §4 values."""
     specialised = sp.numer(sp.together(generic_relation().subs(tied_jump_map())))
     ratio = sp.cancel(specialised / tied_jump_relation())
     assert ratio != 0 and not ratio.has(S, w)

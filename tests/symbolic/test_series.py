@@ -1,4 +1,4 @@
-"""Series arithmetic and the SPEC §3 transform identities, on exact rationals."""
+"""Series arithmetic and the theory §3 transform identities, on exact rationals."""
 
 from fractions import Fraction
 
@@ -22,7 +22,7 @@ def sequence(length: int = 7) -> st.SearchStrategy[list[Fraction]]:
 
 def naive_moments(kappa: list[Fraction]) -> list[Fraction]:
     """Moments from free cumulants by the recursion m_n = sum_s kappa_s [z^(n-s)] M^s
-    (SPEC §3, M = 1 + sum m_k z^k): an algorithm independent of Lagrange inversion."""
+    (theory §3, M = 1 + sum m_k z^k): an algorithm independent of Lagrange inversion."""
     m = [Fraction(1)]
     for n in range(1, len(kappa) + 1):
         total = Fraction(0)
@@ -48,7 +48,7 @@ def test_s_transform_round_trip(moments: list[Fraction]) -> None:
 
 @given(sequence())
 def test_s_times_r_of_w_s_is_one(moments: list[Fraction]) -> None:
-    """SPEC §3: S(w) R(w S(w)) = 1 as power series in w."""
+    """theory §3: S(w) R(w S(w)) = 1 as power series in w."""
     n = len(moments)
     s = series.moments_to_s(moments)
     r = series.moments_to_cumulants(moments)  # R(z) = sum kappa_q z^(q-1)

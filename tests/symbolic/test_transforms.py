@@ -1,5 +1,5 @@
-"""The generic S-relation <-> Cauchy polynomial <-> ridge polynomial maps (SPEC §3, §5), on
-laws typed in from SPEC §3."""
+"""The generic S-relation <-> Cauchy polynomial <-> ridge polynomial maps (theory §3, §5), on
+laws typed in from theory §3."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.symbolic.helpers import proportional
 
 
 def test_marchenko_pastur_cauchy_polynomial():
-    """MP_s (S = 1/(1 + s w)): G^-1(g) = R(g) + 1/g = 1/(1 - s g) + 1/g (SPEC §3)."""
+    """MP_s (S = 1/(1 + s w)): G^-1(g) = R(g) + 1/g = 1/(1 - s g) + 1/g (theory §3)."""
     s = sp.Symbol("s", positive=True)
     poly = cauchy_from_s_relation(S * (1 + s * w) - 1)
     assert proportional(poly, s * z * G**2 - (z + s - 1) * G + 1)
@@ -27,7 +27,7 @@ def test_marchenko_pastur_cauchy_polynomial():
 
 
 def test_free_poisson_product_cauchy_polynomial():
-    """pi_t ⊠ pi_u (S = 1/((t + w)(u + w)), SPEC §3): P annihilates the law algebra's moments."""
+    """pi_t ⊠ pi_u (S = 1/((t + w)(u + w)), theory §3): P annihilates the law algebra's moments."""
     t, u = sp.Rational(1, 3), sp.Rational(5, 2)
     poly = cauchy_from_s_relation(S * (t + w) * (u + w) - 1)
     assert poly.degree(G) == 3
@@ -36,7 +36,7 @@ def test_free_poisson_product_cauchy_polynomial():
 
 
 def test_ridge_of_marchenko_pastur():
-    """SPEC §5 with nubar = MP_s: lam w = (1 - w)(1 - s w)."""
+    """theory §5 with nubar = MP_s: lam w = (1 - w)(1 - s w)."""
     s = sp.Symbol("s", positive=True)
     assert proportional(ridge_from_s_relation(S * (1 + s * w) - 1), lam * w - (1 - w) * (1 - s * w))
 

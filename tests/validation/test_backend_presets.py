@@ -1,4 +1,4 @@
-"""Backend selection and the SPEC §6.1 presets."""
+"""Backend selection and the theory §6.1 presets."""
 
 import numpy as np
 import pytest

@@ -30,7 +30,7 @@ def test_float32_draw_and_other_cases_load_neither():
 
 
 def test_validate_loads_sympy_for_the_limits_only_when_it_runs():
-    """The runner's import is light; :func:`validate` itself needs the SPEC §4 limiting
+    """The runner's import is light; :func:`validate` itself needs the theory §4 limiting
     moments (sympy) and its summary the Student-t quantile (scipy.stats)."""
     subprocess.run([sys.executable, "-c",
                     "import sys\nfrom freege.params import Dims\n"

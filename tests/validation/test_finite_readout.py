@@ -1,4 +1,4 @@
-"""Finite-matrix readout (SPEC §5 finite versions): the closed forms against direct
+"""Finite-matrix readout (theory §5 finite versions): the closed forms against direct
 simulation of ridge regression and against the matrix exponential."""
 
 import math

@@ -1,4 +1,4 @@
-"""The CuPy path (SPEC §7: one code path, compared with NumPy statistically). Skipped
+"""The CuPy path (theory §7: one code path, compared with NumPy statistically). Skipped
 cleanly without CuPy or a usable GPU."""
 
 import numpy as np

@@ -1,9 +1,9 @@
-"""Finite-size identities of SPEC §2.1, by Monte Carlo.
+"""Finite-size identities of theory §2.1, by Monte Carlo.
 
 Exact identities are checked to within 5 standard errors of the Monte Carlo mean (the
 standard error is estimated from the same samples); parameters keep ``dK > 16 beta^2``
 so the fourth moments behind those standard errors exist. The large-n statements are
-checked against bounds that scale with n as the SPEC's rates do, with constants from a
+checked against bounds that scale with n as the theory's rates do, with constants from a
 first-order (delta-method) expansion, doubled.
 """
 
@@ -93,7 +93,7 @@ def _heads(rng, beta: float, n: int, h: int) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("beta", [0.5, 1.0])
 def test_large_n_limits(beta):
-    """SPEC §2.1 large-n: ``||A||_F^2/h -> e^{beta^2}`` and ``s1(A)/sqrt(h) -> 1`` at
+    """theory §2.1 large-n: ``||A||_F^2/h -> e^{beta^2}`` and ``s1(A)/sqrt(h) -> 1`` at
     rate 1/n (delta-method coefficients ``2(e^{2b^2} - 1) + 3 theta1`` and ``theta1/2``,
     bounds doubled and more), ``max |D_i - 1| -> 0`` at rate n^(-1/2) log n."""
     n, h = 384, 2

@@ -1,4 +1,4 @@
-"""The single-head ladder of SPEC §6.2."""
+"""The single-head ladder of theory §6.2."""
 
 import math
 
@@ -14,7 +14,7 @@ from freege.validation.sample import thetas
 @given(st.floats(0.1, 1.5))
 def test_taylor_thetas_converge_to_the_softmax_thetas(beta):
     """The centred Taylor polynomial has Gaussian mean 0, and its exact thetas tend to
-    theta1 = e^{beta^2} - 1, theta2 = beta^2 as the degree grows (SPEC §2, §6.2)."""
+    theta1 = e^{beta^2} - 1, theta2 = beta^2 as the degree grows (theory §2, §6.2)."""
     q = ladder.centred_taylor(beta, 40)
     assert ladder._gauss_mean(q) == pytest.approx(0.0, abs=1e-14)
     t1, t2 = thetas(beta)

@@ -1,4 +1,4 @@
-"""Metrics of SPEC §6.1/§6.2: exact properties of W1, KS, L1 and the Student-t CI."""
+"""Metrics of theory §6.1/§6.2: exact properties of W1, KS, L1 and the Student-t CI."""
 
 import math
 

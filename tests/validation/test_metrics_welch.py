@@ -1,5 +1,5 @@
-"""Welch's two-sample t test of :func:`freege.validation.metrics.welch` (SPEC §6.1, §7: backends and
-configurations compared over a handful of draws), checked against an independent
+"""Welch's two-sample t test of :func:`freege.validation.metrics.welch` (theory §6.1, §7:
+backends and configurations compared over a handful of draws), checked against an independent
 computation: the statistic and Welch-Satterthwaite degrees of freedom written out, the
 p-value and critical value by mpmath quadrature of the Student-t density (not scipy)."""
 

@@ -1,4 +1,4 @@
-"""First and second empirical moments of every SPEC §4 case against the exact layer.
+"""First and second empirical moments of every theory §4 case against the exact layer.
 
 Tolerance per moment (relative): a Student-t 99.9% half-width over the draws plus a
 finite-n bias bound. The GE model's moments have O(1/n) corrections with O(1)
@@ -51,7 +51,7 @@ def test_first_two_moments_match_the_limit(case, model):
 
 
 def test_tied_mha_raw_gram_has_the_dilated_mean():
-    """SPEC §4: the tied MHA law D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO) has mean
+    """theory §4: the tied MHA law D_{1/gK}(pi(mu_KV, h) ⊠ pi_gO) has mean
     gO (theta1 + h theta2/gK), the mean of the raw MHA^perp Gram (no extra scaling)."""
     r = DIMS.ratios
     t1, t2 = math.expm1(BETA**2), BETA**2
@@ -65,7 +65,7 @@ def test_tied_mha_raw_gram_has_the_dilated_mean():
     ("value", 1 / h + 1 / gV + (theta2 / theta1) ** 2 / gK),
 ])
 def test_spec_closed_forms_agree_with_the_exact_layer(case, closed_form):
-    """SPEC §4 closed forms, typed in: attention m2 and normalized mbar2 - 1."""
+    """theory §4 closed forms, typed in: attention m2 and normalized mbar2 - 1."""
     r = DIMS.ratios
     vals = {theta1: math.expm1(BETA**2), theta2: BETA**2, h: r.h, gK: float(r.gK),
             gV: float(r.gV), gO: float(r.gO)}

@@ -1,4 +1,4 @@
-"""The sampler (SPEC §1, §2, §6.1): stable softmax, shared weights between the softmax
+"""The sampler (theory §1, §2, §6.1): stable softmax, shared weights between the softmax
 and GE models, reproducibility, the exact-in-law GE value noise, streamed memory."""
 
 import math

@@ -1,4 +1,4 @@
-"""Softmax vs GE convergence and the sharing claims of SPEC §4, on sampled spectra.
+"""Softmax vs GE convergence and the sharing claims of theory §4, on sampled spectra.
 
 Statistics are means over independent draws, compared with Student-t / Welch intervals
 at 99.9% (so a correct sampler fails a fixed-seed comparison with probability ~1e-3).
@@ -55,7 +55,7 @@ def _ks_to_reference(sharing: str, h_kv: int | None = None) -> np.ndarray:
 def test_across_head_sharing_keeps_the_law_and_tying_changes_it():
     """KS distance of an independent-heads spectrum to a GQA / MQA spectrum is the same,
     within a 99.9% Welch interval, as to another independent-heads spectrum; to a tied
-    spectrum it is far larger (SPEC §4: across-head sharing leaves the law unchanged,
+    spectrum it is far larger (theory §4: across-head sharing leaves the law unchanged,
     within-head tying changes it)."""
     base = _ks_to_reference("none")
     for sharing, h_kv in (("gqa", 2), ("mqa", 1)):

@@ -1,11 +1,11 @@
-"""SPEC §5 readout predictions (freege.numeric, lambdified from the exact layer) against
+"""theory §5 readout predictions (freege.numeric, lambdified from the exact layer) against
 the exact conditional finite-matrix quantities of sampled softmax MHA and its Gaussian
 equivalent (freege.validation.finite_readout), for independent and tied keys/values.
 
 Tolerance: the Student-t 95% half-width over the seeded draws, plus a finite-size
 allowance ``1/n + 1/dK`` relative to the prediction. Linear spectral statistics
 fluctuate at O(1/n), and the finite-n laws differ from their limit at O(1/n) and
-O(1/dK) (per-head key width: the softmax normalizers, SPEC §2.1), with constants of
+O(1/dK) (per-head key width: the softmax normalizers, theory §2.1), with constants of
 order one at these sizes (measured: under a third of the allowance). Each test also
 checks that the same tolerance rejects the prediction at a wrong temperature, so the
 comparison is not vacuous.
