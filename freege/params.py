@@ -42,6 +42,27 @@ from typing import Any
 
 SHARINGS: tuple[str, ...] = ("none", "gqa", "mqa", "tied")
 
+#: the theory §4 cases (the exact layer derives one law per name)
+CASES: tuple[str, ...] = (
+    "attention",
+    "head-average",
+    "head-average-shared-key",
+    "value",
+    "mha",
+    "value-tied",
+    "mha-tied",
+)
+
+#: cases whose law involves the tied jump law ``mu_KV`` (theory §1.1 tying, §4)
+TIED_CASES: tuple[str, ...] = ("value-tied", "mha-tied")
+
+
+def check_case(name: str) -> str:
+    """``name`` if it is a theory §4 case, else a ValueError listing the valid ones."""
+    if name not in CASES:
+        raise ValueError(f"case must be one of {', '.join(CASES)} (got {name!r})")
+    return name
+
 Number = int | float | Fraction
 
 #: largest decimal exponent a number typed as text may carry (float64 ends at 1e308;

@@ -23,6 +23,8 @@ from typing import Any
 
 import mpmath
 
+from freege.cache_key import cache_dir, source_hash
+
 #: argument names of every generated function, in :data:`_symbolic.PARAMETERS` order
 ARGUMENTS = ("theta1", "theta2", "h", "gK", "gV", "gO")
 
@@ -37,14 +39,18 @@ def exact_rational(p: int, q: int) -> Fraction:
     return Fraction(p, q)
 
 
-def _path(name: str) -> Path:
-    from freege.symbolic.cache import cache_dir, source_hash
-
-    digest = hashlib.sha256(f"{source_hash()}:{name}".encode()).hexdigest()[:24]
-    return cache_dir() / "numeric" / f"{name}-{digest}.py"
+def cache_root() -> Path:
+    """``<freege cache dir>/numeric``: the numeric layer's disk caches."""
+    return cache_dir() / "numeric"
 
 
-def _source(exprs: Any) -> str:
+def _path(name: str, arguments: tuple[str, ...]) -> Path:
+    signature = name if arguments == ARGUMENTS else f"{name}:{','.join(arguments)}"
+    digest = hashlib.sha256(f"{source_hash()}:{signature}".encode()).hexdigest()[:24]
+    return cache_root() / f"{name}-{digest}.py"
+
+
+def _source(exprs: Any, arguments: tuple[str, ...]) -> str:
     import sympy as sp
     from sympy.printing.str import StrPrinter
 
@@ -62,24 +68,27 @@ def _source(exprs: Any) -> str:
             return "[" + ", ".join(render(v) for v in e) + "]"
         return "(" + printer.doprint(sp.sympify(e)) + ")"
 
-    return (f"def f({', '.join(ARGUMENTS)}, _q):\n"
+    return (f"def f({', '.join(arguments)}, _q):\n"
             f"    return {render(exprs)}\n")
 
 
 _LOADED: dict[str, Callable[..., Any]] = {}
 
 
-def function(name: str, build: Callable[[], Any]) -> Callable[..., Any]:
-    """The generated function ``f(theta1, theta2, h, gK, gV, gO, _q)`` for ``name``: read
-    from the disk cache, else ``build()`` (a list of sympy expressions in the parameters)
-    printed and written there (an unwritable cache folder is ignored)."""
+def function(
+    name: str, build: Callable[[], Any], arguments: tuple[str, ...] = ARGUMENTS
+) -> Callable[..., Any]:
+    """The generated function ``f(theta1, theta2, h, gK, gV, gO, _q)`` for ``name`` (or
+    ``f(*arguments, _q)``: the names of the symbols ``build()`` uses): read from the disk
+    cache, else ``build()`` (a list of sympy expressions in the parameters) printed and
+    written there (an unwritable cache folder is ignored)."""
     if name in _LOADED:
         return _LOADED[name]
-    path = _path(name)
+    path = _path(name, arguments)
     try:
         source = path.read_text()
     except OSError:
-        source = _source(build())
+        source = _source(build(), arguments)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -93,4 +102,4 @@ def function(name: str, build: Callable[[], Any]) -> Callable[..., Any]:
     return _LOADED[name]
 
 
-__all__ = ["ARGUMENTS", "exact_rational", "function", "mp_rational"]
+__all__ = ["ARGUMENTS", "cache_root", "exact_rational", "function", "mp_rational"]

@@ -36,8 +36,7 @@ from freege.numeric import compiled, roots
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
-from freege.params import Dims, Ratios, to_mpf
-from freege.symbolic.cases import CASES, TIED_CASES, check_case
+from freege.params import CASES, TIED_CASES, Dims, Ratios, check_case, to_mpf
 
 #: the precision floor of the mpmath mode (below it float64 is the better tool)
 MIN_DPS = 15
@@ -170,7 +169,8 @@ class Law:
         self.equation = roots.CauchyEquation(
             functools.partial(_cauchy_polynomial, case, self.normalized), compiled.ARGUMENTS,
             self.parameter_values, mean=float(self._mean30), describe=self.describe,
-            matrix=_cauchy_matrix(case, self.normalized))
+            matrix=_cauchy_matrix(case, self.normalized),
+            cache_key=f"cauchy-{case}-{int(self.normalized)}")
         self.quadrature = Quadrature(self._intervals_mp, self._hard_order, self._pdf_f64,
                                      self._pdf_mp_batch, self.describe)
         self._cache: dict[Any, Any] = {}

@@ -65,15 +65,13 @@ from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
-import sympy as sp
 from mpmath.calculus.inverselaplace import Stehfest
 
 from freege.errors import ConvergenceError
-from freege.numeric import _symbolic
+from freege.numeric import compiled
 from freege.numeric.law import Estimate, Law, check_dps
 from freege.numeric.solve import find_root
 from freege.params import Number, positive, to_mpf
-from freege.symbolic.symbols import w as W
 
 #: digits used by float64 laws for the ridge solves (then rounded to float64)
 INTERNAL_DPS = 30
@@ -139,27 +137,59 @@ class _RidgeFunctions(NamedTuple):
     ends: Callable[..., Any]  # (*params) -> roots of the factors of a0 linear in w
 
 
+def _ridge_ends(case: str) -> list[Any]:
+    """Roots in ``w`` of the factors of ``a0`` linear in ``w`` (exact, sympy)."""
+    import sympy as sp
+
+    from freege.numeric import _symbolic
+    from freege.symbolic.symbols import w
+
+    a0 = _symbolic.ridge_lambda_coefficients(case)[0]
+    ends = []
+    for factor in sp.Mul.make_args(a0):
+        base = factor.base if isinstance(factor, sp.Pow) else factor
+        if base.has(w) and sp.degree(base, w) == 1:
+            c1, c0 = sp.Poly(base, w).all_coeffs()
+            ends.append(-c0 / c1)
+    if not ends:
+        raise ArithmeticError(f"{case}: F(w, 0) has no linear factor (no w_max)")
+    return ends
+
+
+def _ridge_pieces(case: str, which: str) -> Any:
+    """``[a0, a1, a2]``, their and ``D``'s ``w``-derivatives, or ``D`` (exact, sympy)."""
+    import sympy as sp
+
+    from freege.numeric import _symbolic
+    from freege.symbolic.symbols import w
+
+    a0, a1, a2, disc = _symbolic.ridge_lambda_coefficients(case)
+    if which == "coefficients":
+        return [a0, a1, a2]
+    if which == "derivatives":
+        return [sp.diff(a, w) for a in (a0, a1, a2, disc)]
+    return disc
+
+
+def _mp_function(name: str, build: Callable[[], Any], arguments: tuple[str, ...]) -> Callable:
+    """A generated function of :mod:`freege.numeric.compiled` evaluated with mpmath."""
+    f = compiled.function(name, build, arguments)
+    return lambda *args: f(*args, compiled.mp_rational)
+
+
 @functools.lru_cache(maxsize=16)
 def _ridge_functions(case: str) -> _RidgeFunctions:
     """The factored coefficients and discriminant, their ``w``-derivatives (product rule:
     sums of products of the factors, never expanded) and the candidate ends ``w_max``
-    (roots of ``a0``'s linear factors), lambdified (mpmath)."""
-    a0, a1, a2, disc = _symbolic.ridge_lambda_coefficients(case)
-    args = (W, *_symbolic.PARAMETERS)
-    ends = []
-    for factor in sp.Mul.make_args(a0):
-        base = factor.base if isinstance(factor, sp.Pow) else factor
-        if base.has(W) and sp.degree(base, W) == 1:
-            c1, c0 = sp.Poly(base, W).all_coeffs()
-            ends.append(-c0 / c1)
-    if not ends:
-        raise ArithmeticError(f"{case}: F(w, 0) has no linear factor (no w_max)")
-    return _RidgeFunctions(
-        sp.lambdify(args, [a0, a1, a2], modules="mpmath"),
-        sp.lambdify(args, [sp.diff(a, W) for a in (a0, a1, a2, disc)], modules="mpmath"),
-        sp.lambdify(args, disc, modules="mpmath"),
-        sp.lambdify(_symbolic.PARAMETERS, ends, modules="mpmath"),
-    )
+    (roots of ``a0``'s linear factors), as generated mpmath functions
+    (:mod:`freege.numeric.compiled`: no sympy once the disk cache is warm)."""
+    with_w = ("w", *compiled.ARGUMENTS)
+    return _RidgeFunctions(*(
+        _mp_function(f"ridge-{which}-{case}", functools.partial(_ridge_pieces, case, which),
+                     with_w)
+        for which in ("coefficients", "derivatives", "discriminant")
+    ), _mp_function(f"ridge-ends-{case}", functools.partial(_ridge_ends, case),
+                    compiled.ARGUMENTS))
 
 
 class _Curve:

@@ -45,15 +45,17 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled
+from freege.numeric import compiled, exact_results
 from freege.numeric.solve import find_root, polish_root
-from freege.symbolic.symbols import G, z
+
+if TYPE_CHECKING:  # sympy is imported only where an exact computation runs
+    import sympy as sp
 
 #: relative float64 accuracy below which a point is recomputed with mpmath
 FLOAT64_RTOL = 2e-14
@@ -72,6 +74,8 @@ GUARD_BITS = 20
 @functools.lru_cache(maxsize=64)
 def coefficient_matrix(poly: sp.Poly) -> list[list[sp.Expr]]:
     """Coefficient matrix ``A[i][j]`` of ``X^i Y^j`` (``poly.gens = (X, Y)``), exact."""
+    import sympy as sp
+
     nG, nz = poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1
     matrix = [[sp.Integer(0)] * nz for _ in range(nG)]
     for (i, j), coeff in poly.terms():
@@ -84,6 +88,8 @@ def coefficient_functions(poly: sp.Poly, symbols: tuple[sp.Symbol, ...]) -> Call
     """:func:`coefficient_matrix` as an mpmath function of the parameters, lambdified once
     per (poly, symbols). Float64 matrices are rounded from it (see
     :class:`CauchyEquation`)."""
+    import sympy as sp
+
     return sp.lambdify(symbols, coefficient_matrix(poly), modules="mpmath")
 
 
@@ -108,7 +114,9 @@ class CauchyEquation:
     is the coefficient matrix as a generated function ``f(*values, _q)`` of
     :mod:`freege.numeric.compiled`; then ``poly`` may be a zero-argument loader, called
     only if :attr:`poly` is read (no sympy expression is needed: the exact polynomial comes
-    from the same function at rational values).
+    from the same function at rational values). ``cache_key`` (optional) names the
+    generated matrix (with ``matrix`` only): the exact results (edges, atom candidates,
+    branch points) are then kept on disk by :func:`freege.numeric.exact_results.remember`.
 
     The float64 coefficient matrix ``A`` is *rounded* from a :data:`COEFF_DPS`-digit
     evaluation of the coefficient formulas (evaluating the expanded formulas in float64
@@ -123,12 +131,19 @@ class CauchyEquation:
         mean: float = 1.0,
         describe: dict | None = None,
         matrix: Callable[..., list[list[object]]] | None = None,
+        cache_key: str | None = None,
     ) -> None:
+        from_symbols = matrix is None
         self._poly = poly
         self.symbols = symbols
         self.values = values
-        if matrix is None and tuple(self.poly.gens) != (G, z):
-            raise ValueError(f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
+        self.cache_key = None if from_symbols else cache_key
+        if from_symbols:
+            from freege.symbolic.symbols import G, z
+
+            if tuple(self.poly.gens) != (G, z):
+                raise ValueError(
+                    f"Cauchy polynomial must have generators (G, z), got {poly.gens}")
         self.mean = float(mean)
         self.describe = dict(describe or {})
         self._generated = matrix is not None
@@ -139,6 +154,8 @@ class CauchyEquation:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
+        # precisions at which the discriminant was asked for (directly or from the disk)
+        self._disc_precs: set[int] = set()
         # points already continued along a support interval near 0, per lower edge
         self._anchors: dict[float, list[tuple[mpmath.mpf, mpmath.mpc]]] = {}
         self._radius: float | None = None
@@ -156,6 +173,8 @@ class CauchyEquation:
     @property
     def poly(self) -> sp.Poly:
         """``P(G, z)`` with symbolic coefficients (loaded on first use when lazy)."""
+        import sympy as sp
+
         if callable(self._poly) and not isinstance(self._poly, sp.Poly):
             self._poly = self._poly()
         return self._poly
@@ -186,10 +205,13 @@ class CauchyEquation:
         """``P`` over QQ with the parameters rounded to the working precision + 10 bits
         (cached per precision; short rationals keep the exact discriminant and its root
         isolation fast). Used for the discriminant and the atom polynomial."""
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
         prec = mpmath.mp.prec
         if prec not in self._exact_cache:
-            with mpmath.workprec(prec + 10):
-                vals = [_to_fraction(+mpmath.mpf(v)) for v in self.values()]
+            vals = self._exact_values()
             if self._generated:  # the generated matrix at exact rational values
                 rows = self._matrix(*vals, compiled.exact_rational)
                 terms = {(i, j): sp.Rational(c.numerator, c.denominator)
@@ -202,6 +224,20 @@ class CauchyEquation:
                 self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
         return self._exact_cache[prec]
 
+    def _exact_values(self) -> list[Fraction]:
+        """The parameters rounded to the working precision + 10 bits, exactly."""
+        with mpmath.workprec(mpmath.mp.prec + 10):
+            return [_to_fraction(+mpmath.mpf(v)) for v in self.values()]
+
+    def _remember(self, kind: str, digits: int | None, compute: Callable[[], Any]) -> Any:
+        """``compute()`` (an exact result at the working precision), from the disk cache
+        when this equation has a :attr:`cache_key`."""
+        if self.cache_key is None:
+            return compute()
+        key = (self.cache_key, kind, mpmath.mp.prec, digits,
+               tuple(str(v) for v in self._exact_values()))
+        return exact_results.remember(key, compute)
+
     # ------------------------------------------------------------------ float64 tracking
     def radius(self) -> float:
         """The largest modulus of a branch point (discriminant and leading-coefficient
@@ -209,13 +245,23 @@ class CauchyEquation:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
             # any discriminant already computed will do (one exact discriminant per law)
-            prec = max(self._disc_cache, default=None)
+            prec = max(self._disc_precs, default=None)
             with mpmath.workprec(prec) if prec else mpmath.workdps(FLOAT64_EDGE_DPS):
-                everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
-                lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
-                everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
-            self._radius = max([1.0, abs(self.mean)] + [float(abs(r)) for r in everything])
+                moduli = self._remember("branch-point-moduli", FLOAT64_EDGE_DPS,
+                                        self._branch_point_moduli)
+            self._radius = max([1.0, abs(self.mean)] + moduli)
         return self._radius
+
+    def _branch_point_moduli(self) -> list[float]:
+        """``|r|`` of every root of the discriminant and of the leading coefficient."""
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
+        everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
+        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
+        everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
+        return [float(abs(r)) for r in everything]
 
     def _horner(self, c: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p = np.zeros_like(g)
@@ -615,7 +661,12 @@ class CauchyEquation:
     def discriminant(self) -> sp.Poly:
         """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
         its real roots are the candidate support edges (theory §7.1)."""
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
         prec = mpmath.mp.prec
+        self._disc_precs.add(prec)
         if prec not in self._disc_cache:
             exact = sp.Poly(self.exact().as_expr(), G)
             self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
@@ -624,14 +675,34 @@ class CauchyEquation:
     def atom_candidates(self) -> sp.Poly:
         """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
         the lowest-order part in ``z`` of ``P(m/z, z)`` (exact)."""
+        import sympy as sp
+
         terms = self.exact().terms()
         low = min(j - i for (i, j), _ in terms)
         m = sp.Symbol("m")
         return sp.Poly(sum(c * m**i for (i, j), c in terms if j - i == low), m, domain=sp.QQ)
 
+    def discriminant_real_roots(self, dps: int) -> list[mpmath.mpf]:
+        """Real roots of :meth:`discriminant` to ``dps`` digits (the candidate edges)."""
+        self._disc_precs.add(mpmath.mp.prec)
+        return self._remember("discriminant-real-roots", dps,
+                              lambda: real_roots(self.discriminant(), dps))
+
+    def atom_real_roots(self, dps: int) -> list[mpmath.mpf]:
+        """Real roots of :meth:`atom_candidates` to ``dps`` digits (the possible masses)."""
+        return self._remember("atom-real-roots", dps,
+                              lambda: real_roots(self.atom_candidates(), dps))
+
     def lead_real_roots(self) -> list[Fraction]:
         """Real zeros of the leading coefficient in G (points where a root escapes to
         infinity: the only places the law can have an atom)."""
+        return self._remember("lead-real-roots", None, self._lead_real_roots)
+
+    def _lead_real_roots(self) -> list[Fraction]:
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
         lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
         if lead.degree() <= 0:
             return []
@@ -736,7 +807,7 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
     """
     with mpmath.workdps(dps):
         cands = {mpmath.mpf(0)}
-        cands.update(r for r in real_roots(eq.discriminant(), dps) if r > 0)
+        cands.update(r for r in eq.discriminant_real_roots(dps) if r > 0)
         cands.update(mpmath.mpf(r.numerator) / r.denominator
                      for r in eq.lead_real_roots() if r > 0)
     cands = sorted(cands)
@@ -766,7 +837,7 @@ def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath
     than the runner-up.
     """
     with mpmath.workdps(dps):
-        cands = [r for r in real_roots(eq.atom_candidates(), dps) if -1e-30 <= r <= 1 + 1e-30]
+        cands = [r for r in eq.atom_real_roots(dps) if -1e-30 <= r <= 1 + 1e-30]
     if len(cands) == 1:  # the only admissible mass (nothing to choose, nothing to check)
         return max(cands[0], mpmath.mpf(0))
     expected = 1.0 - continuous_mass

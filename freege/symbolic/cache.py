@@ -13,28 +13,13 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import sympy as sp
 
+from freege.cache_key import cache_dir, source_hash
+
 F = TypeVar("F", bound=Callable[..., Any])
-
-_SOURCE_DIR = Path(__file__).resolve().parent
-
-
-@functools.cache
-def source_hash() -> str:
-    """Hash of every module of ``freege.symbolic`` (changes invalidate the disk cache)."""
-    digest = hashlib.sha256(sp.__version__.encode())
-    for path in sorted(_SOURCE_DIR.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("FREEGE_CACHE_DIR", Path.home() / ".cache" / "freege"))
 
 
 def _encode(value: Any) -> Any:

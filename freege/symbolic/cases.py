@@ -22,30 +22,12 @@ from __future__ import annotations
 
 import functools
 
+from freege.params import CASES as CASES
+from freege.params import check_case
 from freege.symbolic import laws
 from freege.symbolic.laws import FreeLaw
 from freege.symbolic.pushforward import tied_jump_moments, tied_jump_relation
 from freege.symbolic.symbols import gK, gO, gV, h
-
-CASES: tuple[str, ...] = (
-    "attention",
-    "head-average",
-    "head-average-shared-key",
-    "value",
-    "mha",
-    "value-tied",
-    "mha-tied",
-)
-
-#: cases whose law involves the tied jump law ``mu_KV`` (theory §1.1 tying, §4)
-TIED_CASES: tuple[str, ...] = ("value-tied", "mha-tied")
-
-
-def check_case(name: str) -> str:
-    """``name`` if it is a theory §4 case, else a ValueError listing the valid ones."""
-    if name not in CASES:
-        raise ValueError(f"case must be one of {', '.join(CASES)} (got {name!r})")
-    return name
 
 
 @functools.cache

@@ -1,0 +1,85 @@
+"""Warm-cache runs of ``freege law`` / ``freege readout`` import no sympy and print
+exactly what the cold run printed (issue 7, deliverable 4); the exact-results cache
+(:mod:`freege.numeric.exact_results`) is exact and ignores files it cannot trust."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from freege.numeric import exact_results
+
+ROOT = Path(__file__).resolve().parents[2]
+LAW = ["--case", "mha", "--beta", "1", "--h", "12", "--gK", "1.5", "--gV", "1.5",
+       "--gO", "1.5"]
+COMMANDS = [
+    ["law", *LAW, "--normalized", "--pdf", "0.5", "1", "2"],
+    ["law", *LAW, "--normalized", "--pdf", "0.5", "1", "2", "--dps", "30"],
+    ["readout", "ridge", *LAW, "--lam", "1e-4", "--sigma2", "0.1"],
+    ["readout", "dof", *LAW, "--lam", "1e-4"],
+]
+PROGRAM = ("import sys; from freege.cli import main; code = main(sys.argv[1:]); "
+           "print('sympy imported:', 'sympy' in sys.modules); sys.exit(code)")
+
+
+def _run(cache: Path, argv: list[str]) -> tuple[str, bool]:
+    env = {**os.environ, "FREEGE_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", PROGRAM, *argv], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    out, _, flag = proc.stdout.rstrip("\n").rpartition("\n")
+    assert flag.startswith("sympy imported: "), proc.stdout
+    return out, flag.endswith("True")
+
+
+def test_warm_runs_import_no_sympy_and_match_cold_runs(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cold = {}
+    for argv in COMMANDS:
+        cold[tuple(argv)] = out = _run(cache, argv)[0]
+        warm, sympy_imported = _run(cache, argv)
+        assert warm == out, argv
+        assert not sympy_imported, argv
+    # untrusted files (corrupt, or another key's result) are recomputed, never read
+    exact = sorted((cache / "numeric" / "exact").glob("*.json"))
+    assert exact
+    other = json.loads(exact[0].read_text())
+    for k, path in enumerate(exact):
+        if k % 2:
+            path.write_text("{not json")
+        else:
+            path.write_text(json.dumps({"key": other["key"] + " ", "value": other["value"]}))
+    for argv in COMMANDS:
+        assert _run(cache, argv)[0] == cold[tuple(argv)], argv
+
+
+def test_values_round_trip_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FREEGE_CACHE_DIR", str(tmp_path))
+    with mpmath.workprec(300):
+        value = [mpmath.pi / 7, mpmath.mpc(mpmath.e, -mpmath.sqrt(2)), Fraction(-3, 7),
+                 0.1, mpmath.mpf(0)]
+    assert exact_results.remember(("round trip",), lambda: value) == value
+    again = exact_results.remember(("round trip",), lambda: pytest.fail("not read back"))
+    assert again == value
+    assert [type(v) for v in again] == [type(v) for v in value]
+
+
+def test_unreadable_or_mismatched_file_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FREEGE_CACHE_DIR", str(tmp_path))
+    exact_results.remember(("a",), lambda: [Fraction(1, 3)])
+    (path,) = (tmp_path / "numeric" / "exact").glob("*.json")
+    data = json.loads(path.read_text())
+    for text in ("", "[]", '{"key": 1}', json.dumps({**data, "key": data["key"] + "x"}),
+                 json.dumps({**data, "value": ["q", 1, 0]}),
+                 json.dumps({**data, "value": ["mpf", 1.5, 0]})):
+        path.write_text(text)
+        assert exact_results.remember(("a",), lambda: [Fraction(2, 3)]) == [Fraction(2, 3)]
