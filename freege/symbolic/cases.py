@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 
 from freege.params import CASES as CASES
+from freege.params import TIED_CASES as TIED_CASES
 from freege.params import check_case
 from freege.symbolic import laws
 from freege.symbolic.laws import FreeLaw
