@@ -109,14 +109,21 @@ def _number(name: str, value: object) -> int | Fraction:
     if mpmath is not None and isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise ValueError(f"{name} must be a finite number (got {value!r})")
-        man, exp = value.man_exp
-        return Fraction(man) * Fraction(2) ** exp
+        return mpf_fraction(value)
     if isinstance(value, Real):
         as_float = float(value)
         if not math.isfinite(as_float):
             raise ValueError(f"{name} must be a finite number (got {value!r})")
         return Fraction(repr(as_float))
     raise ValueError(f"{name} must be a number (got {value!r})")
+
+
+def mpf_fraction(value: Any) -> Fraction:
+    """The exact value of a finite mpmath ``mpf`` as a Fraction (``man_exp`` holds the
+    mantissa of ``|value|``: the sign is restored here)."""
+    man, exp = value.man_exp
+    exact = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return -exact if value < 0 else exact
 
 
 def positive(name: str, value: object) -> int | Fraction:

@@ -203,3 +203,16 @@ def test_api_floats_mean_their_decimals_at_high_precision():
 def test_huge_exponents_are_refused_at_once(text):
     with pytest.raises(ValueError, match="beta must be"):
         Ratios(beta=text, h=1, gK=1, gV=1, gO=1)
+
+
+def test_negative_mpmath_numbers_keep_their_sign():
+    """``mpf.man_exp`` holds the mantissa of ``|x|``: a negative beta must be refused,
+    not silently read as its absolute value."""
+    import mpmath
+
+    from freege.params import mpf_fraction
+
+    assert mpf_fraction(mpmath.mpf(-3) / 4) == Fraction(-3, 4)
+    assert mpf_fraction(mpmath.mpf("0.5")) == Fraction(1, 2)
+    with pytest.raises(ValueError, match="beta"):
+        Ratios(beta=mpmath.mpf(-1), h=2, gK=1, gV=1, gO=1)

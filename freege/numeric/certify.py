@@ -108,6 +108,7 @@ import sympy as sp
 
 from freege.errors import CertificationError, DomainError
 from freege.numeric import _symbolic
+from freege.params import mpf_fraction
 from freege.symbolic.cache import cached
 from freege.symbolic.symbols import G, theta1, z
 
@@ -259,8 +260,7 @@ def exact(value: Any) -> Fraction:
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise ValueError(f"expected a finite number (got {value!r})")
-        man, exp = value.man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(exp)
+        return mpf_fraction(value)
     if hasattr(value, "numerator") and hasattr(value, "denominator"):
         return Fraction(int(value.numerator), int(value.denominator))
     raise ValueError(f"expected a real number (got {type(value).__name__})")

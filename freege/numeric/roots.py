@@ -53,6 +53,7 @@ import numpy as np
 from freege.errors import ConvergenceError
 from freege.numeric import compiled, exact_results
 from freege.numeric.solve import find_root, polish_root
+from freege.params import mpf_fraction
 
 if TYPE_CHECKING:  # sympy is imported only where an exact computation runs
     import sympy as sp
@@ -98,8 +99,7 @@ def _to_fraction(x: object) -> Fraction:
         return Fraction(x)
     if isinstance(x, float):
         return Fraction(x)
-    man, exp = mpmath.mpf(x).man_exp
-    return Fraction(man) * Fraction(2) ** exp
+    return mpf_fraction(mpmath.mpf(x))
 
 
 class CauchyEquation:
