@@ -16,6 +16,8 @@ file.
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -86,20 +88,30 @@ def function(
         return _LOADED[name]
     path = _path(name, arguments)
     try:
-        source = path.read_text()
-    except OSError:
+        namespace = _load(path.read_text(), path)
+    except (OSError, SyntaxError, ValueError):  # absent, unreadable or corrupt: rebuild
         source = _source(build(), arguments)
+        namespace = _load(source, path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(source)
-            tmp.replace(path)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w") as handle:
+                handle.write(source)
+            os.replace(tmp, path)  # atomic: concurrent writers never see half a file
         except OSError:
             pass
-    namespace: dict[str, Any] = {}
-    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 -- our own printed source
     _LOADED[name] = namespace["f"]
     return _LOADED[name]
+
+
+def _load(source: str, path: Path) -> dict[str, Any]:
+    """Execute generated source; ValueError unless it defines ``f`` (a truncated or
+    foreign file is never used)."""
+    namespace: dict[str, Any] = {}
+    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 -- our own printed source
+    if not callable(namespace.get("f")):
+        raise ValueError(f"{path} does not define f")
+    return namespace
 
 
 __all__ = ["ARGUMENTS", "cache_root", "exact_rational", "function", "mp_rational"]
