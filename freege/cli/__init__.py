@@ -49,7 +49,9 @@ class OneLineErrorParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        fail(f"{self.prog}: {message}")
+        # "freege: error: law: argument --dps: ..." (the program name is said once)
+        command = self.prog.removeprefix("freege").strip()
+        fail(f"{command}: {message}" if command else message)
 
 
 def fail(message: str) -> None:

@@ -215,3 +215,12 @@ def test_dispatcher_turns_failures_into_one_line(capsys, monkeypatch, error, wor
 
     monkeypatch.setattr(law, "run", handler)
     assert words in bad(capsys, *LAW)
+
+
+def test_argparse_errors_name_the_program_once(capsys):
+    """Issue 9: no doubled prefix (``freege: error: freege law: ...``)."""
+    from tests.cli.helpers import bad
+
+    err = bad(capsys, "law", "--case", "mha", "--beta", "1", "--h", "4", "--gK", "1", "--gV",
+              "1", "--gO", "1", "--dps", "10")
+    assert err.startswith("freege: error: law: argument --dps") and "freege law" not in err
