@@ -74,7 +74,7 @@ def _source(exprs: Any, arguments: tuple[str, ...]) -> str:
             f"    return {render(exprs)}\n")
 
 
-_LOADED: dict[str, Callable[..., Any]] = {}
+_LOADED: dict[tuple[str, tuple[str, ...]], Callable[..., Any]] = {}
 
 
 def function(
@@ -84,8 +84,9 @@ def function(
     ``f(*arguments, _q)``: the names of the symbols ``build()`` uses): read from the disk
     cache, else ``build()`` (a list of sympy expressions in the parameters) printed and
     written there (an unwritable cache folder is ignored)."""
-    if name in _LOADED:
-        return _LOADED[name]
+    key = (name, arguments)
+    if key in _LOADED:
+        return _LOADED[key]
     path = _path(name, arguments)
     try:
         namespace = _load(path.read_text(), path)
@@ -100,8 +101,8 @@ def function(
             os.replace(tmp, path)  # atomic: concurrent writers never see half a file
         except OSError:
             pass
-    _LOADED[name] = namespace["f"]
-    return _LOADED[name]
+    _LOADED[key] = namespace["f"]
+    return _LOADED[key]
 
 
 def _load(source: str, path: Path) -> dict[str, Any]:

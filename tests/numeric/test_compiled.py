@@ -19,8 +19,8 @@ def test_corrupt_cache_file_is_rebuilt(monkeypatch, tmp_path, content):
     path = compiled._path(name, compiled.ARGUMENTS)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content)
-    compiled._LOADED.pop(name, None)
+    compiled._LOADED.pop((name, compiled.ARGUMENTS), None)
     f = compiled.function(name, lambda: [theta1 * gO + sp.Rational(1, 3)])
     assert f(2, 0, 0, 0, 0, 5, compiled.exact_rational) == [compiled.exact_rational(31, 3)]
     assert "theta1" in path.read_text()  # the file was rewritten with the right source
-    compiled._LOADED.pop(name, None)
+    compiled._LOADED.pop((name, compiled.ARGUMENTS), None)
