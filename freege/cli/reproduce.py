@@ -1,6 +1,7 @@
 """``freege reproduce temperature|headcount|budget|sharing|arrival``: the theory §6.3 setups,
 theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
-``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
+``--plot FILE`` for the curves, progress on stderr (:mod:`freege.progress`; ``--quiet``
+silences it, ``--verbose`` names each step).
 
 JSON shapes:
 
@@ -17,7 +18,6 @@ JSON shapes:
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,9 +33,11 @@ from freege.cli.options import (
     add_level_option,
     add_plot_option,
     add_ridge_options,
+    add_verbosity_options,
 )
 from freege.cli.readout import level_option, sigma2_option
 from freege.params import check_time, positive_int
+from freege.progress import Progress
 
 #: table columns of each setup (``curves`` is headcount's second table)
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -119,10 +121,13 @@ def plot(setup: str, path: str, data: dict[str, Any]) -> None:
                         "h_kv", "arrival time", "theory §6.3 arrival", logx=True)
 
 
-def _progress(args: argparse.Namespace) -> experiments.Progress:
-    if args.quiet:
-        return experiments.quiet
-    return lambda message: print(f"freege: {message}", file=sys.stderr, flush=True)
+def _progress(bar: Progress) -> experiments.Progress:
+    """The setups' callback: each message is one step (and, with --verbose, a line)."""
+    def step(message: str) -> None:
+        bar.note(message)
+        bar.update(status=message)
+
+    return step
 
 
 def _ints(option: str, texts: list[str]) -> list[int]:
@@ -139,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
     kwargs: dict[str, Any] = {
-        "settings": settings, "progress": _progress(args),
+        "settings": settings,
         "dps": None if args.dps is None else args.dps + GUARD_DIGITS,
     }
     if setup == "temperature" and args.betas:
@@ -153,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
-    data = experiments.SETUPS[setup](**kwargs)
+    with Progress(f"reproduce {setup}", None, verbosity=args.verbosity) as bar:
+        data = experiments.SETUPS[setup](**kwargs, progress=_progress(bar))
     emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
     if args.plot:
         plot(setup, args.plot, data)
@@ -191,7 +197,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help="K/V groups in [1, 64] (default 64 32 ... 1)")
             add_level_option(sub)
         add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
-        sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        add_verbosity_options(sub)
         add_format_option(sub)
         add_dps_option(sub)
         sub.set_defaults(func=run)

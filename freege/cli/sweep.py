@@ -22,6 +22,7 @@ from freege.cli.options import (
     add_format_option,
     add_plot_option,
     add_seed_option,
+    add_verbosity_options,
 )
 from freege.params import positive_int
 
@@ -71,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="print the sweep-report of the store when done")
     add_format_option(p)
     add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
+    add_verbosity_options(p)
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(
@@ -126,7 +128,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
-        dtype=args.dtype, workers=workers, scheduler=args.scheduler))
+        dtype=args.dtype, workers=workers, scheduler=args.scheduler,
+        verbosity=args.verbosity))
     if args.analyse:
         return _report(args)
     data = {"store": outcome.store, "points": len(points), "draws": draws,
