@@ -5,8 +5,9 @@
   installed, as below).
 * Otherwise (a log file under ``nohup``, a batch scheduler's output, a pipe): timestamped
   lines without control characters, ``2026-01-31T12:00:00Z freege validate: 3/10 draws,
-  0.52 s each, about 4 s left``, the first at the start, then at most one per
-  :data:`LOG_INTERVAL_S` seconds, and always the last.
+  0.52 s each, about 4 s left``, the first when the first step is done, then at most one
+  per :data:`LOG_INTERVAL_S` seconds, and always the last (unless an error ends the
+  command: its one-line message is then the last line).
 * ``--quiet`` (:data:`QUIET`) prints nothing; ``--verbose`` (:data:`VERBOSE`) adds one
   timestamped line per step (:meth:`Progress.note`: each draw's metrics, each sweep
   task, each experiment step).
@@ -61,14 +62,12 @@ class Progress:
         self.bar: Any = None
         if verbosity > QUIET and getattr(self.stream, "isatty", lambda: False)():
             self.bar = _tqdm(label, total, unit, self.stream)
-        if verbosity > QUIET and self.bar is None:
-            self._line(self.start)
 
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *_exc: object) -> None:
+        self.close(final=kind is None)  # an error is then the last line
 
     def __call__(self, done: int) -> None:
         """Set the number of finished steps to ``done``."""
@@ -87,7 +86,8 @@ class Progress:
             self.bar.update(steps)
             return
         now = self.clock()
-        if self.done == self.total or now - self.last_line >= self.interval:
+        if self.done and (self.printed == 0 or self.done == self.total
+                or now - self.last_line >= self.interval):
             self._line(now)
 
     def note(self, message: str) -> None:
@@ -101,27 +101,22 @@ class Progress:
         else:
             self._write(line)
 
-    def close(self) -> None:
-        """End the display: close the bar, or write the final count when the last line
-        is older than it."""
+    def close(self, final: bool = True) -> None:
+        """End the display: close the bar, or (``final``) write the final count when the
+        last line is older than it."""
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        elif self.verbosity > QUIET and self.printed != self.done:
+        elif final and self.verbosity > QUIET and self.printed != self.done:
             self._line(self.clock())
 
     def _line(self, now: float) -> None:
         self.last_line, self.printed = now, self.done
         elapsed = now - self.start
         count = f"{self.done}" if self.total is None else f"{self.done}/{self.total}"
-        parts = [f"{count} {self.unit}s"]
-        if self.done:
-            parts.append(f"{elapsed / self.done:.2f} s each")
-            if self.total is not None and self.done < self.total:
-                parts.append(f"about {_seconds(elapsed / self.done * (self.total - self.done))}"
-                             " left")
-        else:
-            parts.append("started")
+        parts = [f"{count} {self.unit}s", f"{elapsed / self.done:.2f} s each"]
+        if self.total is not None and self.done < self.total:
+            parts.append(f"about {_seconds(elapsed / self.done * (self.total - self.done))} left")
         if self.status:
             parts.append(self.status)
         self._write(f"{stamp()} freege {self.label}: {', '.join(parts)}")

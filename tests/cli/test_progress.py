@@ -44,7 +44,7 @@ def test_captured_stderr_gets_timestamped_lines(capsys, argv) -> None:
     lines = _progress_lines(err)
     total = 3 if argv[0] == "validate" else 2
     unit = "draw" if argv[0] == "validate" else "trial"
-    assert lines[0] == (argv[0], 0, total, unit) and lines[-1] == (argv[0], total, total, unit)
+    assert lines[0] == (argv[0], 1, total, unit) and lines[-1] == (argv[0], total, total, unit)
 
 
 def test_quiet_and_verbose(capsys) -> None:
@@ -71,28 +71,39 @@ def test_a_terminal_gets_a_tqdm_bar() -> None:
 
 def test_a_log_gets_one_line_per_interval() -> None:
     log = io.StringIO()
-    clock = iter([0.0, 5.0, 40.0, 41.0, 42.0])
-    bar = progress.Progress("work", 4, unit="draw", stream=log, clock=lambda: next(clock))
-    bar.update()  # t = 5: too soon after the start line
+    clock = iter([0.0, 5.0, 20.0, 40.0, 41.0, 42.0])
+    bar = progress.Progress("work", 5, unit="draw", stream=log, clock=lambda: next(clock))
+    bar.update()  # t = 5: the first step, a line
+    bar.update()  # t = 20: too soon after it
     bar.update()  # t = 40: a line
     bar.update()  # t = 41: too soon after it
     bar.update()  # t = 42: the last, always
     bar.close()   # nothing more: the last count is written
     lines = [line.split(" ", 1)[1] for line in log.getvalue().splitlines()]
-    assert lines == ["freege work: 0/4 draws, started",
-                     "freege work: 2/4 draws, 20.00 s each, about 40 s left",
-                     "freege work: 4/4 draws, 10.50 s each"]
+    assert lines == ["freege work: 1/5 draws, 5.00 s each, about 20 s left",
+                     "freege work: 3/5 draws, 13.33 s each, about 27 s left",
+                     "freege work: 5/5 draws, 8.40 s each"]
 
 
 def test_an_unknown_total_ends_with_its_count() -> None:
     log = io.StringIO()
-    clock = iter([0.0, 1.0, 2.0, 3.0])
+    clock = iter([0.0, 1.0, 2.0, 3.0, 4.0])
     with progress.Progress("steps", None, stream=log, clock=lambda: next(clock)) as bar:
         bar.update(status="first")
         bar.update(status="second")
+        bar.update(status="third")
     lines = [line.split(" ", 1)[1] for line in log.getvalue().splitlines()]
-    assert lines == ["freege steps: 0 steps, started",
-                     "freege steps: 2 steps, 1.50 s each, second"]
+    assert lines == ["freege steps: 1 steps, 1.00 s each, first",
+                     "freege steps: 3 steps, 1.33 s each, third"]
+
+
+def test_an_error_is_the_last_line() -> None:
+    log = io.StringIO()
+    with pytest.raises(ValueError), progress.Progress("x", 3, stream=log) as bar:
+        bar.update()
+        bar.update()
+        raise ValueError("bad")
+    assert len(log.getvalue().splitlines()) == 1  # the first step's line, no closing count
 
 
 def test_bad_verbosity() -> None:
