@@ -128,7 +128,7 @@ def _render_law(data: dict, title: str) -> str:
 def run_law(args: argparse.Namespace, spec: Any) -> int:
     """``freege law --certify``."""
     from freege import plotting
-    from freege.cli.law import build_law, describe, plot_density
+    from freege.cli.law import build_law, describe, plot_density, plot_title
     from freege.numeric import certify
 
     certify.require_flint()
@@ -140,7 +140,7 @@ def run_law(args: argparse.Namespace, spec: Any) -> int:
     title = describe(spec)
     emit(data, args, lambda d: _render_law(d, title))
     if args.plot:
-        plot_density(args.plot, the_law, title)
+        plot_density(args.plot, the_law, plot_title(spec), args.xscale)
     return 0
 
 

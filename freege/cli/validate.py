@@ -226,15 +226,17 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     from freege.validation.plots import spectrum_histogram
     from freege.validation.sample import case_for
 
+    soft_label = r"softmax $\mathrm{MHA}^\perp$, samples"
     samples = {
-        "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
-        "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
+        soft_label: np.concatenate([d.softmax for d in result.draws]),
+        "Gaussian equivalent, samples": np.concatenate([d.ge for d in result.draws]),
     }
     try:
         pdf = law(case_for(dims), dims).pdf
         tol = zero_tolerance(result.dtype)
-        distances = {"softmax": density_l1(samples["softmax MHA^perp"], pdf, tolerance=tol),
-                     "ge": density_l1(samples["Gaussian equivalent"], pdf, tolerance=tol)}
+        distances = {"softmax": density_l1(samples[soft_label], pdf, tolerance=tol),
+                     "ge": density_l1(samples["Gaussian equivalent, samples"], pdf,
+                                      tolerance=tol)}
     except (ArithmeticError, ValueError) as exc:
         print(f"freege: warning: limiting density unavailable ({exc}); plotted without it",
               file=sys.stderr)
