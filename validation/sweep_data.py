@@ -90,4 +90,8 @@ def load_store(path: str | Path) -> Any:
     except ImportError:
         raise ValueError("load_store needs pandas, the optional extra 'data': "
                          "pip install 'freege[data]'") from None
-    return pd.DataFrame(draw_rows(path), columns=list(COLUMNS))
+    import numpy as np
+
+    frame = pd.DataFrame(draw_rows(path), columns=list(COLUMNS))
+    # absent values (None) as NaN, columns typed as read_csv types them
+    return frame.astype(object).where(frame.notna(), np.nan).infer_objects()

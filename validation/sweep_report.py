@@ -259,60 +259,97 @@ def check_plot_path(path: str) -> None:
     check_target(path)
 
 
-def plot(report: dict[str, Any], path: str) -> None:
-    """Distances (with CIs and n-scaling fits) and the empirical moments beside the
-    theory §4 limits against the varying axis; written atomically to ``path``."""
-    from matplotlib.figure import Figure
+#: the grid axes as figure labels
+AXIS_LABELS: dict[str, str] = {
+    "n": r"tokens $n$", "beta": r"inverse temperature $\beta$", "h": r"heads $h$",
+    "dk": r"key width $d_K$", "dv": r"value width $d_V$", "do": r"output width $d_O$",
+    "h_kv": r"K/V groups $h_{kv}$", "d": r"model width $d$",
+}
 
-    from freege.plotting import save
+
+def _log_ticks(axis: Any) -> None:
+    """Enough labelled ticks on a log axis: 1, 2, 5 per decade, plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """Distances (with CIs and labelled n-scaling fits) and the empirical moments beside
+    the theory §4 limits against the varying axis, in the house style
+    (:func:`freege.plotting.house_style`); written atomically to ``path``."""
+    from freege.plotting import house_style
 
     check_plot_path(path)
     points = [e for e in report["points"] if e["draws"] > 0]
     if not points:
         raise ValueError("nothing to plot: no finished draws in the store")
+    with house_style():
+        _plot(report, points, path)
+
+
+def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> None:
+    from matplotlib.figure import Figure
+
+    from freege.plotting import save, series_style
+
     x = _x_axis(points)
     varying = [k for k in (*LABELS, *AXES) if k not in (x, "d")
                and len({e[k] for e in points}) > 1]
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in points:
         groups.setdefault(tuple(e[k] for k in varying), []).append(e)
-    fig = Figure(figsize=(13, 4.2))
+    fig = Figure(figsize=(13, 4.4))
     ax_d, ax_m1, ax_m2 = fig.subplots(1, 3)
-    for gi, (gkey, members) in enumerate(groups.items()):
+    k = 0
+    for gkey, members in groups.items():
         members.sort(key=lambda e: e[x])
         xs = [e[x] for e in members]
-        label = ", ".join(f"{k}={v}" for k, v in zip(varying, gkey, strict=True)) or "sweep"
-        color = f"C{gi % 10}"
-        for metric, style in (("rel_w1", "o-"), ("ks", "s--")):
-            ys = [e[metric]["mean"] for e in members]
-            err = [e[metric]["ci95"] or 0.0 for e in members]
-            ax_d.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
-                          label=f"{metric} {label}")
+        where = ", ".join(f"{name} = {v}" for name, v in zip(varying, gkey, strict=True))
+        suffix = f" ({where})" if where else ""
+        for metric in ("rel_w1", "ks"):
+            ax_d.errorbar(xs, [e[metric]["mean"] for e in members],
+                          yerr=[e[metric]["ci95"] or 0.0 for e in members], ls="-",
+                          label=PLOT_LABELS[metric] + suffix, **series_style(k))
+            k += 1
         for ax, q in ((ax_m1, "m1"), (ax_m2, "m2")):
-            ax.plot(xs, [e["theory"][q] for e in members], "-", color=color,
-                    label=f"limit {label}")
-            for model, style in (("softmax", "o"), ("ge", "x")):
-                ys = [e["moments"][model][q]["mean"] for e in members]
-                err = [e["moments"][model][q]["ci95"] or 0.0 for e in members]
-                ax.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
-                            label=f"{model} {label}")
+            ax.plot(xs, [e[f"limit_{q}"] for e in members], "-", color="0.2",
+                    label=f"theory §4 limit{suffix}")
+            for j, (model, name) in enumerate((("softmax", "softmax"), ("ge", "GE"))):
+                ax.errorbar(xs, [e[f"{model}_{q}"]["mean"] for e in members],
+                            yerr=[e[f"{model}_{q}"]["ci95"] or 0.0 for e in members],
+                            ls="none", label=f"{name} samples{suffix}",
+                            **series_style(k + j))
+        k += 2
     if x == "n":
-        ticks = sorted({e["n"] for e in points})
+        _fit_lines(ax_d, report["fits"]["n_scaling"])
         for ax in (ax_d, ax_m1, ax_m2):
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xticks(ticks, [str(t) for t in ticks])
-            ax.minorticks_off()
-        for fit in report["fits"]["n_scaling"]:
-            ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
-            for metric in ("rel_w1", "ks"):
-                f = fit["metrics"].get(metric)
-                if f:
-                    ax_d.plot(ns, f["prefactor"] * ns ** f["exponent"], ":", color="gray")
-    ax_d.set_title("softmax vs GE (mean ± 95% CI)", fontsize=10)
-    ax_m1.set_title("m1: samples vs theory §4 limit", fontsize=10)
-    ax_m2.set_title("m2: samples vs theory §4 limit", fontsize=10)
+            _log_ticks(ax.xaxis)
+            _log_ticks(ax.yaxis)
+    ax_d.set_title("softmax vs GE (mean ± 95% CI)")
+    ax_d.set_ylabel("distance between the spectra")
+    for ax, q in ((ax_m1, "1"), (ax_m2, "2")):
+        ax.set_title(f"$m_{q}$: samples (mean ± 95% CI) vs theory §4 limit")
+        ax.set_ylabel(f"empirical moment $m_{q}$")
     for ax in (ax_d, ax_m1, ax_m2):
-        ax.set_xlabel(x)
-        ax.legend(fontsize=6)
+        ax.set_xlabel(AXIS_LABELS.get(x, x))
+        ax.legend(fontsize=7)
     save(fig, path)
+
+
+def _fit_lines(ax: Any, fits: list[dict[str, Any]]) -> None:
+    """Each distance's n-scaling fit as a dashed line labelled with its exponent and
+    flags."""
+    for fit in fits:
+        ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
+        for metric, short, style in (("rel_w1", "relative $W_1$", "--"), ("ks", "KS", ":")):
+            f = fit["metrics"].get(metric)
+            if f:
+                flags = f" [{', '.join(f['flags'])}]" if f["flags"] else ""
+                ax.plot(ns, f["prefactor"] * ns ** f["exponent"], style, color="0.4", lw=1.2,
+                        label=f"fit {short} $\\propto n^{{{f['exponent']:.2f} \\pm "
+                        f"{f['ci95']:.2f}}}${flags}")
