@@ -1,7 +1,6 @@
 """Data out of a sweep store (``sweep-report --format csv``, ``freege.validation.load_store``)
-and the report's sanity flags and metric names. The store is written without Dask: the
-records of :func:`freege.validation.sweep.draw_task` appended through the store's writer,
-as a sweep does."""
+and the report's sanity flags and metric names (a store written without Dask,
+:mod:`tests.validation.stores`)."""
 
 from __future__ import annotations
 
@@ -11,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from freege.validation import sweep, sweep_data, sweep_report, sweep_store
-from freege.validation.sweep_grid import expand
+from freege.validation import sweep_data, sweep_report, sweep_store
 from tests.cli.helpers import result_json, run_cli
+from tests.validation.stores import write_store
 
 DRAWS = 3
 
@@ -21,19 +20,8 @@ DRAWS = 3
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """Three n values x 3 draws; the last draw of the first point failed."""
-    path = tmp_path_factory.mktemp("data") / "store.jsonl"
-    points = expand({"n": [24, 32, 48], "h": 2, "dk": 8, "do": 16})
-    head = sweep.header(points, DRAWS, 0, "numpy")
-    with sweep_store.open_for_append(path, sweep_store.read(path), head) as writer:
-        for p in points:
-            for i in range(DRAWS):
-                if p is points[0] and i == DRAWS - 1:
-                    writer.append({"type": "draw", "point": p.key, "draw": i,
-                                   "status": "failed", "error": "RuntimeError: boom"})
-                    continue
-                writer.append(sweep.draw_task(p.as_dict(), i, 0, "numpy",
-                                              head["theory"][p.key][0]))
-    return path
+    return write_store(tmp_path_factory.mktemp("data") / "store.jsonl", draws=DRAWS,
+                       failed=True)
 
 
 def test_csv_and_load_store_round_trip(capsys, store):
