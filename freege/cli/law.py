@@ -273,29 +273,46 @@ def auto_log_x(xs: np.ndarray, pdf: np.ndarray, lo: float, hi: float) -> bool:
     return median - lo < LOG_MEDIAN_AT * (hi - lo)
 
 
-def plot_density(path: str, the_law: Law, title: str, xscale: str = "auto") -> None:
-    """Draw the float64 density over the support (and from 0 when there is an atom), the
-    support edges marked; ``xscale`` ``linear``, ``log`` (no atom allowed: 0 is not on a
-    log axis) or ``auto`` (:func:`auto_log_x`)."""
+@dataclass(frozen=True)
+class DensityGrid:
+    """What ``--plot`` draws: the float64 density on a grid, the atoms, the support and
+    the x scale."""
+
+    xs: np.ndarray
+    pdf: np.ndarray
+    atoms: dict
+    edges: list[tuple[float, float]]
+    xscale: str
+
+
+def density_grid(the_law: Law, xscale: str = "auto") -> DensityGrid:
+    """The float64 density over the support (and from 0 when there is an atom);
+    ``xscale`` ``linear``, ``log`` (no atom allowed: 0 is not on a log axis; ValueError)
+    or ``auto`` (:func:`auto_log_x`)."""
     f64 = the_law if the_law.dps is None else the_law.with_dps(None)
     support = f64.intervals()
     atoms = f64.atoms()
     lo = min([a for a, _ in support] + list(atoms))
     hi = max([b for _, b in support] + list(atoms))
-    pad = 0.03 * (hi - lo)
-    xs = np.linspace(lo - pad, hi + pad, PLOT_POINTS)
-    pdf = f64.pdf(xs)
     if xscale == "log" and (atoms or lo <= 0):
         raise ValueError("--xscale log needs a support above 0 and no atom (this law has "
                          f"{'an atom' if atoms else 'support down to 0'})")
+    pad = 0.03 * (hi - lo)
+    xs = np.linspace(lo - pad, hi + pad, PLOT_POINTS)
+    pdf = f64.pdf(xs)
     if xscale == "log" or (xscale == "auto" and not atoms and auto_log_x(xs, pdf, lo, hi)):
         xscale = "log"
         xs = np.geomspace(lo / 1.05, hi * 1.05, PLOT_POINTS)
         pdf = f64.pdf(xs)
     else:
         xscale = "linear"
-    plotting.density(path, xs, pdf, atoms, title,
-                     edges=[(float(a), float(b)) for a, b in support], xscale=xscale)
+    return DensityGrid(xs, pdf, atoms, [(float(a), float(b)) for a, b in support], xscale)
+
+
+def plot_density(path: str, grid: DensityGrid, title: str) -> None:
+    """Draw a :func:`density_grid` with its support edges marked."""
+    plotting.density(path, grid.xs, grid.pdf, grid.atoms, title, edges=grid.edges,
+                     xscale=grid.xscale)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -310,9 +327,10 @@ def run(args: argparse.Namespace) -> int:
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)
     title = describe(spec)
+    grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
     emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
-    if args.plot:
-        plot_density(args.plot, the_law, plot_title(spec), args.xscale)
+    if grid is not None:
+        plot_density(args.plot, grid, plot_title(spec))
     return 0
 
 

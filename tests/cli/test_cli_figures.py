@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from freege import plotting  # noqa: E402
-from tests.cli.helpers import run_cli  # noqa: E402
+from tests.cli.helpers import bad, run_cli  # noqa: E402
 from tests.validation.stores import write_store  # noqa: E402
 
 SMALL = ["--n", "48", "--h", "3", "--dk", "8", "--do", "40", "--draws", "2",
@@ -121,3 +121,10 @@ def test_a_cut_hard_edge_is_marked():
     bump = np.exp(-((xs - 0.5) / 0.005) ** 2)
     ax = plotting.density(None, xs, bump, {}, "peak", edges=[(0.0, 1.0)])
     assert ax.get_ylim()[1] >= bump.max()
+
+
+def test_a_log_axis_cannot_show_an_atom(capsys, tmp_path):
+    argv, _ = COMMANDS["law with an atom"]
+    err = bad(capsys, *argv, "--plot", str(tmp_path / "x.png"), "--xscale", "log")
+    assert "--xscale log needs a support above 0 and no atom" in err
+    assert list(tmp_path.iterdir()) == []
