@@ -42,6 +42,7 @@ def test_welch_matches_the_textbook_formulas(x, y, level):
     assert res.agree == (abs(t) <= res.critical)
 
 
+@pytest.mark.slow  # 4000 scipy tests: about 10 s
 def test_few_draws_need_the_t_quantile_not_the_normal_one():
     """Under equal means, 3 draws per sample: Welch's test rejects at most about its
     nominal 5% (binomial 4-sigma band over 2000 trials), a normal 1.96 cutoff on the same
