@@ -39,6 +39,10 @@ from freege.validation.sweep_grid import Point
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
 SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
+#: the scheduler's HTTP server (health routes; the dashboard stays off) on a free
+#: loopback port: without it Dask binds port 8787 on every interface, and warns when
+#: another cluster holds that port
+PRIVATE_HTTP: dict[str, str] = {"dashboard_address": "127.0.0.1:0"}
 
 
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
@@ -122,7 +126,8 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
     with dask.config.set({"distributed.scheduler.allowed-failures": 1,
                           "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=None, silence_logs=logging.ERROR,
+                               scheduler_kwargs=PRIVATE_HTTP)
     return Client(cluster), cluster
 
 

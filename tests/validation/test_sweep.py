@@ -127,7 +127,7 @@ def threads_cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=None, scheduler_kwargs=sweep.PRIVATE_HTTP) as cluster:
         yield cluster.scheduler_address
 
 
