@@ -291,6 +291,8 @@ def plot(report: dict[str, Any], path: str) -> None:
 
 
 def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> None:
+    """The figure: one colour per group of points (the axes varying besides ``x``), one
+    marker and line style per quantity."""
     from matplotlib.figure import Figure
 
     from freege.plotting import save, series_style
@@ -301,30 +303,29 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in points:
         groups.setdefault(tuple(e[k] for k in varying), []).append(e)
+    colours = {gkey: series_style(gi)["color"] for gi, gkey in enumerate(groups)}
     fig = Figure(figsize=(13, 4.4))
     ax_d, ax_m1, ax_m2 = fig.subplots(1, 3)
-    k = 0
     for gkey, members in groups.items():
         members.sort(key=lambda e: e[x])
         xs = [e[x] for e in members]
-        where = ", ".join(f"{name} = {v}" for name, v in zip(varying, gkey, strict=True))
-        suffix = f" ({where})" if where else ""
-        for metric in ("rel_w1", "ks"):
+        suffix = _group_text(varying, gkey)
+        colour = colours[gkey]
+        for metric, marker, style in (("rel_w1", "o", "-"), ("ks", "s", "--")):
             ax_d.errorbar(xs, [e[metric]["mean"] for e in members],
-                          yerr=[e[metric]["ci95"] or 0.0 for e in members], ls="-",
-                          label=PLOT_LABELS[metric] + suffix, **series_style(k))
-            k += 1
+                          yerr=[e[metric]["ci95"] or 0.0 for e in members], color=colour,
+                          marker=marker, ls=style, label=PLOT_LABELS[metric] + suffix)
         for ax, q in ((ax_m1, "m1"), (ax_m2, "m2")):
-            ax.plot(xs, [e[f"limit_{q}"] for e in members], "-", color="0.2",
+            ax.plot(xs, [e[f"limit_{q}"] for e in members], "-", color=colour,
                     label=f"theory §4 limit{suffix}")
-            for j, (model, name) in enumerate((("softmax", "softmax"), ("ge", "GE"))):
+            for model, name, marker in (("softmax", "softmax", "o"), ("ge", "GE", "^")):
                 ax.errorbar(xs, [e[f"{model}_{q}"]["mean"] for e in members],
                             yerr=[e[f"{model}_{q}"]["ci95"] or 0.0 for e in members],
-                            ls="none", label=f"{name} samples{suffix}",
-                            **series_style(k + j))
-        k += 2
+                            ls="none", color=colour, marker=marker,
+                            mfc="white" if model == "ge" else colour,
+                            label=f"{name} samples{suffix}")
     if x == "n":
-        _fit_lines(ax_d, report["fits"]["n_scaling"])
+        _fit_lines(ax_d, report["fits"]["n_scaling"], varying, colours)
         for ax in (ax_d, ax_m1, ax_m2):
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -341,15 +342,24 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
     save(fig, path)
 
 
-def _fit_lines(ax: Any, fits: list[dict[str, Any]]) -> None:
-    """Each distance's n-scaling fit as a dashed line labelled with its exponent and
-    flags."""
+def _group_text(varying: list[str], gkey: tuple) -> str:
+    """`` (beta = 0.5)``: the group's values of the varying axes, or nothing."""
+    where = ", ".join(f"{name} = {v}" for name, v in zip(varying, gkey, strict=True))
+    return f" ({where})" if where else ""
+
+
+def _fit_lines(ax: Any, fits: list[dict[str, Any]], varying: list[str],
+               colours: dict[tuple, str]) -> None:
+    """Each distance's n-scaling fit as a grey-edged line in its group's colour, labelled
+    with its exponent, its group and its flags."""
     for fit in fits:
+        gkey = tuple(fit["group"][k] for k in varying)
         ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
-        for metric, short, style in (("rel_w1", "relative $W_1$", "--"), ("ks", "KS", ":")):
+        for metric, short, style in (("rel_w1", "relative $W_1$", ":"), ("ks", "KS", "-.")):
             f = fit["metrics"].get(metric)
             if f:
                 flags = f" [{', '.join(f['flags'])}]" if f["flags"] else ""
-                ax.plot(ns, f["prefactor"] * ns ** f["exponent"], style, color="0.4", lw=1.2,
+                ax.plot(ns, f["prefactor"] * ns ** f["exponent"], style,
+                        color=colours.get(gkey, "0.4"), lw=1.0, marker="none",
                         label=f"fit {short} $\\propto n^{{{f['exponent']:.2f} \\pm "
-                        f"{f['ci95']:.2f}}}${flags}")
+                        f"{f['ci95']:.2f}}}${_group_text(varying, gkey)}{flags}")
