@@ -241,7 +241,11 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
         print(f"freege: warning: limiting density unavailable ({exc}); plotted without it",
               file=sys.stderr)
         pdf, distances = None, None
-    title = f"{_config_text(preset, dims)}\n{len(result.draws)} draws, all n eigenvalues"
+    kv = f"/{dims.h_kv}" if dims.h_kv != dims.h else ""
+    title = (rf"{preset or 'explicit configuration'}: $n$ = {dims.n}, $h$ = {dims.h}{kv}, "
+             rf"$d_K$ = {dims.dK}, $d_V$ = {dims.dV}, $d_O$ = {dims.dO}, "
+             rf"$\beta$ = {float(dims.beta):g}, sharing {dims.sharing}" "\n"
+             rf"all $n$ eigenvalues of {len(result.draws)} draws")
     spectrum_histogram(path, samples, title, density=pdf, mean=result.limiting_mean,
                        zero_tolerance=zero_tolerance(result.dtype))
     return distances
