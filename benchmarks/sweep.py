@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from freege.progress import QUIET
 from freege.validation import sweep
 from freege.validation.presets import PRESETS
 from freege.validation.sweep_grid import Point, expand
@@ -85,7 +86,7 @@ def main() -> None:
         startup = cluster_start(workers)
         with tempfile.TemporaryDirectory() as folder:
             out = sweep.run([point], draws=args.draws, store=Path(folder) / "store.jsonl",
-                            workers=workers, progress=False)
+                            workers=workers, verbosity=QUIET)
         busy = out.seconds - startup
         print(f"  sweep, {workers} worker(s):        {args.draws / out.seconds:7.2f} draws/s "
               f"whole, {args.draws / busy:7.2f} draws/s without the cluster start "

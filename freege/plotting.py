@@ -10,16 +10,24 @@ figure is the caller's), or both.
 
 Atoms are drawn as marked spikes, annotated with their mass, on a separate "atom mass"
 axis (0 to 1) so that the continuous part keeps its own density scale.
+
+House style: every figure is drawn and saved inside :func:`house_style` (the style sheet
+``freege/freege.mplstyle`` shipped with the package: colour-blind-safe colours, text kept
+as text in ``.svg``/``.pdf``), series differ by colour and marker (:func:`series`), axes
+carry labels with symbols, legends name the quantity, reference lines are labelled.
+``.svg`` and ``.pdf`` are vector output (``.png`` is 200 dpi).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,6 +37,47 @@ FORMATS = (".png", ".svg", ".pdf")
 TITLE_WIDTH = 72
 #: colour of atoms (spikes and their labels)
 ATOM_COLOR = "C3"
+#: the house style sheet (package data)
+STYLE = Path(__file__).with_name("freege.mplstyle")
+#: markers of successive series (with the style's colours: distinguishable in grey too)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: the matrix of each theory §4 case, as figure text (mathtext)
+CASE_LABELS: dict[str, str] = {
+    "attention": r"$\sqrt{n/h}\,A^\perp$",
+    "head-average": r"$\sqrt{nh}\,(\bar{A} - P)$",
+    "head-average-shared-key": r"$\sqrt{nh}\,(\bar{A} - P)$, shared key",
+    "value": r"$Z_V$",
+    "mha": r"$\mathrm{MHA}^\perp$",
+    "value-tied": r"$Z_{KV}$",
+    "mha-tied": r"$\mathrm{MHA}^\perp$ ($V_r = K_r$)",
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@contextmanager
+def house_style() -> Iterator[None]:
+    """Draw and save inside this context: the rc settings of :data:`STYLE`, restored on
+    exit (no pyplot, no global change)."""
+    import matplotlib
+
+    with matplotlib.rc_context(fname=str(STYLE)):
+        yield
+
+
+def styled(func: _F) -> _F:
+    """Run a drawing function inside :func:`house_style`."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _figure_class()
+        with house_style():
+            return func(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
+
+
+def series_style(k: int) -> dict[str, str]:
+    """Colour and marker of the ``k``-th series: ``{"color", "marker"}``."""
+    return {"color": f"C{k % 8}", "marker": MARKERS[k % len(MARKERS)]}
 
 
 def check_target(path: str) -> Path:
@@ -68,9 +117,11 @@ def new_axes(ax: Any = None, figsize: tuple[float, float] = (6.4, 4.2)) -> Any:
 
 def wrapped(title: str, width: int = TITLE_WIDTH) -> str:
     """``title`` wrapped to lines of at most ``width`` characters (existing line breaks
-    kept), so no title is cut at the figure's edge."""
+    kept), so no title is cut at the figure's edge; a line with mathtext (``$``) is kept
+    whole (a break inside ``$...$`` would not render)."""
     return "\n".join(
-        "\n".join(textwrap.wrap(line, width)) or line for line in title.splitlines()
+        line if "$" in line else "\n".join(textwrap.wrap(line, width)) or line
+        for line in title.splitlines()
     )
 
 
@@ -83,7 +134,8 @@ def save(fig: Any, path: str | os.PathLike) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.resolve().parent, suffix=target.suffix)
     os.close(fd)
     try:
-        fig.savefig(tmp, format=target.suffix.lower().lstrip("."), dpi=150)
+        with house_style():
+            fig.savefig(tmp, format=target.suffix.lower().lstrip("."))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -111,6 +163,7 @@ def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass"
         mass_ax = ax.twinx()
         mass_ax.set_ylim(0, 1.05)
         mass_ax.set_ylabel("atom mass (spikes)")
+        mass_ax.grid(False)
         ax._freege_mass_axis = mass_ax
     for at, mass in atoms.items():
         at, mass = float(at), float(mass)
@@ -124,18 +177,38 @@ def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass"
     return mass_ax
 
 
-def density_limit(values: Sequence[float] | np.ndarray) -> float | None:
+def density_limit(values: Sequence[float] | np.ndarray, xs: Sequence[float] | None = None,
+                  edges: Sequence[tuple[float, float]] | None = None) -> float | None:
     """Upper y-limit that keeps a density readable: None (automatic) unless an integrable
     spike (a hard edge, ``pdf ~ x^(-1/2)``) would flatten the rest, in which case the
-    limit is 1.5 times the 98th percentile of the positive values."""
+    limit is 1.5 times the 98th percentile of the positive values. With the grid ``xs``
+    and the support ``edges``, only a maximum within 2% of the range from an edge counts
+    as such a spike: an interior peak is never cut."""
     v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if v.size < 10:
+    finite = np.isfinite(v) & (v > 0)
+    if np.count_nonzero(finite) < 10:
         return None
-    typical = float(np.quantile(v, 0.98))
-    return 1.5 * typical if v.max() > 3 * typical else None
+    typical = float(np.quantile(v[finite], 0.98))
+    if not np.max(v[finite]) > 3 * typical:
+        return None
+    if xs is not None and edges:
+        x = np.asarray(xs, dtype=float)
+        at = float(x[finite][np.argmax(v[finite])])
+        near = 0.02 * (float(x.max()) - float(x.min()))
+        if not any(min(abs(at - a), abs(at - b)) <= near for a, b in edges):
+            return None
+    return 1.5 * typical
 
 
+def _mark_off_scale(ax: Any, xs: np.ndarray, pdf: np.ndarray, top: float) -> None:
+    """A marker at the top of the axes where the density leaves it, labelled with its
+    largest value on the grid."""
+    k = int(np.nanargmax(np.where(np.isfinite(pdf), pdf, -np.inf)))
+    ax.plot([xs[k]], [top], marker="^", color="C0", ms=7, clip_on=False, ls="none",
+            label=rf"off scale: $\rho$ up to {pdf[k]:.3g} at $x$ = {xs[k]:.3g}")
+
+
+@styled
 def density(
     path: str | None,
     xs: Sequence[float],
@@ -144,24 +217,41 @@ def density(
     title: str,
     *,
     ax: Any = None,
+    edges: Sequence[tuple[float, float]] | None = None,
+    xscale: str = "linear",
 ) -> Any:
-    """Draw the density of the continuous part on ``xs`` and each atom as a marked spike
-    labelled with its mass (:func:`atom_spikes`: its height is the mass, read on the
-    right-hand axis, since an atom has no density). Written to ``path`` when given, drawn
+    """Draw the density of the continuous part on ``xs`` (filled, so that a steep rise at a
+    support edge reads as the start of a continuous part, not as an atom) and each atom
+    as a marked spike labelled with its mass (:func:`atom_spikes`: its height is the mass,
+    read on the right-hand axis, since an atom has no density). ``edges``: the support
+    intervals, drawn as dotted lines. A peak cut by :func:`density_limit` is marked with
+    its value. ``xscale``: ``linear`` or ``log``. Written to ``path`` when given, drawn
     into ``ax`` when given; returns the axes."""
     if path is not None:
         check_target(path)
     ax = new_axes(ax)
-    ax.plot(xs, pdf, color="C0", lw=1.5, label="density (continuous part)")
-    ax.set_xlabel("x")
-    ax.set_ylabel("density")
-    ax.set_ylim(0, density_limit(pdf))
-    ax.set_title(wrapped(title), fontsize=9)
+    x, y = np.asarray(xs, dtype=float), np.asarray(pdf, dtype=float)
+    ax.plot(x, y, color="C0", lw=1.5, label=r"density $\rho(x)$ of the continuous part")
+    ax.fill_between(x, y, color="C0", alpha=0.15, lw=0)
+    for k, (a, b) in enumerate(edges or ()):
+        label = "support edges" if k == 0 else None
+        ax.axvline(a, color="0.4", lw=0.8, ls=":", label=label)
+        ax.axvline(b, color="0.4", lw=0.8, ls=":")
+    ax.set_xscale(xscale)
+    ax.set_xlabel(r"eigenvalue $x$" + (" (log scale)" if xscale == "log" else ""))
+    ax.set_ylabel(r"density $\rho(x)$")
+    top = density_limit(y, x, edges) if edges else density_limit(y)
+    ax.set_ylim(0, top)
+    if top is not None:
+        _mark_off_scale(ax, x, y, top)
+    ax.set_title(wrapped(title))
     if atoms:
         atom_spikes(ax, atoms)
+    ax.legend(loc="upper right")
     return finish(ax, path)
 
 
+@styled
 def curves(
     path: str | None,
     series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
@@ -174,24 +264,27 @@ def curves(
     vline: float | None = None,
     *,
     ax: Any = None,
+    hline_label: str | None = None,
+    vline_label: str | None = None,
 ) -> Any:
-    """Draw one line per entry of ``series`` (label -> (x, y)), optionally with a
-    horizontal reference line (e.g. ratio 1) and a vertical marker (e.g. a crossover).
-    Written to ``path`` when given, drawn into ``ax`` when given; returns the axes."""
+    """Draw one line per entry of ``series`` (label -> (x, y); each its own colour and
+    marker), optionally with a horizontal reference line (e.g. ratio 1) and a vertical
+    marker (e.g. a crossover), labelled in the legend by ``hline_label`` /
+    ``vline_label``. Written to ``path`` when given, drawn into ``ax`` when given; returns
+    the axes."""
     if path is not None:
         check_target(path)
     ax = new_axes(ax)
-    for label, (x, y) in series.items():
-        ax.plot(x, y, "o-", ms=3, lw=1.2, label=label)
+    for k, (label, (x, y)) in enumerate(series.items()):
+        ax.plot(x, y, "-", lw=1.2, label=label, **series_style(k))
     if hline is not None:
-        ax.axhline(hline, color="gray", lw=0.8, ls="--")
+        ax.axhline(hline, color="gray", lw=0.8, ls="--", label=hline_label)
     if vline is not None:
-        ax.axvline(vline, color=ATOM_COLOR, lw=0.8, ls=":")
+        ax.axvline(vline, color=ATOM_COLOR, lw=0.8, ls=":", label=vline_label)
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(wrapped(title), fontsize=9)
-    if len(series) > 1:
-        ax.legend(fontsize=8)
+    ax.set_title(wrapped(title))
+    ax.legend()
     return finish(ax, path)

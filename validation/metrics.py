@@ -109,9 +109,11 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
     draws the normal cutoff (e.g. 3.29 at 99.9%) is far too tight; the t quantile at
     1-2 degrees of freedom is tens to hundreds.
 
-    Each sample needs at least 2 values. When both samples have zero spread the test
-    degenerates: equal means agree (statistic 0), different means disagree (infinite
-    statistic).
+    Each sample needs at least 2 values. A sample whose spread is at rounding level
+    (:func:`_constant`) has variance 0: when one sample is, the test is the one-sample t
+    test of the other against its mean (``scipy.stats.ttest_1samp``, the Welch formulas
+    with that variance 0); when both are the test degenerates: equal means agree
+    (statistic 0), different means disagree (infinite statistic).
     """
     from scipy import stats  # 1 s to import: loaded only when a comparison is asked for
 
@@ -121,16 +123,28 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
                          f"(got {x.size} and {y.size})")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1) (got {level})")
-    if x.var(ddof=1) == 0 and y.var(ddof=1) == 0:
+    if _constant(x) and _constant(y):
         diff = float(x.mean() - y.mean())
         stat = 0.0 if diff == 0 else math.copysign(math.inf, diff)
         dof = float(x.size + y.size - 2)
         return Welch(stat, dof, 1.0 if diff == 0 else 0.0,
                      float(stats.t.ppf(0.5 + level / 2, dof)))
-    res = stats.ttest_ind(x, y, equal_var=False)
+    if _constant(x) or _constant(y):  # ttest_ind would lose its precision (and warn)
+        varying, fixed, sign = (y, x, -1.0) if _constant(x) else (x, y, 1.0)
+        res = stats.ttest_1samp(varying, float(fixed.mean()))
+        statistic = sign * float(res.statistic)
+    else:
+        res = stats.ttest_ind(x, y, equal_var=False)
+        statistic = float(res.statistic)
     dof = float(res.df)
-    return Welch(float(res.statistic), dof, float(res.pvalue),
-                 float(stats.t.ppf(0.5 + level / 2, dof)))
+    return Welch(statistic, dof, float(res.pvalue), float(stats.t.ppf(0.5 + level / 2, dof)))
+
+
+def _constant(x: np.ndarray) -> bool:
+    """True when ``x`` varies by at most rounding (10 ulps of its mean, scipy's
+    catastrophic-cancellation threshold): its sample variance is then noise, taken as 0."""
+    mean = float(x.mean())
+    return float(np.max(np.abs(x - mean))) <= 10 * np.finfo(np.float64).eps * abs(mean)
 
 
 def empirical_moments(eigs: np.ndarray, order: int) -> list[float]:

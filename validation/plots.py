@@ -30,14 +30,21 @@ def require_matplotlib(path: str) -> None:
     plotting.check_target(path)
 
 
+#: line styles of successive histograms (with the colours: distinguishable in grey too)
+LINESTYLES = ("-", "--", "-.", ":")
+
+
 def _histogram(ax: Any, values: np.ndarray, edges: np.ndarray, total: int, label: str,
-               linewidth: float) -> None:
-    """Step histogram of ``values`` normalized by ``total`` (a sub-probability density)."""
+               linewidth: float, k: int) -> None:
+    """Step histogram of ``values`` normalized by ``total`` (a sub-probability density),
+    the ``k``-th series' colour and line style."""
     counts, _ = np.histogram(values, edges)
     heights = counts / (total * np.diff(edges))
-    ax.stairs(heights, edges, linewidth=linewidth, label=label)
+    ax.stairs(heights, edges, linewidth=linewidth, label=label, color=f"C{k % 8}",
+              linestyle=LINESTYLES[k % len(LINESTYLES)])
 
 
+@plotting.styled
 def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: str,
                        density: Callable[[np.ndarray], np.ndarray] | None = None,
                        mean: float | None = None, bins: int = 80, *,
@@ -59,23 +66,33 @@ def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: 
     edges = np.linspace(lo, hi, bins + 1)
     heights = []
     for k, (label, (values, rest, zeros)) in enumerate(split.items()):
-        _histogram(ax, rest, edges, values.size, label, linewidth=1.5)
+        _histogram(ax, rest, edges, values.size, label, linewidth=1.5, k=k)
         heights.append(np.histogram(rest, edges)[0].max() / (values.size * (edges[1] - edges[0])))
         if zeros > 0:
             plotting.atom_spikes(ax, {0.0: zeros}, label=f"{label}: fraction", color=f"C{k}",
                                  offset=12 * k)
     if density is not None:
         x = np.linspace(max(lo, 1e-9), hi, 600)
-        ax.plot(x, density(x), "k-", linewidth=1.0, label="limiting density (theory §4)")
+        ax.plot(x, density(x), "k-", linewidth=1.0,
+                label=r"limiting density $\rho(\lambda)$ (theory §4)")
     if atoms:
         plotting.atom_spikes(ax, atoms, label="limit: mass", color="k", offset=12 * len(split))
     if mean is not None:
-        ax.axvline(mean, color="grey", linestyle=":", label=f"limiting mean {mean:.4g}")
+        ax.axvline(mean, color="grey", linestyle=":", label=f"limiting mean $m_1$ = {mean:.4g}")
     ax.set_ylim(0, 1.15 * max(heights))
-    _label(ax, "eigenvalue", title, legend_size=8)
+    _label(ax, r"eigenvalue $\lambda$", title, legend_size=8)
     return plotting.finish(ax, path)
 
 
+#: the theory §6.2 ladder steps as figure text (mathtext)
+LADDER_LABELS: dict[str, str] = {
+    "sqrt(n) A": r"$\sqrt{n}\,A$", "sqrt(n) A^perp": r"$\sqrt{n}\,A^\perp$ (reference)",
+    "Y": r"$Y$", "Y_f": r"$Y_f$", "Y_Q": r"$Y_Q$", "Y_Q_lin": r"$Y_{Q,\mathrm{lin}}$",
+    "Y_f_lin": r"$Y_{f,\mathrm{lin}}$",
+}
+
+
+@plotting.styled
 def ladder_histograms(path: str | None, spectra: dict[str, np.ndarray], reference: str,
                       title: str, bins: int = 80, *, ax: Any = None) -> Any:
     """Bulk eigenvalue histograms of the theory §6.2 ladder, one step per curve (the
@@ -88,15 +105,16 @@ def ladder_histograms(path: str | None, spectra: dict[str, np.ndarray], referenc
     lo = min(float(v.min()) for v in values)
     hi = max(float(np.quantile(v, 0.995)) for v in values)
     edges = np.linspace(lo, hi, bins + 1)
-    for label, v in spectra.items():
-        _histogram(ax, np.asarray(v), edges, len(v), label,
-                   linewidth=2.2 if label == reference else 1.0)
-    _label(ax, "squared singular value (bulk)", title, legend_size=7)
+    for k, (label, v) in enumerate(spectra.items()):
+        _histogram(ax, np.asarray(v), edges, len(v), LADDER_LABELS.get(label, label),
+                   linewidth=2.2 if label == reference else 1.0, k=k)
+    _label(ax, r"squared singular value $\sigma^2$ (bulk, top 3 removed)", title,
+           legend_size=7)
     return plotting.finish(ax, path)
 
 
 def _label(ax: Any, xlabel: str, title: str, legend_size: int) -> None:
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("density")
-    ax.set_title(plotting.wrapped(title), fontsize=9)
+    ax.set_ylabel("density (count / all eigenvalues / bin width)")
+    ax.set_title(plotting.wrapped(title))
     ax.legend(fontsize=legend_size, loc="upper right")

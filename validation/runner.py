@@ -5,6 +5,11 @@ eigenvalues (largest included) of ``MHA^perp MHA^perp^T`` and ``(1/n) MHA^G MHA^
 for the same weights by relative W1 (divided by the limiting mean of theory §4) and KS,
 and reports mean ± Student-t 95% half-width over draws.
 
+Beside each distance, its noise floor: the same metric between the Gaussian-equivalent
+spectra of two independent draws (disjoint pairs of draws: 0 and 1, 2 and 3, ...), the
+distance that finite-n fluctuation alone produces at these dimensions (:func:`noise_floor`;
+no extra sampling). :data:`DEFINITIONS` says in one line what each printed metric is.
+
 Imports: the sampling path (this module, :mod:`freege.validation.sample`) loads neither sympy
 nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`, sympy) load when
 :func:`validate` starts and scipy.stats when :meth:`Validation.summary` forms the CIs
@@ -22,6 +27,32 @@ from freege.params import Dims
 from freege.validation import metrics
 from freege.validation.backend import Backend, get_backend
 from freege.validation.sample import Draw, case_for, draw
+
+#: one-line definitions of the printed metrics (theory §6.1)
+DEFINITIONS: dict[str, str] = {
+    "rel_w1": "relative W1 = mean_i |a_(i) - b_(i)| / m1 (W1 of the sorted spectra a, b over "
+              "the limiting mean)",
+    "ks": "KS = max_x |F_a(x) - F_b(x)|, the largest gap between the two empirical CDFs",
+    "noise_floor": "noise floor = the same metric between the GE spectra of two independent "
+                   "draws",
+}
+
+
+def noise_floor(ge: list[np.ndarray], m1: float, tolerance: float) -> dict:
+    """Relative W1 (over ``m1``) and KS between the independent GE spectra ``ge[0]`` and
+    ``ge[1]``, ``ge[2]`` and ``ge[3]``, ...: ``{"pairs": k, "rel_w1": {"mean", "ci95"},
+    "ks": {...}}``, the CI a Student-t 95% half-width over the ``k`` pairs (``None`` for
+    one pair). ``tolerance``: the numerical-zero rule of :func:`metrics.ks`."""
+    if len(ge) < 2:
+        raise ValueError(f"a noise floor needs at least 2 draws (got {len(ge)})")
+    pairs = [(ge[i], ge[i + 1]) for i in range(0, len(ge) - 1, 2)]
+    values = {"rel_w1": [metrics.rel_w1(a, b, m1) for a, b in pairs],
+              "ks": [metrics.ks(a, b, tolerance) for a, b in pairs]}
+    out: dict = {"pairs": len(pairs)}
+    for name, v in values.items():
+        mean, ci = metrics.mean_ci(v) if len(v) > 1 else (v[0], None)
+        out[name] = {"mean": mean, "ci95": ci}
+    return out
 
 
 @dataclass
@@ -43,8 +74,8 @@ class Validation:
 
     def summary(self) -> dict:
         """Mean ± 95% half-width of rel W1 and KS (fractions) and of the relative errors
-        of the first two empirical moments per model (theory §4), seconds per draw (mean)
-        and peak memory (max)."""
+        of the first two empirical moments per model (theory §4), the distances'
+        :func:`noise_floor`, seconds per draw (mean) and peak memory (max)."""
         w1_mean, w1_ci = metrics.mean_ci(self.rel_w1)
         ks_mean, ks_ci = metrics.mean_ci(self.ks)
         moment_err = {}
@@ -65,6 +96,8 @@ class Validation:
             "limiting_mean": self.limiting_mean,
             "rel_w1": {"mean": w1_mean, "ci95": w1_ci},
             "ks": {"mean": ks_mean, "ci95": ks_ci},
+            "noise_floor": noise_floor([d.ge for d in self.draws], self.limiting_mean,
+                                       metrics.zero_tolerance(self.dtype)),
             "limiting_m2": self.limiting_moments[1],
             "moment_rel_error": moment_err,
             "seconds_per_draw": float(np.mean([d.seconds for d in self.draws])),

@@ -17,20 +17,21 @@
 * Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
-Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here.
+Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here (tqdm
+through :mod:`freege.progress`, on a terminal).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from freege.progress import NORMAL, Progress
 from freege.validation import sweep_store
 from freege.validation.backend import check_dtype
 from freege.validation.sweep_grid import Point
@@ -38,6 +39,10 @@ from freege.validation.sweep_grid import Point
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
 SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
+#: the scheduler's HTTP server (health routes; the dashboard stays off) on a free
+#: loopback port: without it Dask binds port 8787 on every interface, and warns when
+#: another cluster holds that port
+PRIVATE_HTTP: dict[str, str] = {"dashboard_address": "127.0.0.1:0"}
 
 
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
@@ -121,7 +126,8 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
     with dask.config.set({"distributed.scheduler.allowed-failures": 1,
                           "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=None, silence_logs=logging.ERROR,
+                               scheduler_kwargs=PRIVATE_HTTP)
     return Client(cluster), cluster
 
 
@@ -146,12 +152,13 @@ def default_workers(backend: str) -> int:
 def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         backend: str = "numpy", dtype: str = "float64", workers: int | None = None,
         scheduler: str | None = None,
-        progress: bool | None = None,
+        verbosity: int = NORMAL,
         on_record: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
     """Run (or resume) the sweep of ``points`` x ``draws`` into ``store``. Bad input --
     no points, draws < 1, a store of another sweep, an unreachable scheduler -- is a
-    ValueError raised before the store is touched. ``progress``: a tqdm bar on stderr
-    (default: when stderr is a terminal)."""
+    ValueError raised before the store is touched. Progress on stderr at ``verbosity``
+    (:mod:`freege.progress`: a bar on a terminal, timestamped lines in a log; ``VERBOSE``
+    adds a line per task)."""
     if not points:
         raise ValueError("empty grid: no points to sweep")
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
@@ -180,7 +187,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 ok, failed = _execute(client, todo, seed, backend, dtype,
-                                      new_header["theory"], writer, progress, on_record)
+                                      new_header["theory"], writer, verbosity, on_record)
     finally:
         if client is not None:
             client.close()
@@ -192,11 +199,10 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
 
 def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
              theory: dict[str, list[float]], writer: sweep_store.Writer,
-             progress: bool | None, on_record: Callable[[dict[str, Any]], None] | None
+             verbosity: int, on_record: Callable[[dict[str, Any]], None] | None
              ) -> tuple[int, int]:
     """Submit every task, append each result (or failure) as it completes."""
     from dask.distributed import as_completed
-    from tqdm import tqdm
 
     futures = []
     for p, i in todo:
@@ -204,10 +210,8 @@ def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str
                             key=f"freege-draw-{p.key}-{seed}-{dtype}-{i}", pure=False, retries=1)
         futures.append(fut)
     where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
-    show = sys.stderr.isatty() if progress is None else progress
     ok = failed = 0
-    with tqdm(total=len(todo), disable=not show, file=sys.stderr, unit="draw",
-              desc="freege sweep") as bar:
+    with Progress("sweep", len(todo), unit="draw", verbosity=verbosity) as bar:
         for fut in as_completed(futures):
             p, i = where[fut.key]
             if fut.status == "finished":
@@ -222,5 +226,15 @@ def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str
             if on_record is not None:
                 on_record(record)
             fut.release()
-            bar.update(1)
+            bar.note(_task_line(record))
+            bar.update()
     return ok, failed
+
+
+def _task_line(record: dict[str, Any]) -> str:
+    """A finished task in one line (``--verbose``)."""
+    where = f"point {record['point'][:12]} draw {record['draw']}"
+    if record["status"] != "ok":
+        return f"{where} failed: {record['error']}"
+    return (f"{where}: rel_w1 {record['rel_w1']:.4g}, ks {record['ks']:.4g}, "
+            f"{record['seconds']:.2f} s")

@@ -42,16 +42,50 @@ def _t975(dof: int) -> float:
     return float(stats.t.ppf(0.975, dof))
 
 
-def mean_ci(values: Sequence[float]) -> dict[str, float | None]:
-    """``{"mean", "ci95"}``: the mean and Student-t 95% half-width (``None`` when
-    there are fewer than 2 values; both ``None`` for none)."""
+#: every metric of a sweep by its one name -- in the store's records (moments flattened
+#: to ``softmax_m1`` ...), the report's JSON and text, the CSV / DataFrame columns
+#: (:mod:`freege.validation.sweep_data`) and the plots -- with its definition
+METRICS: dict[str, str] = {
+    "rel_w1": "relative W1, softmax vs GE: mean_i |a_(i) - b_(i)| / m1 (theory §6.1)",
+    "ks": "KS, softmax vs GE: max_x |F_a(x) - F_b(x)| (theory §6.1)",
+    **{f"{model}_m{q}": f"{model} empirical m{q} (theory §3)"
+       for model in ("softmax", "ge") for q in (1, 2)},
+    **{f"{model}_m{q}_rel_error": f"{model} empirical m{q} / limit - 1 (theory §4)"
+       for model in ("softmax", "ge") for q in (1, 2)},
+}
+#: the same metrics as figure labels (mathtext)
+PLOT_LABELS: dict[str, str] = {
+    "rel_w1": r"relative $W_1$ (softmax vs GE)",
+    "ks": r"KS distance $D_{\mathrm{KS}}$ (softmax vs GE)",
+    **{f"{model}_m{q}_rel_error": rf"$|m_{q}/m_{q}^{{\infty}} - 1|$ ({name})"
+       for model, name in (("softmax", "softmax"), ("ge", "GE")) for q in (1, 2)},
+}
+#: a fit over fewer n values than this is flagged (``few_points``): with k points its
+#: interval uses Student's t at k - 2 degrees of freedom (12.7 at k = 3)
+MIN_FIT_POINTS = 4
+#: flags: what they mean (in the text report)
+FLAGS: dict[str, str] = {
+    "degenerate": "all values equal, no spread to estimate (KS is quantised in steps of 1/n)",
+    "one_draw": "one draw, no interval",
+    "spans_zero": "the 95% interval of the exponent contains 0",
+    "few_points": f"fewer than {MIN_FIT_POINTS} n values",
+}
+
+
+def mean_ci(values: Sequence[float]) -> dict[str, float | str | None]:
+    """``{"mean", "ci95", "flag"}``: the mean and Student-t 95% half-width (``None`` when
+    there are fewer than 2 values; both ``None`` for none); ``flag`` is ``"one_draw"``
+    for one value, ``"degenerate"`` when 2 or more values are all equal (a half-width 0
+    that estimates nothing), else ``None``."""
     v = np.asarray(values, dtype=np.float64)
     if v.size == 0:
-        return {"mean": None, "ci95": None}
+        return {"mean": None, "ci95": None, "flag": None}
     if v.size == 1:
-        return {"mean": float(v[0]), "ci95": None}
+        return {"mean": float(v[0]), "ci95": None, "flag": "one_draw"}
+    spread = float(v.std(ddof=1))
     return {"mean": float(v.mean()),
-            "ci95": _t975(v.size - 1) * float(v.std(ddof=1)) / math.sqrt(v.size)}
+            "ci95": _t975(v.size - 1) * spread / math.sqrt(v.size),
+            "flag": "degenerate" if np.all(v == v[0]) else None}
 
 
 def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -67,34 +101,29 @@ def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def _point_summary(point: dict[str, Any], theory: list[float],
                    records: list[dict[str, Any]], failed: int) -> dict[str, Any]:
-    rel = [r["rel_w1"] for r in records]
-    ks = [r["ks"] for r in records]
     entry: dict[str, Any] = {**point, "draws": len(records), "failed": failed,
-                             "rel_w1": mean_ci(rel), "ks": mean_ci(ks)}
-    moments, errors = {}, {}
+                             "rel_w1": mean_ci([r["rel_w1"] for r in records]),
+                             "ks": mean_ci([r["ks"] for r in records])}
     for model in ("softmax", "ge"):
         emp = np.array([r["moments"][model] for r in records]).reshape(len(records), 2)
-        moments[model] = {f"m{q + 1}": mean_ci(emp[:, q]) for q in range(2)}
-        errors[model] = {f"m{q + 1}": mean_ci(emp[:, q] / theory[q] - 1.0) for q in range(2)}
-    entry["moment_rel_error"] = errors
-    entry["moments"] = moments
-    entry["theory"] = {"m1": theory[0], "m2": theory[1]}
+        for q in range(2):
+            entry[f"{model}_m{q + 1}"] = mean_ci(emp[:, q])
+            entry[f"{model}_m{q + 1}_rel_error"] = mean_ci(emp[:, q] / theory[q] - 1.0)
+    entry["limit_m1"], entry["limit_m2"] = theory[0], theory[1]
     return entry
 
 
-def _fit_metrics(entry: dict[str, Any]) -> dict[str, float | None]:
-    err = entry["moment_rel_error"]
-    out = {"rel_w1": entry["rel_w1"]["mean"], "ks": entry["ks"]["mean"]}
-    for model in ("softmax", "ge"):
-        for q in ("m1", "m2"):
-            m = err[model][q]["mean"]
-            out[f"{model}_{q}_abs_error"] = None if m is None else abs(m)
-    return out
+#: the metrics fitted against n: the distances, and the size of each moment's relative error
+FIT_METRICS: tuple[str, ...] = ("rel_w1", "ks", *(f"{model}_m{q}_rel_error"
+                                                  for model in ("softmax", "ge")
+                                                  for q in (1, 2)))
 
 
-def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     """Least squares ``log y = log C + b log n`` over ``k >= 3`` points: exponent ``b``,
-    its 95% half-width ``t_{0.975,k-2} se(b)``, and ``C``."""
+    its 95% half-width ``t_{0.975,k-2} se(b)``, ``C``, the number of points and the
+    ``flags`` (:data:`FLAGS`) ``spans_zero`` (``|b| <= half-width``: no trend resolved)
+    and ``few_points`` (``k <`` :data:`MIN_FIT_POINTS`)."""
     x, z = np.log(np.asarray(n, dtype=np.float64)), np.log(np.asarray(y, dtype=np.float64))
     k = x.size
     if k < 3:
@@ -104,12 +133,17 @@ def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, float]:
     b = float(np.sum((x - xm) * (z - z.mean())) / sxx)
     a = float(z.mean() - b * xm)
     resid = z - (a + b * x)
-    se = math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
-    return {"exponent": b, "ci95": _t975(k - 2) * se, "prefactor": math.exp(a)}
+    half = _t975(k - 2) * math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
+    flags = [name for name, on in (("spans_zero", abs(b) <= half),
+                                   ("few_points", k < MIN_FIT_POINTS)) if on]
+    return {"exponent": b, "ci95": half, "prefactor": math.exp(a), "points": k,
+            "flags": flags}
 
 
 def n_scaling(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The n-scaling fits of every group of points that differ only in n (and d)."""
+    """The n-scaling fits of every group of points that differ only in n (and d): each
+    metric of :data:`FIT_METRICS` by its point means (moment errors by their size
+    ``|mean|``), when all are > 0."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in points:
         if e["draws"] == 0:
@@ -122,10 +156,10 @@ def n_scaling(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ns = [e["n"] for e in members]
         if len(set(ns)) < 3:
             continue
-        values = [_fit_metrics(e) for e in members]
         metrics = {}
-        for name in values[0]:
-            ys = [v[name] for v in values]
+        for name in FIT_METRICS:
+            ys = [e[name]["mean"] for e in members]
+            ys = [None if y is None else abs(y) for y in ys]
             if all(y is not None and y > 0 for y in ys):
                 metrics[name] = loglog_fit(ns, ys)
         fits.append({"group": dict(key), "n": ns, "metrics": metrics})
@@ -171,29 +205,38 @@ def summarise(path: str | Path) -> dict[str, Any]:
 def _pm(x: dict[str, Any], digits: int = 4) -> str:
     if x["mean"] is None:
         return "-"
+    if x["flag"] == "degenerate":
+        return f"{x['mean']:.{digits}f} (degenerate)"
     ci = "" if x["ci95"] is None else f" ± {x['ci95']:.{digits}f}"
     return f"{x['mean']:.{digits}f}{ci}"
 
 
 def render_text(report: dict[str, Any]) -> str:
-    """A plain-text table of the report."""
+    """A plain-text table of the report, flags explained below it."""
     lines = [f"freege sweep-report: {report['store']} ({report['finished']}/{report['tasks']} "
              f"draws finished, {report['failed']} failed; backend {report['backend']}, "
              f"seed {report['seed']})",
              f"  {'model':<14}{'n':>6}{'h/h_kv':>8}{'dk':>5}{'dv':>5}{'do':>6}{'beta':>6}"
-             f"  {'case':<9}{'draws':>6}  {'rel W1':<18}{'KS':<18}{'m1 limit':>9}"]
+             f"  {'case':<9}{'draws':>6}  {'rel_w1':<20}{'ks':<20}{'limit_m1':>9}"]
+    used: set[str] = set()
     for e in report["points"]:
+        used |= {e[m]["flag"] for m in ("rel_w1", "ks")} - {None}
         lines.append(
             f"  {str(e['model'] or '-'):<14}{e['n']:>6}{e['h']:>5}/{e['h_kv']:<2}{e['dk']:>5}"
             f"{e['dv']:>5}{e['do']:>6}{e['beta']:>6.3g}  {e['case']:<9}{e['draws']:>6}  "
-            f"{_pm(e['rel_w1']):<18}{_pm(e['ks']):<18}{e['theory']['m1']:>9.4g}")
+            f"{_pm(e['rel_w1']):<20}{_pm(e['ks']):<20}{e['limit_m1']:>9.4g}")
     for fit in report["fits"]["n_scaling"]:
         g = fit["group"]
         label = ", ".join(f"{k}={v}" for k, v in g.items() if v is not None)
         lines.append(f"  n-scaling over n = {fit['n']} ({label}):")
         for name, f in fit["metrics"].items():
+            used |= set(f["flags"])
+            flags = f"  [{', '.join(f['flags'])}]" if f["flags"] else ""
             lines.append(f"    {name:<22} ~ n^({f['exponent']:.3f} ± {f['ci95']:.3f})  "
-                         f"C = {f['prefactor']:.4g}")
+                         f"C = {f['prefactor']:.4g}{flags}")
+    for flag in FLAGS:
+        if flag in used:
+            lines.append(f"  {flag}: {FLAGS[flag]}")
     for err in report["errors"]:
         lines.append(f"  failed: {err}")
     return "\n".join(lines)
@@ -216,60 +259,107 @@ def check_plot_path(path: str) -> None:
     check_target(path)
 
 
-def plot(report: dict[str, Any], path: str) -> None:
-    """Distances (with CIs and n-scaling fits) and the empirical moments beside the
-    theory §4 limits against the varying axis; written atomically to ``path``."""
-    from matplotlib.figure import Figure
+#: the grid axes as figure labels
+AXIS_LABELS: dict[str, str] = {
+    "n": r"tokens $n$", "beta": r"inverse temperature $\beta$", "h": r"heads $h$",
+    "dk": r"key width $d_K$", "dv": r"value width $d_V$", "do": r"output width $d_O$",
+    "h_kv": r"K/V groups $h_{kv}$", "d": r"model width $d$",
+}
 
-    from freege.plotting import save
+
+def _log_ticks(axis: Any) -> None:
+    """Enough labelled ticks on a log axis: 1, 2, 5 per decade, plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """Distances (with CIs and labelled n-scaling fits) and the empirical moments beside
+    the theory §4 limits against the varying axis, in the house style
+    (:func:`freege.plotting.house_style`); written atomically to ``path``."""
+    from freege.plotting import house_style
 
     check_plot_path(path)
     points = [e for e in report["points"] if e["draws"] > 0]
     if not points:
         raise ValueError("nothing to plot: no finished draws in the store")
+    with house_style():
+        _plot(report, points, path)
+
+
+def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> None:
+    """The figure: one colour per group of points (the axes varying besides ``x``), one
+    marker and line style per quantity."""
+    from matplotlib.figure import Figure
+
+    from freege.plotting import save, series_style
+
     x = _x_axis(points)
     varying = [k for k in (*LABELS, *AXES) if k not in (x, "d")
                and len({e[k] for e in points}) > 1]
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in points:
         groups.setdefault(tuple(e[k] for k in varying), []).append(e)
-    fig = Figure(figsize=(13, 4.2))
+    colours = {gkey: series_style(gi)["color"] for gi, gkey in enumerate(groups)}
+    fig = Figure(figsize=(13, 4.4))
     ax_d, ax_m1, ax_m2 = fig.subplots(1, 3)
-    for gi, (gkey, members) in enumerate(groups.items()):
+    for gkey, members in groups.items():
         members.sort(key=lambda e: e[x])
         xs = [e[x] for e in members]
-        label = ", ".join(f"{k}={v}" for k, v in zip(varying, gkey, strict=True)) or "sweep"
-        color = f"C{gi % 10}"
-        for metric, style in (("rel_w1", "o-"), ("ks", "s--")):
-            ys = [e[metric]["mean"] for e in members]
-            err = [e[metric]["ci95"] or 0.0 for e in members]
-            ax_d.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
-                          label=f"{metric} {label}")
+        suffix = _group_text(varying, gkey)
+        colour = colours[gkey]
+        for metric, marker, style in (("rel_w1", "o", "-"), ("ks", "s", "--")):
+            ax_d.errorbar(xs, [e[metric]["mean"] for e in members],
+                          yerr=[e[metric]["ci95"] or 0.0 for e in members], color=colour,
+                          marker=marker, ls=style, label=PLOT_LABELS[metric] + suffix)
         for ax, q in ((ax_m1, "m1"), (ax_m2, "m2")):
-            ax.plot(xs, [e["theory"][q] for e in members], "-", color=color,
-                    label=f"limit {label}")
-            for model, style in (("softmax", "o"), ("ge", "x")):
-                ys = [e["moments"][model][q]["mean"] for e in members]
-                err = [e["moments"][model][q]["ci95"] or 0.0 for e in members]
-                ax.errorbar(xs, ys, yerr=err, fmt=style, color=color, ms=4, capsize=2,
-                            label=f"{model} {label}")
+            ax.plot(xs, [e[f"limit_{q}"] for e in members], "-", color=colour,
+                    label=f"theory §4 limit{suffix}")
+            for model, name, marker in (("softmax", "softmax", "o"), ("ge", "GE", "^")):
+                ax.errorbar(xs, [e[f"{model}_{q}"]["mean"] for e in members],
+                            yerr=[e[f"{model}_{q}"]["ci95"] or 0.0 for e in members],
+                            ls="none", color=colour, marker=marker,
+                            mfc="white" if model == "ge" else colour,
+                            label=f"{name} samples{suffix}")
     if x == "n":
-        ticks = sorted({e["n"] for e in points})
+        _fit_lines(ax_d, report["fits"]["n_scaling"], varying, colours)
         for ax in (ax_d, ax_m1, ax_m2):
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xticks(ticks, [str(t) for t in ticks])
-            ax.minorticks_off()
-        for fit in report["fits"]["n_scaling"]:
-            ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
-            for metric in ("rel_w1", "ks"):
-                f = fit["metrics"].get(metric)
-                if f:
-                    ax_d.plot(ns, f["prefactor"] * ns ** f["exponent"], ":", color="gray")
-    ax_d.set_title("softmax vs GE (mean ± 95% CI)", fontsize=10)
-    ax_m1.set_title("m1: samples vs theory §4 limit", fontsize=10)
-    ax_m2.set_title("m2: samples vs theory §4 limit", fontsize=10)
+            _log_ticks(ax.xaxis)
+            _log_ticks(ax.yaxis)
+    ax_d.set_title("softmax vs GE (mean ± 95% CI)")
+    ax_d.set_ylabel("distance between the spectra")
+    for ax, q in ((ax_m1, "1"), (ax_m2, "2")):
+        ax.set_title(f"$m_{q}$: samples (mean ± 95% CI) vs theory §4 limit")
+        ax.set_ylabel(f"empirical moment $m_{q}$")
     for ax in (ax_d, ax_m1, ax_m2):
-        ax.set_xlabel(x)
-        ax.legend(fontsize=6)
+        ax.set_xlabel(AXIS_LABELS.get(x, x))
+        ax.legend(fontsize=7)
     save(fig, path)
+
+
+def _group_text(varying: list[str], gkey: tuple) -> str:
+    """`` (beta = 0.5)``: the group's values of the varying axes, or nothing."""
+    where = ", ".join(f"{name} = {v}" for name, v in zip(varying, gkey, strict=True))
+    return f" ({where})" if where else ""
+
+
+def _fit_lines(ax: Any, fits: list[dict[str, Any]], varying: list[str],
+               colours: dict[tuple, str]) -> None:
+    """Each distance's n-scaling fit as a grey-edged line in its group's colour, labelled
+    with its exponent, its group and its flags."""
+    for fit in fits:
+        gkey = tuple(fit["group"][k] for k in varying)
+        ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
+        for metric, short, style in (("rel_w1", "relative $W_1$", ":"), ("ks", "KS", "-.")):
+            f = fit["metrics"].get(metric)
+            if f:
+                flags = f" [{', '.join(f['flags'])}]" if f["flags"] else ""
+                ax.plot(ns, f["prefactor"] * ns ** f["exponent"], style,
+                        color=colours.get(gkey, "0.4"), lw=1.0, marker="none",
+                        label=f"fit {short} $\\propto n^{{{f['exponent']:.2f} \\pm "
+                        f"{f['ci95']:.2f}}}${_group_text(varying, gkey)}{flags}")

@@ -40,9 +40,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a validation campaign (theory §6.1) over a grid on Dask, resumable"),
     "sweep-report": ("sweep", "per-point means with 95%% CIs, n-scaling fits and plots of a "
                      "sweep store"),
+    "docs": ("docs", "print the shipped documentation (theory, guide) or one of its sections"),
 }
 #: every sub-command module under ``freege.cli``
-COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce", "sweep")
+COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce", "sweep",
+                                    "docs")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

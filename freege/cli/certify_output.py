@@ -128,7 +128,7 @@ def _render_law(data: dict, title: str) -> str:
 def run_law(args: argparse.Namespace, spec: Any) -> int:
     """``freege law --certify``."""
     from freege import plotting
-    from freege.cli.law import build_law, describe, plot_density
+    from freege.cli.law import build_law, density_grid, describe, plot_density, plot_title
     from freege.numeric import certify
 
     certify.require_flint()
@@ -138,9 +138,10 @@ def run_law(args: argparse.Namespace, spec: Any) -> int:
     the_law = build_law(spec, None)
     data, _ = refined(lambda p: law_data(the_law, xs, list(args.pdf or []), p), args.dps)
     title = describe(spec)
+    grid = density_grid(the_law, args.xscale) if args.plot else None
     emit(data, args, lambda d: _render_law(d, title))
-    if args.plot:
-        plot_density(args.plot, the_law, title)
+    if grid is not None:
+        plot_density(args.plot, grid, plot_title(spec))
     return 0
 
 

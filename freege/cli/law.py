@@ -243,16 +243,76 @@ def _render(data: dict, title: str, dps: int | None) -> str:
     return "\n".join(lines)
 
 
-def plot_density(path: str, the_law: Law, title: str) -> None:
-    """Draw the float64 density over the support (and from 0 when there is an atom)."""
+#: ``--xscale auto`` takes a log x-axis when the support spans more than this ratio ...
+LOG_SPAN = 30.0
+#: ... and half the mass lies in the first this fraction of a linear axis
+LOG_MEDIAN_AT = 0.1
+
+
+def plot_title(spec: LawSpec) -> str:
+    """The figure title: the case's matrix in mathtext and the law's parameters, one line."""
+    r = spec.ratios
+    case = resolve_case(spec.case, r.sharing)
+    params = (rf"$\beta$ = {float(r.beta):g}, $h$ = {r.h}, $\gamma_K$ = {float(r.gK):.4g}, "
+              rf"$\gamma_V$ = {float(r.gV):.4g}, $\gamma_O$ = {float(r.gO):.4g}")
+    norm = " (normalized)" if spec.normalized else ""
+    return f"limiting law of {plotting.CASE_LABELS[case]}{norm}: {params}"
+
+
+def auto_log_x(xs: np.ndarray, pdf: np.ndarray, lo: float, hi: float) -> bool:
+    """A log x-axis is clearly better when the support ``[lo, hi]`` starts above 0, spans
+    more than :data:`LOG_SPAN` and half its mass (trapezoidal on the linear grid) lies in
+    the first :data:`LOG_MEDIAN_AT` of the axis (a long tail squeezes the bulk)."""
+    if not (lo > 0 and hi / lo > LOG_SPAN):
+        return False
+    y = np.where(np.isfinite(pdf), pdf, 0.0)
+    mass = np.concatenate([[0.0], np.cumsum(np.diff(xs) * (y[1:] + y[:-1]) / 2)])
+    if not mass[-1] > 0:
+        return False
+    median = float(np.interp(0.5 * mass[-1], mass, xs))
+    return median - lo < LOG_MEDIAN_AT * (hi - lo)
+
+
+@dataclass(frozen=True)
+class DensityGrid:
+    """What ``--plot`` draws: the float64 density on a grid, the atoms, the support and
+    the x scale."""
+
+    xs: np.ndarray
+    pdf: np.ndarray
+    atoms: dict
+    edges: list[tuple[float, float]]
+    xscale: str
+
+
+def density_grid(the_law: Law, xscale: str = "auto") -> DensityGrid:
+    """The float64 density over the support (and from 0 when there is an atom);
+    ``xscale`` ``linear``, ``log`` (no atom allowed: 0 is not on a log axis; ValueError)
+    or ``auto`` (:func:`auto_log_x`)."""
     f64 = the_law if the_law.dps is None else the_law.with_dps(None)
     support = f64.intervals()
     atoms = f64.atoms()
     lo = min([a for a, _ in support] + list(atoms))
     hi = max([b for _, b in support] + list(atoms))
+    if xscale == "log" and (atoms or lo <= 0):
+        raise ValueError("--xscale log needs a support above 0 and no atom (this law has "
+                         f"{'an atom' if atoms else 'support down to 0'})")
     pad = 0.03 * (hi - lo)
     xs = np.linspace(lo - pad, hi + pad, PLOT_POINTS)
-    plotting.density(path, xs, f64.pdf(xs), atoms, title)
+    pdf = f64.pdf(xs)
+    if xscale == "log" or (xscale == "auto" and not atoms and auto_log_x(xs, pdf, lo, hi)):
+        xscale = "log"
+        xs = np.geomspace(lo / 1.05, hi * 1.05, PLOT_POINTS)
+        pdf = f64.pdf(xs)
+    else:
+        xscale = "linear"
+    return DensityGrid(xs, pdf, atoms, [(float(a), float(b)) for a, b in support], xscale)
+
+
+def plot_density(path: str, grid: DensityGrid, title: str) -> None:
+    """Draw a :func:`density_grid` with its support edges marked."""
+    plotting.density(path, grid.xs, grid.pdf, grid.atoms, title, edges=grid.edges,
+                     xscale=grid.xscale)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -267,9 +327,10 @@ def run(args: argparse.Namespace) -> int:
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)
     title = describe(spec)
+    grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
     emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
-    if args.plot:
-        plot_density(args.plot, the_law, title)
+    if grid is not None:
+        plot_density(args.plot, grid, plot_title(spec))
     return 0
 
 
@@ -283,6 +344,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pdf", nargs="+", metavar="X", help="points where to evaluate the "
                         "density (0 outside the support)")
     add_plot_option(parser, "draw the density (.png, .svg or .pdf)")
+    parser.add_argument("--xscale", choices=("auto", "linear", "log"), default="auto",
+                        help="x-axis of --plot: auto takes log when the support spans more "
+                        f"than a factor {LOG_SPAN:g} and the bulk is squeezed at its lower end "
+                        "(default auto)")
     add_format_option(parser)
     add_dps_option(parser)
     add_certify_option(parser, "of the support, atoms and density")

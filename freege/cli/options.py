@@ -1,7 +1,7 @@
 """The options several ``freege`` sub-commands share, each defined once here: output
-format, ``--dps``, ``--plot``, ``--seed``, ``--backend``, ``--dtype``, ``--yes``,
-``--certify``, the theory §4 law options and the theory §5 readout settings (``--lam``,
-``--sigma2``, ``--level``).
+format, ``--dps``, ``--plot``, ``--quiet``/``--verbose``, ``--seed``, ``--backend``,
+``--dtype``, ``--yes``, ``--certify``, the theory §4 law options and the theory §5
+readout settings (``--lam``, ``--sigma2``, ``--level``).
 
 Values are kept as text (numbers are checked by the commands, so every message names the
 option); only ``--dps`` is parsed here. Light to import (argparse and
@@ -53,6 +53,18 @@ def add_plot_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--plot FILE``: the command's figure (checked before any work,
     :func:`freege.cli.common.check_plot_target`)."""
     parser.add_argument("--plot", metavar="FILE", default=None, help=help)
+
+
+def add_verbosity_options(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``--verbose`` of a long command (:mod:`freege.progress`): no
+    progress, or one line per step besides it; ``args.verbosity`` is the level."""
+    from freege.progress import NORMAL, QUIET, VERBOSE
+
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quiet", dest="verbosity", action="store_const", const=QUIET,
+                       default=NORMAL, help="no progress on stderr")
+    group.add_argument("--verbose", dest="verbosity", action="store_const", const=VERBOSE,
+                       help="one progress line per step (draw, task) on stderr")
 
 
 def add_seed_option(parser: argparse.ArgumentParser, default: str | None = "0",

@@ -1,6 +1,7 @@
 """``freege reproduce temperature|headcount|budget|sharing|arrival``: the theory §6.3 setups,
 theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
-``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
+``--plot FILE`` for the curves, progress on stderr (:mod:`freege.progress`; ``--quiet``
+silences it, ``--verbose`` names each step).
 
 JSON shapes:
 
@@ -17,7 +18,6 @@ JSON shapes:
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,9 +33,11 @@ from freege.cli.options import (
     add_level_option,
     add_plot_option,
     add_ridge_options,
+    add_verbosity_options,
 )
 from freege.cli.readout import level_option, sigma2_option
 from freege.params import check_time, positive_int
+from freege.progress import Progress
 
 #: table columns of each setup (``curves`` is headcount's second table)
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -86,43 +88,57 @@ def _column(rows: Sequence[dict[str, Any]], key: str) -> list[float]:
     return [float(row[key]) for row in rows]
 
 
+#: the figures' axis labels (mathtext; theory §5 names: coefficient error E, loss L(t))
+ERROR_LABEL = r"coefficient error $\mathcal{E}$ (theory §5)"
+HEADS_LABEL = r"heads $h$"
+
+
 def plot(setup: str, path: str, data: dict[str, Any]) -> None:
-    """Draw the setup's curves (float64 is ample for a figure)."""
+    """Draw the setup's curves (float64 is ample for a figure) in the house style."""
     rows = data["rows"]
     if setup == "temperature":
         cross = data["crossover_beta"]
         plotting.curves(
-            path, {"error(64,192) / error(128,128)": (_column(rows, "beta"),
-                                                      _column(rows, "ratio"))},
-            "beta", "ratio of coefficient errors", "theory §6.3 temperature", hline=1.0,
-            vline=None if cross is None else float(cross),
+            path, {r"$\mathcal{E}(64, 192)\,/\,\mathcal{E}(128, 128)$":
+                   (_column(rows, "beta"), _column(rows, "ratio"))},
+            r"inverse temperature $\beta$", "ratio of coefficient errors",
+            "theory §6.3 temperature: $(d_K, d_V) = (64, 192)$ vs $(128, 128)$", hline=1.0,
+            vline=None if cross is None else float(cross), hline_label="ratio 1",
+            vline_label=None if cross is None else rf"crossover $\beta$ = {float(cross):.3g}",
         )
     elif setup == "headcount":
         series = {}
         for h in dict.fromkeys(row["h"] for row in data["curves"]):
             mine = [row for row in data["curves"] if row["h"] == h]
-            series[f"h = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
-        plotting.curves(path, series, "t", "L(t)", "theory §6.3 learning curves (dO = 2n)",
-                        logx=True)
+            series[rf"loss, $h$ = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
+        plotting.curves(path, series, r"training time $t$", r"loss $L(t)$",
+                        "theory §6.3 learning curves ($d_O = 2n$)", logx=True)
     elif setup == "budget":
-        plotting.curves(path, {"fixed budget": (_column(rows, "h"), _column(rows, "error"))},
-                        "h", "coefficient error", "theory §6.3 fixed budget")
+        plotting.curves(path, {r"$\mathcal{E}$ at fixed budget":
+                               (_column(rows, "h"), _column(rows, "error"))},
+                        HEADS_LABEL, ERROR_LABEL, "theory §6.3 fixed budget")
     elif setup == "sharing":
         x = _column(rows, "h")
-        plotting.curves(path, {"GQA (2 heads / pair)": (x, _column(rows, "error_gqa")),
-                               "tied K = V": (x, _column(rows, "error_tied"))},
-                        "h", "coefficient error", "theory §6.3 sharing", logx=True)
+        plotting.curves(path, {r"$\mathcal{E}$, GQA (2 heads per K/V pair)":
+                               (x, _column(rows, "error_gqa")),
+                               r"$\mathcal{E}$, tied $K = V$": (x, _column(rows, "error_tied"))},
+                        HEADS_LABEL, ERROR_LABEL, "theory §6.3 sharing", logx=True)
     else:
         x = _column(rows, "h_kv")
-        plotting.curves(path, {"fixed widths": (x, _column(rows, "t_fixed_widths")),
-                               "fixed N_par": (x, _column(rows, "t_fixed_budget"))},
-                        "h_kv", "arrival time", "theory §6.3 arrival", logx=True)
+        plotting.curves(path, {"arrival time, fixed widths": (x, _column(rows, "t_fixed_widths")),
+                               r"arrival time, fixed $N_{\mathrm{par}}$":
+                               (x, _column(rows, "t_fixed_budget"))},
+                        r"K/V groups $h_{kv}$", r"arrival time $t^*$ (theory §5)",
+                        "theory §6.3 arrival", logx=True)
 
 
-def _progress(args: argparse.Namespace) -> experiments.Progress:
-    if args.quiet:
-        return experiments.quiet
-    return lambda message: print(f"freege: {message}", file=sys.stderr, flush=True)
+def _progress(bar: Progress) -> experiments.Progress:
+    """The setups' callback: each message is one step (and, with --verbose, a line)."""
+    def step(message: str) -> None:
+        bar.note(message)
+        bar.update(status=message)
+
+    return step
 
 
 def _ints(option: str, texts: list[str]) -> list[int]:
@@ -139,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
     kwargs: dict[str, Any] = {
-        "settings": settings, "progress": _progress(args),
+        "settings": settings,
         "dps": None if args.dps is None else args.dps + GUARD_DIGITS,
     }
     if setup == "temperature" and args.betas:
@@ -153,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
-    data = experiments.SETUPS[setup](**kwargs)
+    with Progress(f"reproduce {setup}", None, verbosity=args.verbosity) as bar:
+        data = experiments.SETUPS[setup](**kwargs, progress=_progress(bar))
     emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
     if args.plot:
         plot(setup, args.plot, data)
@@ -191,7 +208,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help="K/V groups in [1, 64] (default 64 32 ... 1)")
             add_level_option(sub)
         add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
-        sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        add_verbosity_options(sub)
         add_format_option(sub)
         add_dps_option(sub)
         sub.set_defaults(func=run)

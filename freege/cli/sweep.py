@@ -22,6 +22,7 @@ from freege.cli.options import (
     add_format_option,
     add_plot_option,
     add_seed_option,
+    add_verbosity_options,
 )
 from freege.params import positive_int
 
@@ -71,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="print the sweep-report of the store when done")
     add_format_option(p)
     add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
+    add_verbosity_options(p)
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(
@@ -78,10 +80,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="per-point means with 95%% CIs, n-scaling fits and plots of a sweep store",
         description="Means ± Student-t 95% half-widths of relative W1, KS and moment "
         "errors per grid point, log-log n-scaling fits with CIs, theory §4 limiting "
-        "moments beside the samples.",
+        "moments beside the samples; flags: a degenerate interval (all values equal), a "
+        "fit whose interval spans 0 or with few points. --format csv: one row per draw.",
     )
     q.add_argument("store", metavar="PATH", help="a store written by freege sweep")
-    add_format_option(q)
+    add_format_option(q, ("text", "json", "csv"))
     add_plot_option(q, "write a figure (.png, .svg, .pdf)")
     q.set_defaults(func=run_report)
 
@@ -126,7 +129,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
-        dtype=args.dtype, workers=workers, scheduler=args.scheduler))
+        dtype=args.dtype, workers=workers, scheduler=args.scheduler,
+        verbosity=args.verbosity))
     if args.analyse:
         return _report(args)
     data = {"store": outcome.store, "points": len(points), "draws": draws,
@@ -152,6 +156,11 @@ def _report(args: argparse.Namespace) -> int:
     report = _one_line_warnings(lambda: sweep_report.summarise(args.store))
     if args.plot is not None:
         sweep_report.plot(report, args.plot)
+    if args.format == "csv":  # the draws themselves, one row each
+        from freege.validation.sweep_data import write_csv
+
+        write_csv(args.store, sys.stdout)
+        return 0
     emit(report, args, sweep_report.render_text)
     return 0
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from freege.cli.common import check_plot_target, emit
@@ -23,14 +22,17 @@ from freege.cli.options import (
     add_format_option,
     add_plot_option,
     add_seed_option,
+    add_verbosity_options,
     add_yes_option,
 )
 from freege.params import SHARINGS, Dims, positive_int
+from freege.progress import Progress
 from freege.validation.backend import BACKENDS, DTYPES
 from freege.validation.presets import PRESETS, get_preset
 
 if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
     from freege.validation.runner import Validation
+    from freege.validation.sample import Draw
 
 #: default number of draws of ``freege validate`` (theory §6.1 uses 10). bert-base takes
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
@@ -38,38 +40,6 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
 DEFAULT_DRAWS = 10
 #: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
-
-
-#: seconds between two progress lines when stderr is not a terminal (a log file)
-LOG_INTERVAL_S = 30.0
-
-
-class Progress:
-    """Progress on stderr. On a terminal, one bar redrawn in place (``\\r``):
-    ``label [####....] i/N  t s each``; otherwise (a log file, a pipe) plain lines with no
-    control characters: ``label: i/N  t s each``, at most one per :data:`LOG_INTERVAL_S`
-    and always the last."""
-
-    def __init__(self, label: str, total: int, width: int = 24):
-        self.label, self.total, self.width = label, total, width
-        self.start = self.last_line = time.perf_counter()
-        self.interactive = getattr(sys.stderr, "isatty", lambda: False)()
-
-    def __call__(self, done: int) -> None:
-        now = time.perf_counter()
-        rate = (now - self.start) / max(done, 1)
-        if self.interactive:
-            filled = self.width * done // self.total
-            bar = "#" * filled + "." * (self.width - filled)
-            end = "\n" if done == self.total else ""
-            line = f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.2f} s each{end}"
-        elif done == self.total or (done and now - self.last_line >= LOG_INTERVAL_S):
-            line = f"{self.label}: {done}/{self.total}  {rate:.2f} s each\n"
-            self.last_line = now
-        else:
-            return
-        sys.stderr.write(line)
-        sys.stderr.flush()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -104,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(p)
     add_plot_option(p, "write a histogram of both spectra with the limiting density")
     add_yes_option(p)
+    add_verbosity_options(p)
     p.set_defaults(func=run_validate)
 
     q = subparsers.add_parser(
@@ -122,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(q)
     add_plot_option(q, "write bulk histograms of every ladder step")
     add_yes_option(q)
+    add_verbosity_options(q)
     q.set_defaults(func=run_ladder)
 
 
@@ -183,10 +155,14 @@ def run_validate(args: argparse.Namespace) -> int:
     preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes)
     from freege.validation.runner import validate  # scipy.stats, sympy: only once the run is on
 
-    bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
-    bar(0)
-    result = validate(dims, draws=draws, seed=seed, backend=bk,
-                      on_draw=lambda i, _d: bar(i + 1))
+    with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
+                  verbosity=args.verbosity) as bar:
+        def on_draw(i: int, d: Draw) -> None:
+            bar.note(f"draw {i + 1}/{draws}: {d.seconds:.2f} s, peak "
+                     f"{d.peak_bytes / 2**20:.1f} MiB")
+            bar.update()
+
+        result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
@@ -207,16 +183,24 @@ def _dims_dict(dims: Dims) -> dict:
 
 def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
     def pm(x: dict) -> str:
-        return f"{x['mean']:.4f} ± {x['ci95']:.4f}"
+        if x["ci95"] == 0:  # e.g. KS, quantised in steps of 1/n, equal in every draw
+            return f"{x['mean']:.4f} (all values equal: no spread to estimate)"
+        return f"{x['mean']:.4f}" + ("" if x["ci95"] is None else f" ± {x['ci95']:.4f}")
+
+    from freege.validation.runner import DEFINITIONS
 
     err = d["moment_rel_error"]
+    floor = d["noise_floor"]
+    pairs = f"{floor['pairs']} pair{'s' if floor['pairs'] > 1 else ''} of draws"
     return "\n".join([
         f"freege validate: {_config_text(preset, dims)}",
         f"  {d['draws']} draws on {d['backend']} in {d['dtype']}, seed {d['seed']}, "
         f"case {d['case']}",
         f"  limiting mean m1 (theory §4):      {d['limiting_mean']:.6g}",
         f"  relative W1, softmax vs GE:      {pm(d['rel_w1'])}  (mean ± 95% CI)",
+        f"    noise floor, GE vs GE:         {pm(floor['rel_w1'])}  ({pairs})",
         f"  KS, softmax vs GE:               {pm(d['ks'])}",
+        f"    noise floor, GE vs GE:         {pm(floor['ks'])}",
         f"  m1 empirical / limit - 1:        softmax {pm(err['softmax']['m1'])}, "
         f"GE {pm(err['ge']['m1'])}",
         f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
@@ -225,6 +209,8 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
+        "  definitions (theory §6.1; freege docs theory --section 6.1):",
+        *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor")),
     ])
 
 
@@ -240,20 +226,26 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     from freege.validation.plots import spectrum_histogram
     from freege.validation.sample import case_for
 
+    soft_label = r"softmax $\mathrm{MHA}^\perp$, samples"
     samples = {
-        "softmax MHA^perp": np.concatenate([d.softmax for d in result.draws]),
-        "Gaussian equivalent": np.concatenate([d.ge for d in result.draws]),
+        soft_label: np.concatenate([d.softmax for d in result.draws]),
+        "Gaussian equivalent, samples": np.concatenate([d.ge for d in result.draws]),
     }
     try:
         pdf = law(case_for(dims), dims).pdf
         tol = zero_tolerance(result.dtype)
-        distances = {"softmax": density_l1(samples["softmax MHA^perp"], pdf, tolerance=tol),
-                     "ge": density_l1(samples["Gaussian equivalent"], pdf, tolerance=tol)}
+        distances = {"softmax": density_l1(samples[soft_label], pdf, tolerance=tol),
+                     "ge": density_l1(samples["Gaussian equivalent, samples"], pdf,
+                                      tolerance=tol)}
     except (ArithmeticError, ValueError) as exc:
         print(f"freege: warning: limiting density unavailable ({exc}); plotted without it",
               file=sys.stderr)
         pdf, distances = None, None
-    title = f"{_config_text(preset, dims)}\n{len(result.draws)} draws, all n eigenvalues"
+    kv = f"/{dims.h_kv}" if dims.h_kv != dims.h else ""
+    title = (rf"{preset or 'explicit configuration'}: $n$ = {dims.n}, $h$ = {dims.h}{kv}, "
+             rf"$d_K$ = {dims.dK}, $d_V$ = {dims.dV}, $d_O$ = {dims.dO}, "
+             rf"$\beta$ = {float(dims.beta):g}, sharing {dims.sharing}" "\n"
+             rf"all $n$ eigenvalues of {len(result.draws)} draws")
     spectrum_histogram(path, samples, title, density=pdf, mean=result.limiting_mean,
                        zero_tolerance=zero_tolerance(result.dtype))
     return distances
@@ -273,10 +265,10 @@ def run_ladder(args: argparse.Namespace) -> int:
         check_plot_target(args.plot)
     bk = get_backend(args.backend)
     preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
-    bar = Progress(f"ladder n={n} on {bk.name}", trials)
-    bar(0)
-    result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
-                              on_trial=lambda i: bar(i + 1))
+    with Progress(f"ladder n={n} on {bk.name}", trials, unit="trial",
+                  verbosity=args.verbosity) as bar:
+        result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
+                                  on_trial=lambda i: bar(i + 1))
     if args.plot is not None:
         from freege.validation.plots import ladder_histograms
 

@@ -33,7 +33,10 @@ def test_w1_and_ks_ignore_order_and_are_symmetric(x, rnd):
 @given(samples, samples)
 def test_ks_matches_scipy(x, y):
     a, b = np.array(x), np.array(y)
-    assert metrics.ks(a, b) == pytest.approx(stats.ks_2samp(a, b).statistic, abs=1e-12)
+    # only the statistic is compared: method="asymp" skips the exact p-value, which fails
+    # to converge (with a RuntimeWarning) for some of these small samples
+    ref = stats.ks_2samp(a, b, method="asymp").statistic
+    assert metrics.ks(a, b) == pytest.approx(ref, abs=1e-12)
 
 
 def test_hist_l1_bounds():

@@ -24,7 +24,6 @@ def _t_tail(x: float, dof: float) -> mpmath.mpf:
     return mpmath.quad(lambda u: const * (1 + u * u / nu) ** (-(nu + 1) / 2), [x, mpmath.inf])
 
 
-@pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
 @given(draws, draws, st.sampled_from([0.9, 0.95, 0.999]))
 def test_welch_matches_the_textbook_formulas(x, y, level):
     a, b = np.array(x), np.array(y)
@@ -43,6 +42,7 @@ def test_welch_matches_the_textbook_formulas(x, y, level):
     assert res.agree == (abs(t) <= res.critical)
 
 
+@pytest.mark.slow  # 4000 scipy tests: about 10 s
 def test_few_draws_need_the_t_quantile_not_the_normal_one():
     """Under equal means, 3 draws per sample: Welch's test rejects at most about its
     nominal 5% (binomial 4-sigma band over 2000 trials), a normal 1.96 cutoff on the same
@@ -64,6 +64,25 @@ def test_a_real_shift_is_detected():
     a, b = rng.normal(0, 0.1, 10), rng.normal(1, 0.1, 10)
     res = metrics.welch(a, b, 0.999)
     assert not res.agree and res.pvalue < 1e-6
+
+
+def test_a_sample_constant_up_to_rounding_has_variance_zero():
+    """[1, 1 + 1 ulp] varies by rounding only: the test is the one-sample t test of the
+    other sample against 1 (the Welch formulas with that variance 0), with no
+    precision-loss warning from scipy."""
+    import warnings
+
+    from scipy import stats
+
+    a, b = np.array([1.0, np.nextafter(1.0, 2.0)]), np.array([1.5, 2.0, 2.75])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = metrics.welch(a, b, 0.95)
+        flipped = metrics.welch(b, a, 0.95)
+    one = stats.ttest_1samp(b, a.mean())
+    assert res.statistic == pytest.approx(-one.statistic, rel=1e-12)
+    assert flipped.statistic == pytest.approx(one.statistic, rel=1e-12)
+    assert res.dof == flipped.dof == b.size - 1 and res.pvalue == pytest.approx(one.pvalue)
 
 
 def test_degenerate_and_bad_input():

@@ -127,7 +127,7 @@ def threads_cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=None, scheduler_kwargs=sweep.PRIVATE_HTTP) as cluster:
         yield cluster.scheduler_address
 
 
@@ -205,4 +205,4 @@ def test_analyse_with_plot(capsys, one_worker, tmp_path):
     svg = tmp_path / "sweep.svg"
     code, out, _ = run_cli(capsys, "sweep", *GRID, "--draws", DRAWS, "--store", str(store),
                            "--analyse", "--plot", str(svg))
-    assert code == 0 and "rel W1" in out and svg.read_text().lstrip().startswith("<?xml")
+    assert code == 0 and "rel_w1" in out and svg.read_text().lstrip().startswith("<?xml")

@@ -232,7 +232,7 @@ def test_mean_ci_matches_metrics():
     values = [0.3, 0.1, 0.25, 0.4]
     got = sweep_report.mean_ci(values)
     assert (got["mean"], got["ci95"]) == pytest.approx(metrics.mean_ci(values), rel=1e-12)
-    assert sweep_report.mean_ci([0.5]) == {"mean": 0.5, "ci95": None}
+    assert sweep_report.mean_ci([0.5]) == {"mean": 0.5, "ci95": None, "flag": "one_draw"}
 
 
 def test_loglog_fit_recovers_an_exponent():

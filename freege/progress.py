@@ -1,0 +1,136 @@
+"""Progress of every long command, one mechanism (``validate``, ``ladder``, ``sweep``,
+``reproduce``).
+
+* On a terminal: a ``tqdm`` bar on stderr (redrawn in place; plain lines when tqdm is not
+  installed, as below).
+* Otherwise (a log file under ``nohup``, a batch scheduler's output, a pipe): timestamped
+  lines without control characters, ``2026-01-31T12:00:00Z freege validate: 3/10 draws,
+  0.52 s each, about 4 s left``, the first when the first step is done, then at most one
+  per :data:`LOG_INTERVAL_S` seconds, and always the last (unless an error ends the
+  command: its one-line message is then the last line).
+* ``--quiet`` (:data:`QUIET`) prints nothing; ``--verbose`` (:data:`VERBOSE`) adds one
+  timestamped line per step (:meth:`Progress.note`: each draw's metrics, each sweep
+  task, each experiment step).
+
+The clock and the stream can be given (tests).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+#: verbosity levels: ``--quiet``, the default, ``--verbose``
+QUIET, NORMAL, VERBOSE = 0, 1, 2
+#: seconds between two progress lines when stderr is not a terminal
+LOG_INTERVAL_S = 30.0
+
+
+def stamp() -> str:
+    """The current UTC time, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    return f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h"
+
+
+class Progress:
+    """Progress of ``total`` steps (``None``: unknown) called ``unit``, labelled ``label``,
+    on ``stream`` (default stderr) at ``verbosity``. :meth:`update` advances it, ``self(done)``
+    sets the count, :meth:`note` is a verbose-only line, :meth:`close` (or leaving the
+    ``with`` block) ends it."""
+
+    def __init__(self, label: str, total: int | None, *, unit: str = "step",
+                 verbosity: int = NORMAL, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 interval: float = LOG_INTERVAL_S):
+        if verbosity not in (QUIET, NORMAL, VERBOSE):
+            raise ValueError(f"verbosity must be one of {QUIET}, {NORMAL}, {VERBOSE} "
+                             f"(got {verbosity!r})")
+        self.label, self.total, self.unit, self.verbosity = label, total, unit, verbosity
+        self.stream = sys.stderr if stream is None else stream
+        self.clock, self.interval = clock, interval
+        self.done = self.printed = 0
+        self.status: str | None = None
+        self.start = self.last_line = clock()
+        self.bar: Any = None
+        if verbosity > QUIET and getattr(self.stream, "isatty", lambda: False)():
+            self.bar = _tqdm(label, total, unit, self.stream)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_exc: object) -> None:
+        self.close(final=kind is None)  # an error is then the last line
+
+    def __call__(self, done: int) -> None:
+        """Set the number of finished steps to ``done``."""
+        self.update(done - self.done)
+
+    def update(self, steps: int = 1, status: str | None = None) -> None:
+        """``steps`` more steps finished; ``status``: what is being done now (shown
+        beside the count)."""
+        self.done += steps
+        self.status = status if status is not None else self.status
+        if self.verbosity == QUIET:
+            return
+        if self.bar is not None:
+            if status is not None:
+                self.bar.set_postfix_str(status, refresh=False)
+            self.bar.update(steps)
+            return
+        now = self.clock()
+        if self.done and (self.printed == 0 or self.done == self.total
+                or now - self.last_line >= self.interval):
+            self._line(now)
+
+    def note(self, message: str) -> None:
+        """A line of detail (``--verbose`` only), timestamped; above the bar on a
+        terminal."""
+        if self.verbosity < VERBOSE:
+            return
+        line = f"{stamp()} freege {self.label}: {message}"
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+        else:
+            self._write(line)
+
+    def close(self, final: bool = True) -> None:
+        """End the display: close the bar, or (``final``) write the final count when the
+        last line is older than it."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        elif final and self.verbosity > QUIET and self.printed != self.done:
+            self._line(self.clock())
+
+    def _line(self, now: float) -> None:
+        self.last_line, self.printed = now, self.done
+        elapsed = now - self.start
+        count = f"{self.done}" if self.total is None else f"{self.done}/{self.total}"
+        parts = [f"{count} {self.unit}s", f"{elapsed / self.done:.2f} s each"]
+        if self.total is not None and self.done < self.total:
+            parts.append(f"about {_seconds(elapsed / self.done * (self.total - self.done))} left")
+        if self.status:
+            parts.append(self.status)
+        self._write(f"{stamp()} freege {self.label}: {', '.join(parts)}")
+
+    def _write(self, line: str) -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _tqdm(label: str, total: int | None, unit: str, stream: TextIO) -> Any:
+    """A tqdm bar, or None when tqdm is not installed (then lines are written)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=f"freege {label}", unit=unit, file=stream, leave=True,
+                dynamic_ncols=True)

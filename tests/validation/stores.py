@@ -1,0 +1,28 @@
+"""Small sweep stores written without Dask: the records of
+:func:`freege.validation.sweep.draw_task` appended through the store's writer, as a sweep
+appends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from freege.validation import sweep, sweep_store
+from freege.validation.sweep_grid import expand
+
+
+def write_store(path: Path, ns: tuple[int, ...] = (24, 32, 48), draws: int = 3,
+                failed: bool = False) -> Path:
+    """A store of the grid n in ``ns``, h = 2, dK = 8, dO = 16 with ``draws`` draws per
+    point; with ``failed``, the last draw of the first point is a failure record."""
+    points = expand({"n": list(ns), "h": 2, "dk": 8, "do": 16})
+    head = sweep.header(points, draws, 0, "numpy")
+    with sweep_store.open_for_append(path, sweep_store.read(path), head) as writer:
+        for p in points:
+            for i in range(draws):
+                if failed and p is points[0] and i == draws - 1:
+                    writer.append({"type": "draw", "point": p.key, "draw": i,
+                                   "status": "failed", "error": "RuntimeError: boom"})
+                else:
+                    writer.append(sweep.draw_task(p.as_dict(), i, 0, "numpy",
+                                                  head["theory"][p.key][0]))
+    return path
