@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.validation import sweep_store
 from freege.validation.backend import check_dtype
 from freege.validation.sweep_grid import Point
@@ -147,15 +148,25 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         backend: str = "numpy", dtype: str = "float64", workers: int | None = None,
         scheduler: str | None = None,
         progress: bool | None = None,
-        on_record: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        preflight: Callable[[list[tuple[Point, int]], int, bool], None] | None = None,
+        ) -> Outcome:
     """Run (or resume) the sweep of ``points`` x ``draws`` into ``store``. Bad input --
-    no points, draws < 1, a store of another sweep, an unreachable scheduler -- is a
-    ValueError raised before the store is touched. ``progress``: a tqdm bar on stderr
-    (default: when stderr is a terminal)."""
+    no points, draws outside [1, MAX_DRAWS], more than MAX_TASKS tasks, a store of another
+    sweep, an unreachable scheduler -- is a ValueError raised before the store is
+    touched. ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
+    ``preflight(todo, workers, local)`` sees the tasks left to run and the number of
+    workers before any starts (``local``: on worker processes of this machine) and may
+    refuse with a ValueError (:func:`freege.cli.budget.preflight_batch`)."""
     if not points:
         raise ValueError("empty grid: no points to sweep")
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws must be an integer >= 1 (got {draws!r})")
+    draws = int(parse_number("draws", draws, DRAWS))
+    if len(points) * draws > MAX_TASKS:
+        raise ValueError(f"{len(points)} point(s) x {draws} draw(s) = {len(points) * draws} "
+                         f"tasks; a sweep holds at most {MAX_TASKS} (split it into several "
+                         "stores)")
+    if workers is not None:
+        workers = int(parse_number("workers", workers, WORKERS))
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
@@ -172,11 +183,15 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     n_workers = workers or min(default_workers(backend), max(1, len(todo)))
     ok = failed = 0
     client = cluster = None
+    if todo and scheduler is None and preflight is not None:
+        preflight(todo, n_workers, True)
     try:
         if todo:
             client, cluster = _client(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
+                if preflight is not None:
+                    preflight(todo, n_workers, False)
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 ok, failed = _execute(client, todo, seed, backend, dtype,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from freege.params import MAX_DPS, SHARINGS
+from freege.params import DPS, MAX_DPS, SHARINGS, parse_number
 
 FORMATS = ("text", "json")
 
@@ -31,14 +31,10 @@ def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] 
 def dps_value(text: str) -> int:
     """Parse ``--dps``: an integer in [15, MAX_DPS] (argparse type; bad input is one line,
     exit 2). The cap keeps a typo like ``--dps 100000`` from running for hours."""
-    message = f"dps must be an integer in [15, {MAX_DPS}] (got {text!r})"
     try:
-        dps = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(message) from None
-    if not 15 <= dps <= MAX_DPS:
-        raise argparse.ArgumentTypeError(message)
-    return dps
+        return int(parse_number("dps", text, DPS))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_dps_option(parser: argparse.ArgumentParser) -> None:

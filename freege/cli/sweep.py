@@ -22,8 +22,9 @@ from freege.cli.options import (
     add_format_option,
     add_plot_option,
     add_seed_option,
+    add_yes_option,
 )
-from freege.params import positive_int
+from freege.params import DRAWS, SEED, WORKERS, parse_number
 
 #: grid options: (option, grid key, help)
 _GRID_OPTIONS = (
@@ -71,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="print the sweep-report of the store when done")
     add_format_option(p)
     add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
+    add_yes_option(p)
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(
@@ -86,8 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_report)
 
 
-def _one_line_warnings(action: Callable[[], Any]) -> Any:
-    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines."""
+def _one_line_warnings(action: Callable[[], Any], said: set[str] | None = None) -> Any:
+    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines, each
+    once (``said``: lines already printed by an earlier read of the same store)."""
+    said = set() if said is None else said
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -95,27 +99,32 @@ def _one_line_warnings(action: Callable[[], Any]) -> Any:
         finally:
             for w in caught:
                 line = " ".join(str(w.message).split())
-                print(f"freege: warning: {line}", file=sys.stderr)
+                if line not in said:
+                    said.add(line)
+                    print(f"freege: warning: {line}", file=sys.stderr)
 
 
-def _points(args: argparse.Namespace) -> tuple[list, Any]:
-    from freege.validation.sweep_grid import Campaign, expand, load_campaign, with_axes
+def _points(args: argparse.Namespace, campaign: Any) -> list:
+    from freege.validation.sweep_grid import expand, with_axes
 
     axes = {key: getattr(args, key) for _o, key, _t in _GRID_OPTIONS
             if getattr(args, key) is not None}
-    campaign = load_campaign(args.campaign) if args.campaign else Campaign({})
-    grid = with_axes(campaign.grid, axes)
-    return expand(grid), campaign
+    return expand(with_axes(campaign.grid, axes))
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    points, campaign = _points(args)
+    from freege.validation.sweep_grid import Campaign, load_campaign
+
+    campaign = load_campaign(args.campaign) if args.campaign else Campaign({})
     if args.draws is None and campaign.draws is None:
         raise ValueError("give --draws (draws per grid point, integer >= 1)")
-    draws = positive_int("draws", args.draws if args.draws is not None else campaign.draws)
-    seed = positive_int("seed", args.seed if args.seed is not None else campaign.seed or 0,
-                        minimum=0)
-    workers = None if args.workers is None else positive_int("workers", args.workers)
+    draws = int(parse_number("draws", args.draws if args.draws is not None
+                             else campaign.draws, DRAWS))
+    seed = int(parse_number("seed", args.seed if args.seed is not None
+                            else campaign.seed or 0, SEED))
+    workers = None if args.workers is None else int(parse_number("workers", args.workers,
+                                                                 WORKERS))
+    points = _points(args, campaign)
     if args.plot is not None:
         if not args.analyse:
             raise ValueError("--plot needs --analyse (or use freege sweep-report --plot)")
@@ -124,11 +133,13 @@ def run_sweep(args: argparse.Namespace) -> int:
         check_plot_path(args.plot)
     from freege.validation.sweep import run
 
+    said: set[str] = set()
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
-        dtype=args.dtype, workers=workers, scheduler=args.scheduler))
+        dtype=args.dtype, workers=workers, scheduler=args.scheduler,
+        preflight=_sizer(args)), said)
     if args.analyse:
-        return _report(args)
+        return _report(args, said)
     data = {"store": outcome.store, "points": len(points), "draws": draws,
             "tasks": outcome.tasks, "skipped": outcome.skipped, "ok": outcome.ok,
             "failed": outcome.failed, "workers": outcome.workers,
@@ -143,13 +154,39 @@ def _sweep_text(d: dict) -> str:
             f"{d['failed']} failed ({d['seconds']:.1f} s)")
 
 
-def _report(args: argparse.Namespace) -> int:
+def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
+    """The sweep's preflight: the draws left, at their cost per grid point
+    (:func:`freege.validation.sample.draw_cost`), against the memory of this machine
+    (local workers) and :data:`freege.cli.budget.CONFIRM_SECONDS` (``--yes``)."""
+    def check(todo: list, workers: int, local: bool) -> None:
+        from freege.cli.budget import preflight_batch
+        from freege.validation.backend import get_backend
+        from freege.validation.sample import draw_cost
+
+        counts: dict[str, int] = {}
+        dims = {}
+        for point, _draw in todo:
+            counts[point.key] = counts.get(point.key, 0) + 1
+            dims[point.key] = point.dims
+        try:
+            bk = get_backend(args.backend, args.dtype)
+        except ValueError:  # CuPy unusable here: remote workers may have it
+            if local:
+                raise
+            bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
+        batch = [(draw_cost(dims[key], bk.dtype), n) for key, n in counts.items()]
+        preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local)
+
+    return check
+
+
+def _report(args: argparse.Namespace, said: set[str] | None = None) -> int:
     """The report of the store ``args.store`` (``--plot`` figure too when given)."""
     from freege.validation import sweep_report
 
     if args.plot is not None:
         sweep_report.check_plot_path(args.plot)
-    report = _one_line_warnings(lambda: sweep_report.summarise(args.store))
+    report = _one_line_warnings(lambda: sweep_report.summarise(args.store), said)
     if args.plot is not None:
         sweep_report.plot(report, args.plot)
     emit(report, args, sweep_report.render_text)
