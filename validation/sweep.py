@@ -85,9 +85,13 @@ def header(points: list[Point], draws: int, seed: int, backend: str,
 
     theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
     return {"type": "header", "format": sweep_store.FORMAT,
-            "identity": {"points": [p.as_dict() for p in points], "draws": draws,
-                         "seed": seed, "backend": backend, "dtype": dtype},
-            "theory": theory}
+            "identity": _identity(points, draws, seed, backend, dtype), "theory": theory}
+
+
+def _identity(points: list[Point], draws: int, seed: int, backend: str,
+              dtype: str) -> dict[str, Any]:
+    return {"points": [p.as_dict() for p in points], "draws": draws, "seed": seed,
+            "backend": backend, "dtype": dtype}
 
 
 def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]) -> None:
@@ -155,9 +159,10 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     no points, draws outside [1, MAX_DRAWS], more than MAX_TASKS tasks, a store of another
     sweep, an unreachable scheduler -- is a ValueError raised before the store is
     touched. ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
-    ``preflight(todo, workers, local)`` sees the tasks left to run and the number of
-    workers before any starts (``local``: on worker processes of this machine) and may
-    refuse with a ValueError (:func:`freege.cli.budget.preflight_batch`)."""
+    ``preflight(left, workers, local)`` sees the draws left to run per point (``(point,
+    count)`` pairs) and the number of workers before any task list is built or worker
+    started (``local``: worker processes on this machine) and may refuse with a
+    ValueError (:func:`freege.cli.budget.preflight_batch`)."""
     if not points:
         raise ValueError("empty grid: no points to sweep")
     draws = int(parse_number("draws", draws, DRAWS))
@@ -175,23 +180,29 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         raise ValueError(f"store folder {str(folder)!r} does not exist")
     start = time.perf_counter()
     contents = sweep_store.read(store)
-    new_header = header(points, draws, seed, backend, dtype)
     if contents.header is not None:
-        _check_same_sweep(store, contents.header, new_header)
+        _check_same_sweep(store, contents.header,
+                          {"identity": _identity(points, draws, seed, backend, dtype)})
     done = sweep_store.finished(contents)
-    todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
-    n_workers = workers or min(default_workers(backend), max(1, len(todo)))
+    finished_per_point: dict[str, int] = {}
+    for key, _draw in done:
+        finished_per_point[key] = finished_per_point.get(key, 0) + 1
+    left = [(p, draws - finished_per_point.get(p.key, 0)) for p in points]
+    n_left = sum(n for _p, n in left)
+    n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
     client = cluster = None
-    if todo and scheduler is None and preflight is not None:
-        preflight(todo, n_workers, True)
+    if n_left and scheduler is None and preflight is not None:
+        preflight(left, n_workers, True)
+    new_header = header(points, draws, seed, backend, dtype)
+    todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
     try:
         if todo:
             client, cluster = _client(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
                 if preflight is not None:
-                    preflight(todo, n_workers, False)
+                    preflight(left, n_workers, False)
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 ok, failed = _execute(client, todo, seed, backend, dtype,

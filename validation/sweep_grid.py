@@ -21,6 +21,7 @@ keys its random seeds, so a point's draws do not depend on the grid around it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -79,9 +80,9 @@ class Point:
                     dV=data["dv"], dO=data["do"], beta=data["beta"], sharing=data["sharing"])
         return cls(dims, data["case"], data["model"])
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """16 hex digits of the SHA-256 of the canonical JSON form."""
+        """16 hex digits of the SHA-256 of the canonical JSON form (computed once)."""
         text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

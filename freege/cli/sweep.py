@@ -155,26 +155,20 @@ def _sweep_text(d: dict) -> str:
 
 
 def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
-    """The sweep's preflight: the draws left, at their cost per grid point
+    """The sweep's preflight: the draws left per grid point, at the point's cost
     (:func:`freege.validation.sample.draw_cost`), against the memory of this machine
     (local workers) and :data:`freege.cli.budget.CONFIRM_SECONDS` (``--yes``)."""
-    def check(todo: list, workers: int, local: bool) -> None:
+    def check(left: list, workers: int, local: bool) -> None:
         from freege.cli.budget import preflight_batch
         from freege.validation.backend import get_backend
         from freege.validation.sample import draw_cost
-
-        counts: dict[str, int] = {}
-        dims = {}
-        for point, _draw in todo:
-            counts[point.key] = counts.get(point.key, 0) + 1
-            dims[point.key] = point.dims
         try:
             bk = get_backend(args.backend, args.dtype)
         except ValueError:  # CuPy unusable here: remote workers may have it
             if local:
                 raise
             bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
-        batch = [(draw_cost(dims[key], bk.dtype), n) for key, n in counts.items()]
+        batch = [(draw_cost(point.dims, bk.dtype), n) for point, n in left]
         preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local)
 
     return check
