@@ -28,7 +28,19 @@ ValueError naming the parameter and the range):
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
   [1, :data:`H_MAX`] (theory §1.2);
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
-* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (theory §5).
+* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`], ridge penalties ``lam`` in
+  [:data:`LAM_MIN`, :data:`LAM_MAX`] and label noise ``sigma2`` in [0,
+  :data:`SIGMA2_MAX`] (theory §5: the ridge error then stays finite in float64);
+* model dimensions up to :data:`DIM_MAX`; runs of at most :data:`MAX_DRAWS` draws, sweeps
+  of at most :data:`MAX_POINTS` points and :data:`MAX_TASKS` tasks on at most
+  :data:`MAX_WORKERS` local workers; seeds in [0, :data:`SEED_MAX`].
+
+One parser reads every numeric parameter, of the API and of every command-line option:
+:func:`parse_number` with a :class:`Domain` (the constants ``BETA``, ``RATIO``,
+``HEADS``, ``DIM``, ``TIME``, ``LAM``, ``SIGMA2``, ``LEVEL``, ``DPS``, ``DRAWS``,
+``WORKERS``, ``SEED``, ``POINT``). A number typed as text has its magnitude checked on
+the text before any arithmetic (``1e999999999`` is refused at once instead of building
+a billion-digit integer), then its exact value against the domain.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from freege.cli.options import (
     add_seed_option,
     add_yes_option,
 )
-from freege.params import DRAWS, SEED, WORKERS, parse_number
+from freege.params import DRAWS, MAX_DRAWS, MAX_WORKERS, SEED, WORKERS, parse_number
 
 #: grid options: (option, grid key, help)
 _GRID_OPTIONS = (
@@ -56,10 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a shipped campaign (n-scaling, beta, heads) or a TOML file")
     for opt, _key, text in _GRID_OPTIONS:
         p.add_argument(opt, nargs="+", default=None, metavar="V", help=text)
-    p.add_argument("--draws", default=None, help="draws per grid point (default: campaign's)")
+    p.add_argument("--draws", default=None, help=f"draws per grid point, 1 to {MAX_DRAWS} "
+                   "(default: campaign's)")
     p.add_argument("--store", required=True, metavar="PATH", help="JSON-lines results store")
     p.add_argument("--workers", default=None,
-                   help="local worker processes (default: the cores; 1 for cupy)")
+                   help=f"local worker processes, 1 to {MAX_WORKERS} (default: the cores; 1 "
+                   "for cupy)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="attach to a running Dask scheduler (e.g. tcp://host:8786)")
     add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")

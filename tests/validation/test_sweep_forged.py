@@ -131,3 +131,34 @@ def test_resume_reruns_a_draw_whose_record_was_forged(capsys, clean, tmp_path):
     assert (done["skipped"], done["ok"]) == (2 * DRAWS - 1, 1)
     report, err = _report(capsys, store)
     assert report == expected and _warned_lines(err, store) == forged
+
+
+@pytest.mark.parametrize("change", [
+    {"identity": None}, {"theory": []}, {"identity.points": []},
+    {"identity.points": [{"n": "many"}]}, {"identity.draws": "3"}, {"identity.draws": 0},
+    {"identity.seed": -1}, {"identity.backend": ["numpy"]}, {"theory.first": [1.0]},
+    {"theory.first": [-1.0, 2.0]},
+])
+def test_forged_header_is_one_line(capsys, clean, tmp_path, change):
+    """A checksummed header of the wrong shape makes the store unusable: one line, exit 2,
+    for the report and for a resume, the store untouched."""
+    import json
+
+    from tests.cli.helpers import bad
+
+    path, lines = clean
+    head = json.loads(lines[0])["payload"]
+    (where, value), = change.items()
+    if where == "theory.first":
+        head["theory"][next(iter(head["theory"]))] = value
+    elif "." in where:
+        head["identity"][where.split(".")[1]] = value
+    else:
+        head[where] = value
+    store = tmp_path / "head.jsonl"
+    store.write_bytes(sweep_store.encode(head) + b"".join(lines[1:]))
+    before = store.read_bytes()
+    assert "malformed header" in bad(capsys, "sweep-report", str(store))
+    assert "malformed header" in bad(capsys, "sweep", *GRID, "--draws", str(DRAWS),
+                                     "--store", str(store))
+    assert store.read_bytes() == before
