@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from freege.params import DIM, Dims, parse_number, positive_int
+from freege.params import DIM, Dims, parse_number
 
 _REQUIRED = ("num_attention_heads", "hidden_size")
 
@@ -65,7 +65,7 @@ def dims_from_hf_config(cfg: object, *, n: int | None = None, beta: object = 1,
         if "max_position_embeddings" not in cfg:
             raise ValueError(f"{source}: no max_position_embeddings; give n (--n)")
         n = _int_key(cfg, "max_position_embeddings", source)
-    n = positive_int("n", n)
+    n = int(parse_number("n", n, DIM))
     tied = cfg.get("freege_sharing", "none")
     if tied not in ("none", "tied"):
         raise ValueError(f"{source}: freege_sharing must be 'none' or 'tied' (got {tied!r})")
