@@ -161,6 +161,8 @@ class Domain:
 
 #: longest significant-digit string a number typed as text may have
 MAX_DIGITS = 1000
+#: largest binary exponent of an mpmath number read exactly (10^400 is about 2^1329)
+MAX_MPF_BITS = 1400
 _DECIMAL = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
 _RATIONAL = re.compile(r"([+-]?)(\d+)/(\d+)")
 
@@ -276,6 +278,9 @@ def _non_text(name: str, value: object, domain: Domain) -> int | Fraction:
     if mpmath is not None and isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise _not_a_number(name, value, domain)
+        if value and abs(int(mpmath.mag(value))) > MAX_MPF_BITS:  # 2^huge would hang
+            raise ValueError(f"{name} must be {domain.describe()}, with a decimal exponent "
+                             f"within +-{MAX_EXPONENT} (got {_shown(value)})")
         return mpf_fraction(value)
     if isinstance(value, Real):
         as_float = float(value)
