@@ -1,6 +1,6 @@
-"""Preflight of the sampling commands (``validate``, ``ladder``; theory §6.1, §6.2): before
-any sampling, the memory one sample needs against the memory available, and the time of
-the whole run against :data:`CONFIRM_SECONDS`.
+"""Preflight of the sampling commands (``validate``, ``ladder``, ``sweep``; theory §6.1,
+§6.2): before any sampling, the memory one sample needs against the memory available,
+and the time of the whole run against :data:`CONFIRM_SECONDS`.
 
 The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
 elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,

@@ -4,7 +4,10 @@ task graphs into a resumable store, and their analyses.
 Dask, tqdm and scipy load only when these commands run (the ``sweep`` extra). Bad input
 -- an unknown grid key, an empty grid, malformed TOML or config.json, an unreachable
 scheduler, a store written by a different sweep -- is one line on stderr, exit 2, and
-the store is left as it was.
+the store is left as it was. Numbers are read by :func:`freege.params.parse_number`
+(draws, seed, workers and grid values in their domains) and the draws left are sized
+per grid point before any task list exists (:func:`freege.cli.budget.preflight_batch`:
+past an hour only with ``--yes``).
 """
 
 from __future__ import annotations

@@ -95,6 +95,8 @@ def test_forged_records_are_reported_and_left_out(capsys, clean, tmp_path):
     assert _warned_lines(err, store) == forged  # one line each, in file order
     assert report == expected
     assert (report["finished"], report["tasks"]) == (2 * DRAWS, 2 * DRAWS)
+    with pytest.warns(UserWarning, match="record left out"):
+        assert sweep_store.read(store).rejected == len(forged)
     # the sweep itself: nothing left to run, each bad record said once, store untouched
     before = store.read_bytes()
     code, out, err = run_cli(capsys, "sweep", *GRID, "--draws", str(DRAWS), "--store",
