@@ -118,6 +118,8 @@ def _values(key: str, raw: object) -> list[Any]:
         raise ValueError(f"grid key {key} is empty: give at least one value")
     out: list[Any] = []
     for item in items:
+        if len(out) >= MAX_POINTS:  # checked as it grows: a list of ranges stays cheap
+            raise ValueError(f"grid key {key} has more than {MAX_POINTS} values")
         if key == "beta" and isinstance(item, str) and ":" in item:
             out.extend(parse_range(item))
         elif key in ("preset", "config", "sharing", "case"):
