@@ -403,3 +403,15 @@ def test_ridge_error_is_finite_at_the_range_ends(capsys):
         assert code == 0, err
         data = json.loads(out)
         assert math.isfinite(data["error"]) and 0 < data["w"] <= 1, data
+
+
+def test_negative_scientific_numbers_are_values(capsys):
+    """``--pdf -1e-3`` is a point left of the support, not an unknown option (argparse's
+    own pattern knows only ``-1`` and ``-1.5``)."""
+    import json
+
+    from tests.cli.helpers import run_cli
+
+    code, out, err = run_cli(capsys, *LAW, "--pdf", "-1e-3", "-2.5E+1", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["pdf"] == [0.0, 0.0]
