@@ -43,7 +43,7 @@ def _shown(x: object) -> str:
 def _number_problem(record: dict[str, Any], key: str, high: float | None = None) -> str | None:
     """Why ``record[key]`` is not a finite number in ``[0, high]`` (None when it is)."""
     if key not in record:
-        return f"no {key}"
+        return f"missing {key}"
     x = record[key]
     if not _is_number(x):
         return f"{key} must be a finite number (got {_shown(x)})"
@@ -71,11 +71,11 @@ def record_problem(record: dict[str, Any], points: frozenset[str], draws: int) -
         return f"unknown record type {_shown(record.get('type'))}"
     point, draw = record.get("point"), record.get("draw")
     if "point" not in record:
-        return "no point"
+        return "missing point"
     if not isinstance(point, str) or point not in points:
         return f"point {_shown(point)} is not a point of this sweep"
     if "draw" not in record:
-        return "no draw"
+        return "missing draw"
     if not _is_int(draw) or not 0 <= draw < draws:
         return f"draw must be an integer in [0, {draws - 1}] (got {_shown(draw)})"
     status = record.get("status")
