@@ -28,12 +28,25 @@ ValueError naming the parameter and the range):
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
   [1, :data:`H_MAX`] (theory §1.2);
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
-* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (theory §5).
+* readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`], ridge penalties ``lam`` in
+  [:data:`LAM_MIN`, :data:`LAM_MAX`] and label noise ``sigma2`` in [0,
+  :data:`SIGMA2_MAX`] (theory §5: the ridge error then stays finite in float64);
+* model dimensions up to :data:`DIM_MAX`; runs of at most :data:`MAX_DRAWS` draws, sweeps
+  of at most :data:`MAX_POINTS` points and :data:`MAX_TASKS` tasks on at most
+  :data:`MAX_WORKERS` local workers; seeds in [0, :data:`SEED_MAX`].
+
+One parser reads every numeric parameter, of the API and of every command-line option:
+:func:`parse_number` with a :class:`Domain` (the constants ``BETA``, ``RATIO``,
+``HEADS``, ``DIM``, ``TIME``, ``LAM``, ``SIGMA2``, ``LEVEL``, ``DPS``, ``DRAWS``,
+``WORKERS``, ``SEED``, ``POINT``). A number typed as text has its magnitude checked on
+the text before any arithmetic (``1e999999999`` is refused at once instead of building
+a billion-digit integer), then its exact value against the domain.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -87,35 +100,194 @@ MAX_DPS = 200
 #: supported gradient-flow times t of the readout loss L(t) (theory §5)
 T_MIN = Fraction(1, 10**6)
 T_MAX = Fraction(10**6)
+#: supported ridge penalties lam and label-noise variances sigma2 (theory §5): with
+#: ``|w'(lam)| <= 1/lam`` the ridge error ``|E| <= 1 + 2/gO + sigma2/lam`` stays below
+#: 1e201, far inside float64
+LAM_MIN = Fraction(1, 10**100)
+LAM_MAX = Fraction(10**100)
+SIGMA2_MAX = Fraction(10**100)
+#: largest model dimension (n, d, h, h_kv, dK, dV, dO) of a configuration; sampling is
+#: bounded far below by the memory check of ``freege.cli.budget``
+DIM_MAX = 10**9
+#: largest number of draws (or trials) of one run, and of tasks (grid points x draws)
+#: of one sweep: a task list that size is a few hundred MB
+MAX_DRAWS = 10**6
+MAX_TASKS = 10**6
+#: largest number of grid points of one sweep (each has its own theory §4 moments)
+MAX_POINTS = 10**4
+#: largest number of local worker processes of a sweep
+MAX_WORKERS = 256
+#: largest seed (numpy's SeedSequence takes any integer >= 0; 64 bits are plenty)
+SEED_MAX = 2**64 - 1
+#: evaluation points of a density (``freege law --pdf``), well inside float64
+X_MAX = Fraction(10**300)
 
 
-def _number(name: str, value: object) -> int | Fraction:
-    """Parse ``value`` as an exact real number: strings as decimals, floats through their
-    shortest decimal representation (``0.7`` is 7/10), mpmath numbers exactly."""
+@dataclass(frozen=True)
+class Domain:
+    """The allowed values of one numeric parameter: an interval ``low .. high`` (either
+    end may be missing, open or closed), optionally of integers, and why it is what it is.
+    :func:`parse_number` is the one parser that checks a value against it."""
+
+    low: int | Fraction | None = None
+    high: int | Fraction | None = None
+    integer: bool = False
+    low_open: bool = False
+    high_open: bool = False
+    why: str = ""
+
+    def describe(self) -> str:
+        """The domain as a message says it: ``an integer in [1, 1000000]``, ``in [0.001,
+        4]``, ``a finite number > 0``, ``an integer >= 0``, ``in (0, 1)``."""
+        kind = "an integer" if self.integer else "a finite number"
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            interval = (f"{'(' if self.low_open else '['}{_text(low)}, {_text(high)}"
+                        f"{')' if self.high_open else ']'}")
+            return f"{kind} in {interval}" if self.integer else f"in {interval}"
+        if low is not None:
+            return f"{kind} {'>' if self.low_open else '>='} {_text(low)}"
+        if high is not None:
+            return f"{kind} {'<' if self.high_open else '<='} {_text(high)}"
+        return kind
+
+    def contains(self, x: int | Fraction) -> bool:
+        if self.integer and x != int(x):
+            return False
+        if self.low is not None and (x <= self.low if self.low_open else x < self.low):
+            return False
+        return self.high is None or (x < self.high if self.high_open else x <= self.high)
+
+
+#: longest significant-digit string a number typed as text may have
+MAX_DIGITS = 1000
+#: largest binary exponent of an mpmath number read exactly (10^400 is about 2^1329)
+MAX_MPF_BITS = 1400
+_DECIMAL = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
+_RATIONAL = re.compile(r"([+-]?)(\d+)/(\d+)")
+
+
+def _scan(text: str) -> tuple[int, str, int, str] | None:
+    """Read a decimal (``-1.5e-3``) or a ratio of integers (``2/3``) without building it:
+    ``(sign, significant digits, exponent, denominator digits)``, the value being
+    ``sign * digits * 10^exponent / denominator``; None when ``text`` is neither. The
+    exponent is capped at +-10^9 (beyond it every magnitude check fails anyway)."""
+    m = _RATIONAL.fullmatch(text)
+    if m:
+        sign, num, den = m.groups()
+        return (-1 if sign == "-" else 1), num.lstrip("0"), 0, den.lstrip("0") or "0"
+    m = _DECIMAL.fullmatch(text)
+    if not m or not (m.group(2) or m.group(3)):
+        return None
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    exponent = 0
+    if exp is not None:
+        digits = exp.lstrip("+-").lstrip("0")
+        exponent = int(exp) if len(digits) <= 9 else (-1 if exp.startswith("-") else 1) * 10**9
+    digits = (whole + frac).lstrip("0")
+    exponent -= len(frac)
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    return (-1 if sign == "-" else 1), stripped, exponent, "1"
+
+
+def _from_text(name: str, text: str, domain: Domain) -> int | Fraction:
+    """A number typed as text, its magnitude checked on the string before anything is
+    built: a nonzero value of more than :data:`MAX_DIGITS` digits, or whose decimal
+    exponent is beyond +-:data:`MAX_EXPONENT` (or beyond the domain's bounds), is refused
+    at once (``1e999999999`` read exactly would take hours)."""
+    scanned = _scan(text.strip())
+    if scanned is None or scanned[3] == "0":
+        raise _not_a_number(name, text, domain)
+    sign, digits, exponent, den = scanned
+    if not digits:
+        return 0
+    if len(digits) > MAX_DIGITS or len(den) > MAX_DIGITS:
+        raise ValueError(f"{name} must be {domain.describe()}, written with at most "
+                         f"{MAX_DIGITS} digits (got {len(digits)} digits)")
+    # 10^(order - 2) < |value| < 10^order: compared with the bounds' digits, +-1 spare
+    order = len(digits) + exponent - len(den) + 1
+    bound = MAX_EXPONENT
+    for limit in (domain.low, domain.high):
+        if limit:
+            size = abs(Fraction(limit))
+            bound = max(bound, len(str(int(size))) + 1, len(str(int(1 / size))) + 1)
+    if abs(order) > bound:
+        low, high = domain.low, domain.high
+        beyond = ((order > bound and (high is not None if sign > 0 else low is not None))
+                  or (order < -bound and (low is not None and low > 0
+                                          or high is not None and high < 0)))
+        detail = "" if beyond else f", with a decimal exponent within +-{MAX_EXPONENT}"
+        raise ValueError(f"{name} must be {domain.describe()}{detail}"
+                         f"{_why(domain) if beyond else ''} (got {_shown(text)})")
+    value = Fraction(sign * int(digits), int(den))
+    value *= Fraction(10) ** exponent
+    return int(value) if value.denominator == 1 else value
+
+
+def _not_a_number(name: str, value: object, domain: Domain) -> ValueError:
+    """``n must be a number: an integer >= 1 (got 'many')``, ``beta must be a number in
+    [0.001, 4] (got 'nan')``."""
+    text = domain.describe()
+    if text.startswith("in "):
+        text = f"a number {text}"
+    elif not text.startswith("a finite number"):
+        text = f"a number: {text}"
+    return ValueError(f"{name} must be {text} (got {_shown(value)})")
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to 60 characters (a 100000-digit number stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:45]}...({len(text)} characters)"
+
+
+def _why(domain: Domain) -> str:
+    return f" ({domain.why})" if domain.why else ""
+
+
+def parse_number(name: str, value: object, domain: Domain = Domain()) -> int | Fraction:
+    """THE parser of every numeric parameter (API arguments and command-line options):
+    ``value`` as an exact number in ``domain``, else a one-line ValueError naming
+    ``name``, the domain and why (:class:`Domain`).
+
+    Strings are decimals (``'0.7'`` is 7/10) or ratios (``'2/3'``), their magnitude checked
+    on the text before any arithmetic (:func:`_from_text`); Python floats are read through
+    their shortest decimal representation, mpmath numbers exactly; ``nan``, ``inf`` and
+    booleans are refused. Integers come back as ``int``, other values as ``Fraction``.
+
+    Use it for a new option as ``parse_number("--draws", args.draws, DRAWS)`` with a
+    domain constant of this module (or a new one defined next to them)."""
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number (got {value!r})")
+        raise _not_a_number(name, value, domain)
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            exponent = text.lower().partition("e")[2]
-            if exponent and abs(int(exponent)) > MAX_EXPONENT:  # 10**huge would hang
-                raise ValueError(f"{name} must be a finite number (got {value!r})")
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{name} must be a number (got {value!r})") from None
-    if isinstance(value, int | Fraction):
-        return value
+        x = _from_text(name, value, domain)
+    elif isinstance(value, int | Fraction):
+        x = value
+    else:
+        x = _non_text(name, value, domain)
+    if not domain.contains(x):
+        got = _shown(value) if isinstance(value, str) else _text(x)
+        raise ValueError(f"{name} must be {domain.describe()}{_why(domain)} (got {got})")
+    return int(x) if domain.integer else x
+
+
+def _non_text(name: str, value: object, domain: Domain) -> int | Fraction:
+    """An mpmath number exactly, another real through its shortest decimal."""
     mpmath = sys.modules.get("mpmath")  # not imported here: ``freege --help`` stays fast
     if mpmath is not None and isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
-            raise ValueError(f"{name} must be a finite number (got {value!r})")
+            raise _not_a_number(name, value, domain)
+        if value and abs(int(mpmath.mag(value))) > MAX_MPF_BITS:  # 2^huge would hang
+            raise ValueError(f"{name} must be {domain.describe()}, with a decimal exponent "
+                             f"within +-{MAX_EXPONENT} (got {_shown(value)})")
         return mpf_fraction(value)
     if isinstance(value, Real):
         as_float = float(value)
         if not math.isfinite(as_float):
-            raise ValueError(f"{name} must be a finite number (got {value!r})")
+            raise _not_a_number(name, value, domain)
         return Fraction(repr(as_float))
-    raise ValueError(f"{name} must be a number (got {value!r})")
+    raise _not_a_number(name, value, domain)
 
 
 def mpf_fraction(value: Any) -> Fraction:
@@ -126,66 +298,66 @@ def mpf_fraction(value: Any) -> Fraction:
     return -exact if value < 0 else exact
 
 
+POSITIVE = Domain(0, None, low_open=True)
+
+
 def positive(name: str, value: object) -> int | Fraction:
     """``value`` as an exact finite number > 0, else a ValueError naming ``name``."""
-    x = _number(name, value)
-    if x <= 0:
-        raise ValueError(f"{name} must be a finite number > 0 (got {value!r})")
-    return x
+    return parse_number(name, value, POSITIVE)
 
 
 def positive_int(name: str, value: object, minimum: int = 1) -> int:
     """``value`` as an integer >= ``minimum``, else a ValueError naming ``name``."""
-    x = _number(name, value)
-    if x != int(x) or int(x) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} (got {value!r})")
-    return int(x)
+    return int(parse_number(name, value, Domain(minimum, None, integer=True)))
 
 
 def _text(x: Fraction | int) -> str:
-    """A range bound as it is typed: ``0.001``, ``5``, ``1e-06``."""
+    """A number as it is typed: ``0.001``, ``5``, ``1e-06``, ``1000000`` (integers below
+    1e20 exactly), ``about 1e+4000`` beyond float64."""
+    if x == int(x) and abs(x) < 10**20:  # integers exactly: 10000, 18446744073709551615
+        return str(int(x))
+    if x != 0 and not 1e-300 < abs(x) < 1e300:
+        size = abs(Fraction(x))
+        digits = size.numerator.bit_length() - size.denominator.bit_length()
+        return f"{'-' if x < 0 else ''}about 1e{round(digits * math.log10(2)):+d}"
     return f"{float(x):g}"
 
 
-def in_range(name: str, value: object, low: Fraction | int, high: Fraction | int,
-             why: str = "") -> int | Fraction:
-    """``value`` as an exact number in ``[low, high]``, else a ValueError naming ``name``,
-    the range and (when given) why the range is what it is."""
-    x = positive(name, value)
-    if not low <= x <= high:
-        reason = f" ({why})" if why else ""
-        got = repr(value) if isinstance(value, str) else _text(x)
-        raise ValueError(f"{name} must be in [{_text(low)}, {_text(high)}]{reason} (got {got})")
-    return x
+#: the domains of the numeric parameters, for :func:`parse_number` (module docstring)
+BETA = Domain(BETA_MIN, BETA_MAX, why="theta1 = e^(beta^2) - 1 from about 1e-6 to 8.9e6")
+RATIO = Domain(RATIO_MIN, RATIO_MAX)
+HEADS = Domain(1, H_MAX, integer=True)
+DIM = Domain(1, DIM_MAX, integer=True)
+TIME = Domain(T_MIN, T_MAX)
+LAM = Domain(LAM_MIN, LAM_MAX)
+SIGMA2 = Domain(0, SIGMA2_MAX)
+LEVEL = Domain(0, 1, low_open=True, high_open=True)
+DPS = Domain(15, MAX_DPS, integer=True)
+DRAWS = Domain(1, MAX_DRAWS, integer=True)
+WORKERS = Domain(1, MAX_WORKERS, integer=True)
+SEED = Domain(0, SEED_MAX, integer=True)
+POINT = Domain(-X_MAX, X_MAX)
 
 
 def check_beta(name: str, value: object) -> int | Fraction:
     """An inverse temperature in the supported domain [BETA_MIN, BETA_MAX] (module
     docstring): ``theta1 = e^{beta^2} - 1`` between about 1e-6 and 8.9e6."""
-    return in_range(name, value, BETA_MIN, BETA_MAX,
-                    "theta1 = e^(beta^2) - 1 from about 1e-6 to 8.9e6")
+    return parse_number(name, value, BETA)
 
 
 def check_ratio(name: str, value: object) -> int | Fraction:
     """A ratio gK, gV or gO in the supported domain [RATIO_MIN, RATIO_MAX] (theory §1.2)."""
-    return in_range(name, value, RATIO_MIN, RATIO_MAX)
+    return parse_number(name, value, RATIO)
 
 
 def check_dps(name: str, value: object, minimum: int = 15) -> int:
     """A working precision in decimal digits, ``minimum <= dps <= MAX_DPS``."""
-    message = f"{name} must be an integer in [{minimum}, {MAX_DPS}] (got {value!r})"
-    try:
-        dps = positive_int(name, value, minimum)
-    except ValueError:
-        raise ValueError(message) from None
-    if dps > MAX_DPS:
-        raise ValueError(message)
-    return dps
+    return int(parse_number(name, value, Domain(minimum, MAX_DPS, integer=True)))
 
 
 def check_time(name: str, value: object) -> int | Fraction:
     """A gradient-flow time in the supported range [T_MIN, T_MAX] (theory §5)."""
-    return in_range(name, value, T_MIN, T_MAX)
+    return parse_number(name, value, TIME)
 
 
 
@@ -223,10 +395,7 @@ class Ratios:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta("beta", self.beta))
-        h = positive_int("h", self.h)
-        if h > H_MAX:
-            raise ValueError(f"h must be an integer in [1, {H_MAX}] (got {self.h!r})")
-        object.__setattr__(self, "h", h)
+        object.__setattr__(self, "h", int(parse_number("h", self.h, HEADS)))
         for name in ("gK", "gV", "gO"):
             object.__setattr__(self, name, check_ratio(name, getattr(self, name)))
         check_sharing(self.sharing)
@@ -281,10 +450,10 @@ class Dims:
 
     def __post_init__(self) -> None:
         for name in ("n", "h", "dK", "dV", "dO"):
-            object.__setattr__(self, name, positive_int(name, getattr(self, name)))
+            object.__setattr__(self, name, int(parse_number(name, getattr(self, name), DIM)))
         object.__setattr__(self, "beta", check_beta("beta", self.beta))
         check_sharing(self.sharing)
-        d = self.n if self.d is None else positive_int("d", self.d)
+        d = self.n if self.d is None else int(parse_number("d", self.d, DIM))
         if d < self.n:
             raise ValueError(f"d must be >= n = {self.n} (got d={d})")
         object.__setattr__(self, "d", d)
@@ -293,7 +462,7 @@ class Dims:
                 raise ValueError("h_kv is required for gqa sharing (1 <= h_kv <= h)")
             h_kv = 1 if self.sharing == "mqa" else self.h
         else:
-            h_kv = positive_int("h_kv", self.h_kv)
+            h_kv = int(parse_number("h_kv", self.h_kv, DIM))
             if h_kv > self.h:
                 raise ValueError(f"h_kv must be in [1, h={self.h}] (got {h_kv})")
             if self.sharing == "mqa" and h_kv != 1:

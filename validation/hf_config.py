@@ -27,16 +27,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from freege.params import Dims, positive_int
+from freege.params import DIM, Dims, parse_number
 
 _REQUIRED = ("num_attention_heads", "hidden_size")
 
 
 def _int_key(cfg: dict[str, Any], key: str, source: str) -> int:
     value = cfg[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{source}: {key} must be an integer >= 1 (got {value!r})")
-    return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{source}: {key} must be an integer (got {value!r:.60})")
+    try:
+        return int(parse_number(key, value, DIM))
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
 
 
 def dims_from_hf_config(cfg: object, *, n: int | None = None, beta: object = 1,
@@ -62,7 +65,7 @@ def dims_from_hf_config(cfg: object, *, n: int | None = None, beta: object = 1,
         if "max_position_embeddings" not in cfg:
             raise ValueError(f"{source}: no max_position_embeddings; give n (--n)")
         n = _int_key(cfg, "max_position_embeddings", source)
-    n = positive_int("n", n)
+    n = int(parse_number("n", n, DIM))
     tied = cfg.get("freege_sharing", "none")
     if tied not in ("none", "tied"):
         raise ValueError(f"{source}: freege_sharing must be 'none' or 'tied' (got {tied!r})")
@@ -90,6 +93,10 @@ def load_hf_config(path: str | Path, *, n: int | None = None, beta: object = 1) 
         cfg = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"config {str(path)!r} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"config {str(path)!r} is nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ValueError(f"config {str(path)!r} is not usable JSON: {exc}") from None
     return dims_from_hf_config(cfg, n=n, beta=beta, source=f"config {str(path)!r}")
 
 

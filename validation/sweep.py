@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.progress import NORMAL, Progress
 from freege.validation import sweep_store
 from freege.validation.backend import check_dtype
@@ -89,9 +90,13 @@ def header(points: list[Point], draws: int, seed: int, backend: str,
 
     theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
     return {"type": "header", "format": sweep_store.FORMAT,
-            "identity": {"points": [p.as_dict() for p in points], "draws": draws,
-                         "seed": seed, "backend": backend, "dtype": dtype},
-            "theory": theory}
+            "identity": _identity(points, draws, seed, backend, dtype), "theory": theory}
+
+
+def _identity(points: list[Point], draws: int, seed: int, backend: str,
+              dtype: str) -> dict[str, Any]:
+    return {"points": [p.as_dict() for p in points], "draws": draws, "seed": seed,
+            "backend": backend, "dtype": dtype}
 
 
 def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]) -> None:
@@ -153,16 +158,27 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         backend: str = "numpy", dtype: str = "float64", workers: int | None = None,
         scheduler: str | None = None,
         verbosity: int = NORMAL,
-        on_record: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        preflight: Callable[[list[tuple[Point, int]], int, bool], None] | None = None,
+        ) -> Outcome:
     """Run (or resume) the sweep of ``points`` x ``draws`` into ``store``. Bad input --
-    no points, draws < 1, a store of another sweep, an unreachable scheduler -- is a
-    ValueError raised before the store is touched. Progress on stderr at ``verbosity``
-    (:mod:`freege.progress`: a bar on a terminal, timestamped lines in a log; ``VERBOSE``
-    adds a line per task)."""
+    no points, draws outside [1, MAX_DRAWS], more than MAX_TASKS tasks, a store of another
+    sweep, an unreachable scheduler -- is a ValueError raised before the store is
+    touched. Progress on stderr at ``verbosity`` (:mod:`freege.progress`: a bar on a
+    terminal, timestamped lines in a log; ``VERBOSE`` adds a line per task).
+    ``preflight(left, workers, local)`` sees the draws left to run per point (``(point,
+    count)`` pairs) and the number of workers before any task list is built or worker
+    started (``local``: worker processes on this machine) and may refuse with a
+    ValueError (:func:`freege.cli.budget.preflight_batch`)."""
     if not points:
         raise ValueError("empty grid: no points to sweep")
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws must be an integer >= 1 (got {draws!r})")
+    draws = int(parse_number("draws", draws, DRAWS))
+    if len(points) * draws > MAX_TASKS:
+        raise ValueError(f"{len(points)} point(s) x {draws} draw(s) = {len(points) * draws} "
+                         f"tasks; a sweep holds at most {MAX_TASKS} (split it into several "
+                         "stores)")
+    if workers is not None:
+        workers = int(parse_number("workers", workers, WORKERS))
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
@@ -171,19 +187,29 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         raise ValueError(f"store folder {str(folder)!r} does not exist")
     start = time.perf_counter()
     contents = sweep_store.read(store)
-    new_header = header(points, draws, seed, backend, dtype)
     if contents.header is not None:
-        _check_same_sweep(store, contents.header, new_header)
+        _check_same_sweep(store, contents.header,
+                          {"identity": _identity(points, draws, seed, backend, dtype)})
     done = sweep_store.finished(contents)
-    todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
-    n_workers = workers or min(default_workers(backend), max(1, len(todo)))
+    finished_per_point: dict[str, int] = {}
+    for key, _draw in done:
+        finished_per_point[key] = finished_per_point.get(key, 0) + 1
+    left = [(p, draws - finished_per_point.get(p.key, 0)) for p in points]
+    n_left = sum(n for _p, n in left)
+    n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
     client = cluster = None
+    if n_left and scheduler is None and preflight is not None:
+        preflight(left, n_workers, True)
+    new_header = header(points, draws, seed, backend, dtype)
+    todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
     try:
         if todo:
             client, cluster = _client(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
+                if preflight is not None:
+                    preflight(left, n_workers, False)
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 ok, failed = _execute(client, todo, seed, backend, dtype,

@@ -21,17 +21,27 @@ keys its random seeds, so a point's draws do not depend on the grid around it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
+import math
 import tomllib
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from freege.params import Dims, positive, positive_int
+from freege.params import (
+    BETA,
+    DIM,
+    MAX_POINTS,
+    POSITIVE,
+    Dims,
+    Domain,
+    parse_number,
+    positive,
+)
 from freege.validation.hf_config import load_hf_config
 from freege.validation.presets import PRESETS, get_preset
 from freege.validation.sample import _check_case as check_case
@@ -44,6 +54,8 @@ GRID_KEYS: tuple[str, ...] = ("preset", "config", "n", "beta", "h", "h_kv", "dk"
 _DIMS_FIELD = {"n": "n", "h": "h", "h_kv": "h_kv", "dk": "dK", "dv": "dV", "do": "dO",
                "d": "d", "sharing": "sharing", "beta": "beta"}
 _CAMPAIGN_KEYS = ("description", "draws", "seed", "grid")
+#: most values of one ``start:stop:step`` range
+MAX_RANGE = 10_000
 
 
 @dataclass(frozen=True)
@@ -68,9 +80,9 @@ class Point:
                     dV=data["dv"], dO=data["do"], beta=data["beta"], sharing=data["sharing"])
         return cls(dims, data["case"], data["model"])
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """16 hex digits of the SHA-256 of the canonical JSON form."""
+        """16 hex digits of the SHA-256 of the canonical JSON form (computed once)."""
         text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -80,23 +92,21 @@ class Point:
         return int(self.key, 16)
 
 
-def parse_range(text: str, name: str = "beta") -> list[float]:
-    """``start:stop:step`` -> ``[start, start + step, ..., <= stop]`` (decimal steps, so
-    ``0.25:2:0.25`` ends exactly at 2)."""
+def parse_range(text: str, name: str = "beta", domain: Domain = BETA) -> list[float]:
+    """``start:stop:step`` -> ``[start, start + step, ..., <= stop]`` (exact decimal steps,
+    so ``0.25:2:0.25`` ends exactly at 2); start and stop in ``domain``, at most
+    :data:`MAX_RANGE` values."""
     parts = text.split(":")
-    try:
-        if len(parts) != 3:
-            raise InvalidOperation
-        start, stop, step = (Decimal(p.strip()) for p in parts)
-    except InvalidOperation:
-        raise ValueError(f"{name} range must be start:stop:step with numbers "
-                         f"(got {text!r})") from None
-    if not all(x.is_finite() for x in (start, stop, step)) or step <= 0 or stop < start:
-        raise ValueError(f"{name} range {text!r} needs finite numbers, step > 0 and "
-                         f"stop >= start")
+    if len(parts) != 3:
+        raise ValueError(f"{name} range must be start:stop:step with numbers (got {text!r})")
+    start = parse_number(f"{name} range start", parts[0], domain)
+    stop = parse_number(f"{name} range stop", parts[1], domain)
+    step = parse_number(f"{name} range step", parts[2], POSITIVE)
+    if stop < start:
+        raise ValueError(f"{name} range {text!r} needs stop >= start")
     count = int((stop - start) / step) + 1
-    if count > 10_000:
-        raise ValueError(f"{name} range {text!r} has {count} values (at most 10000)")
+    if count > MAX_RANGE:
+        raise ValueError(f"{name} range {text!r} has {count} values (at most {MAX_RANGE})")
     return [float(start + k * step) for k in range(count)]
 
 
@@ -108,6 +118,8 @@ def _values(key: str, raw: object) -> list[Any]:
         raise ValueError(f"grid key {key} is empty: give at least one value")
     out: list[Any] = []
     for item in items:
+        if len(out) >= MAX_POINTS:  # checked as it grows: a list of ranges stays cheap
+            raise ValueError(f"grid key {key} has more than {MAX_POINTS} values")
         if key == "beta" and isinstance(item, str) and ":" in item:
             out.extend(parse_range(item))
         elif key in ("preset", "config", "sharing", "case"):
@@ -117,7 +129,7 @@ def _values(key: str, raw: object) -> list[Any]:
         elif key == "beta":
             out.append(float(positive("beta", item)))
         else:
-            out.append(positive_int(key, item))
+            out.append(int(parse_number(key, item, DIM)))
     return out
 
 
@@ -185,13 +197,21 @@ def expand(grid: dict[str, Any] | list[dict[str, Any]]) -> list[Point]:
     grids = grid if isinstance(grid, list) else [grid]
     if not grids:
         raise ValueError("empty grid: give at least one grid table")
-    points: dict[str, Point] = {}
+    tables = []
     for sub in grids:
         if not isinstance(sub, dict) or not sub:
             raise ValueError("empty grid: give preset, config, or n, h, dk and do")
         _check_keys(sub)
         axes = {k: _values(k, sub[k]) for k in GRID_KEYS if k in sub}
-        bases = _bases(axes)
+        tables.append((axes, _bases(axes)))
+    size = sum(len(bases) * math.prod(len(v) for k, v in axes.items()
+                                      if k not in ("preset", "config"))
+               for axes, bases in tables)
+    if size > MAX_POINTS:
+        raise ValueError(f"the grid has {size} points (at most {MAX_POINTS}); split the "
+                         "sweep into several stores")
+    points: dict[str, Point] = {}
+    for axes, bases in tables:
         dim_keys = [k for k in axes if k in _DIMS_FIELD]
         for (model, base), combo, case in itertools.product(
                 bases, itertools.product(*(axes[k] for k in dim_keys)),
@@ -242,6 +262,8 @@ def load_campaign(name_or_path: str) -> Campaign:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"campaign {name_or_path!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"campaign {name_or_path!r} is nested too deeply") from None
     unknown = sorted(set(data) - set(_CAMPAIGN_KEYS))
     if unknown:
         raise ValueError(f"campaign {name_or_path!r}: unknown key(s) {', '.join(unknown)}; "
@@ -249,6 +271,10 @@ def load_campaign(name_or_path: str) -> Campaign:
     if "grid" not in data:
         raise ValueError(f"campaign {name_or_path!r}: empty grid (no [grid] table)")
     grid = data["grid"]
+    tables = grid if isinstance(grid, list) else [grid]
+    if not all(isinstance(sub, dict) for sub in tables):
+        raise ValueError(f"campaign {name_or_path!r}: grid must be a table [grid] or an "
+                         f"array of tables [[grid]] (got {type(grid).__name__} {grid!r:.40})")
     if folder is not None:
         for sub in grid if isinstance(grid, list) else [grid]:
             if isinstance(sub, dict) and "config" in sub:

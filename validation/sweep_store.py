@@ -10,8 +10,13 @@ Each record is written with one ``write`` on an ``O_APPEND`` descriptor, then fl
 ``fsync``-ed, so ``kill -9`` loses at most the tasks in flight. On opening, a line that
 is not valid JSON or whose checksum does not match is dropped with a warning: a corrupt
 or truncated *tail* is cut off the file (so the next append starts on a clean line),
-a corrupt line in the middle is skipped; its task is simply run again. A store is held
-under an exclusive ``flock`` while a sweep writes to it.
+a corrupt line in the middle is skipped; its task is simply run again. A checksum proves
+nothing against a record rewritten on purpose, so every payload is also checked against
+the schema of :mod:`freege.validation.sweep_schema`: a malformed header refuses the
+store (one line), and a record that breaks the schema -- or repeats a finished
+``(point, draw)`` -- gets one warning naming its line and is left out of everything
+(resume, report); its task, if unfinished, is run again. A store is held under an
+exclusive ``flock`` while a sweep writes to it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from freege.validation import sweep_schema
 
 FORMAT = "freege-sweep/1"
 
@@ -48,7 +55,7 @@ def decode(line: bytes) -> dict[str, Any] | None:
         obj = json.loads(line)
         payload = obj["payload"]
         ok = hashlib.sha256(_canonical(payload).encode()).hexdigest() == obj["sha256"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: deep nesting
         return None
     return payload if ok and isinstance(payload, dict) else None
 
@@ -63,11 +70,14 @@ class Contents:
     valid_end: int = 0
     size: int = 0
     dropped: int = 0
+    rejected: int = 0
 
 
 def read(path: str | Path) -> Contents:
     """Parse the store at ``path`` (missing: empty). Bad lines are counted in
-    ``dropped`` (with a warning); the header must be the first line and intact."""
+    ``dropped`` (with a warning), records that break the schema in ``rejected`` (one
+    warning each, with the line number); the header must be the first line, intact and
+    well formed."""
     p = Path(path)
     out = Contents()
     if not p.exists():
@@ -80,7 +90,9 @@ def read(path: str | Path) -> Contents:
         raise ValueError(f"cannot read store {str(p)!r}: {exc.strerror or exc}") from None
     out.size = len(data)
     offset = 0
-    for raw in data.splitlines(keepends=True):
+    points: frozenset[str] = frozenset()
+    finished_on: dict[tuple[str, int], int] = {}
+    for line, raw in enumerate(data.splitlines(keepends=True), 1):
         start, offset = offset, offset + len(raw)
         payload = decode(raw) if raw.endswith(b"\n") else None
         if payload is None:
@@ -95,9 +107,23 @@ def read(path: str | Path) -> Contents:
         if start == 0:
             if payload.get("type") != "header" or payload.get("format") != FORMAT:
                 raise ValueError(f"store {str(p)!r} is not a {FORMAT} store")
+            points = sweep_schema.check_header(payload, f"store {str(p)!r}")
             out.header = payload
-        elif payload.get("type") == "draw":
-            out.records.append(payload)
+        else:
+            problem = sweep_schema.record_problem(payload, points,
+                                                  out.header["identity"]["draws"])
+            if problem is None and payload["status"] == "ok":
+                key = (payload["point"], payload["draw"])
+                if key in finished_on:
+                    problem = f"repeats the finished draw of line {finished_on[key]}"
+                else:
+                    finished_on[key] = line
+            if problem is None:
+                out.records.append(payload)
+            else:
+                out.rejected += 1
+                warnings.warn(f"store {str(p)!r}: line {line}: {problem}; record left out",
+                              stacklevel=2)
         out.valid_end = offset
     if out.dropped:
         tail = "at its end" if out.valid_end < out.size else "in its middle"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib import import_module
 
@@ -48,7 +49,13 @@ COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "rep
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+    """An ArgumentParser whose errors are one line on stderr and exit code 2, and which
+    takes negative numbers in scientific notation (``--pdf -1e-3``) as values, not as
+    unknown options (argparse's own pattern knows only ``-1`` and ``-1.5``)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # "freege: error: law: argument --dps: ..." (the program name is said once)

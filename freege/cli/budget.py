@@ -1,6 +1,6 @@
-"""Preflight of the sampling commands (``validate``, ``ladder``; theory §6.1, §6.2): before
-any sampling, the memory one sample needs against the memory available, and the time of
-the whole run against :data:`CONFIRM_SECONDS`.
+"""Preflight of the sampling commands (``validate``, ``ladder``, ``sweep``; theory §6.1,
+§6.2): before any sampling, the memory one sample needs against the memory available,
+and the time of the whole run against :data:`CONFIRM_SECONDS`.
 
 The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
 elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,
@@ -17,6 +17,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -168,21 +169,42 @@ def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool) -
     sample needs more memory than is available, or when the run is estimated to exceed
     :data:`CONFIRM_SECONDS` and ``confirmed`` (``--yes``) is false; otherwise prints the
     estimated time and memory."""
-    free = available_memory(backend)
-    if free is not None and cost.peak_bytes > free:
+    preflight_batch([(cost, count)], noun, backend, confirmed)
+
+
+def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
+                    confirmed: bool, workers: int = 1, check_memory: bool = True) -> None:
+    """:func:`preflight` of a run of several kinds of samples: ``count`` samples of each
+    ``(cost, count)`` of ``batch`` (a sweep: one per grid point), spread over ``workers``
+    processes that each hold one sample at a time. The memory is checked (``workers``
+    of the largest sample) only when the samples run on this machine
+    (``check_memory``)."""
+    batch = [(cost, count) for cost, count in batch if count > 0]
+    if not batch:
+        return
+    speed = speeds(backend)
+    count = sum(n for _, n in batch)
+    peak = max(cost.peak_bytes for cost, _ in batch)
+    held = min(workers, count)
+    free = available_memory(backend) if check_memory else None
+    if free is not None and held * peak > free:
+        who = f"one {noun}" if held == 1 else f"{held} workers' {noun}s"
         raise ValueError(
-            f"one {noun} needs about {size_text(cost.peak_bytes)} of memory and "
-            f"{size_text(free)} is available on {backend.name}; choose smaller dimensions"
+            f"{who} need{'s' if held == 1 else ''} about {size_text(held * peak)} of memory "
+            f"and {size_text(free)} is available on {backend.name}; choose smaller "
+            f"dimensions{'' if held == 1 else ' or fewer --workers'}"
         )
-    each = seconds(cost, speeds(backend))
-    total = count * each
+    work = sum(n * seconds(cost, speed) for cost, n in batch)
+    each, total = work / count, work / held
     plural = f"{count} {noun}{'s' if count != 1 else ''}"
+    spread = "" if held == 1 else f" over {held} workers"
     if total > CONFIRM_SECONDS and not confirmed:
         raise ValueError(
-            f"{plural} would take about {duration_text(total)} (about {duration_text(each)} "
-            f"each on {backend.name}); pass --yes to run anyway, or ask for fewer"
+            f"{plural}{spread} would take about {duration_text(total)} (about "
+            f"{duration_text(each)} each on {backend.name}); pass --yes to run anyway, or "
+            "ask for fewer"
         )
     room = "" if free is None else f" of {size_text(free)} available"
-    print(f"freege: estimate: {plural} on {backend.name}, about {duration_text(each)} each, "
-          f"{duration_text(total)} in all; peak memory about {size_text(cost.peak_bytes)}"
+    print(f"freege: estimate: {plural} on {backend.name}{spread}, about {duration_text(each)} "
+          f"each, {duration_text(total)} in all; peak memory about {size_text(held * peak)}"
           f"{room}", file=sys.stderr, flush=True)

@@ -36,13 +36,9 @@ def start_prec(dps: int | None) -> int:
 
 
 def _exact_points(option: str, texts: list[str] | None) -> list[Fraction]:
-    out = []
-    for text in texts or []:
-        try:
-            out.append(Fraction(text))
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{option} takes finite numbers (got {text!r})") from None
-    return out
+    from freege.params import POINT, parse_number
+
+    return [Fraction(parse_number(option, text, POINT)) for text in texts or []]
 
 
 def _ball(result: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -38,10 +39,21 @@ def check_plot_target(path: str, option: str = "--plot") -> Path:
     return target
 
 
+#: how JSON output spells a number that is not finite: strict JSON has no NaN or
+#: Infinity, so they are these strings (which ``float()`` reads back), never bare tokens
+NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _finite_or_text(x: float) -> float | str:
+    """``x``, or its :data:`NON_FINITE` string."""
+    return x if math.isfinite(x) else NON_FINITE[repr(x)]
+
+
 def jsonable(value: Any, dps: int | None = None) -> Any:
-    """Convert library values to JSON: mpmath numbers become strings with ``dps``
+    """Convert library values to strict JSON: mpmath numbers become strings with ``dps``
     significant digits (or floats without ``dps``); fractions and numpy scalars become
-    floats; containers are converted recursively."""
+    floats; a NaN or infinity becomes the string ``"NaN"``, ``"Infinity"`` or
+    ``"-Infinity"`` (:data:`NON_FINITE`); containers are converted recursively."""
     import mpmath
     import numpy as np
 
@@ -52,11 +64,15 @@ def jsonable(value: Any, dps: int | None = None) -> Any:
     if isinstance(value, np.ndarray):
         return [jsonable(v, dps) for v in value.tolist()]
     if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            return _finite_or_text(float(value))
         return mpmath.nstr(value, dps, strip_zeros=False) if dps else float(value)
     if isinstance(value, bool | str | int | None):
         return value
-    if isinstance(value, Fraction | np.floating | np.integer | float):
+    if isinstance(value, Fraction | np.integer):
         return float(value)
+    if isinstance(value, np.floating | float):
+        return _finite_or_text(float(value))
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
 
 
@@ -69,13 +85,14 @@ def run_inputs(args: argparse.Namespace) -> dict[str, Any]:
 def emit(data: dict, args: argparse.Namespace, render_text: Callable[[dict], str],
          dps: int | None = None) -> None:
     """Write ``data`` to stdout in ``args.format``: the text ``render_text`` makes of it,
-    or JSON. Every JSON output starts with ``freege_version`` and ``inputs``
-    (:func:`run_inputs`), so a saved result says what made it."""
+    or strict JSON (no bare NaN/Infinity: :func:`jsonable`). Every JSON output starts with
+    ``freege_version`` and ``inputs`` (:func:`run_inputs`), so a saved result says what
+    made it."""
     if args.format == "json":
         from freege import __version__
 
         record = {"freege_version": __version__, "inputs": run_inputs(args), **data}
-        json.dump(jsonable(record, dps), sys.stdout, indent=2)
+        json.dump(jsonable(record, dps), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(data).rstrip("\n") + "\n")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -29,7 +28,20 @@ from freege.cli.options import (
     add_plot_option,
 )
 from freege.numeric.law import CASES, Law, law, resolve_case
-from freege.params import Dims, Number, Ratios, positive, positive_int, to_mpf
+from freege.params import (
+    BETA,
+    DIM,
+    HEADS,
+    POINT,
+    POSITIVE,
+    RATIO,
+    Dims,
+    Domain,
+    Number,
+    Ratios,
+    parse_number,
+    to_mpf,
+)
 
 #: extra digits the numeric layer works with beyond the ``--dps`` digits printed, so that
 #: every printed digit is correct
@@ -60,16 +72,10 @@ class LawSpec:
         return self.config if isinstance(self.config, Ratios) else self.config.ratios
 
 
-def real_option(option: str, text: str) -> Number:
-    """``text`` as a finite number > 0 (exact for decimals), else a ValueError naming
-    ``option``."""
-    try:
-        as_float = float(text)
-    except ValueError:
-        as_float = None
-    if as_float is not None and not math.isfinite(as_float):
-        raise ValueError(f"{option} must be a finite number > 0 (got {text!r})")
-    return positive(option, text)
+def real_option(option: str, text: str, domain: Domain = POSITIVE) -> Number:
+    """``text`` as an exact number in ``domain`` (default: finite and > 0), else a
+    ValueError naming ``option`` (:func:`freege.params.parse_number`)."""
+    return parse_number(option, text, domain)
 
 
 def _sharing(case: str, sharing: str | None) -> str:
@@ -87,7 +93,7 @@ def _check_h_kv(h: int, sharing: str, text: str | None) -> None:
     """Validate ``--h-kv`` for a ratio configuration the way :class:`Dims` does."""
     if text is None:
         return
-    h_kv = positive_int("--h-kv", text)
+    h_kv = int(parse_number("--h-kv", text, HEADS))
     if h_kv > h:
         raise ValueError(f"--h-kv must be in [1, h={h}] (got {h_kv})")
     if sharing == "mqa" and h_kv != 1:
@@ -114,21 +120,22 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
     given, every ratio option must agree with the ratio the dimensions imply (relative
     tolerance :data:`CONSISTENCY_RTOL`); the exact dimensions are then used.
     """
-    beta = real_option("--beta", args.beta)
-    h = positive_int("--h", args.h)
+    beta = real_option("--beta", args.beta, BETA)
+    h = int(parse_number("--h", args.h, HEADS))
     args.sharing = _sharing(args.case, args.sharing)
     tied = args.sharing == "tied"
     ratio_given = _given(args, _RATIO_OPTIONS)
     dim_given = _given(args, _DIM_OPTIONS)
-    ratios = {dest: real_option(f"--{dest}", text) for dest, text in ratio_given.items()}
+    ratios = {dest: real_option(f"--{dest}", text, RATIO)
+              for dest, text in ratio_given.items()}
     dim_missing = _missing(dim_given, _DIM_OPTIONS, tied)
     normalized = bool(getattr(args, "normalized", False))
 
     if dim_given and not dim_missing:
-        dims = {dest: positive_int(flag, dim_given[dest])
+        dims = {dest: int(parse_number(flag, dim_given[dest], DIM))
                 for dest, flag in _DIM_OPTIONS if dest in dim_given}
         dims.setdefault("dV", dims["dK"])
-        h_kv = None if args.h_kv is None else positive_int("--h-kv", args.h_kv)
+        h_kv = None if args.h_kv is None else int(parse_number("--h-kv", args.h_kv, DIM))
         if h_kv is not None and h_kv > h:
             raise ValueError(f"--h-kv must be in [1, h={h}] (got {h_kv})")
         config = Dims(beta=beta, h=h, sharing=args.sharing, h_kv=h_kv, **dims)
@@ -189,10 +196,7 @@ def points(option: str, texts: list[str] | None, dps: int | None) -> list:
     guard digits. Any real number is allowed (a density outside the support is 0)."""
     out = []
     for text in texts or []:
-        try:
-            value = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{option} takes finite numbers (got {text!r})") from None
+        value = parse_number(option, text, POINT)
         if dps is None:
             out.append(float(value))
         else:

@@ -4,15 +4,29 @@ format, ``--dps``, ``--plot``, ``--quiet``/``--verbose``, ``--seed``, ``--backen
 readout settings (``--lam``, ``--sigma2``, ``--level``).
 
 Values are kept as text (numbers are checked by the commands, so every message names the
-option); only ``--dps`` is parsed here. Light to import (argparse and
-:mod:`freege.params`), so ``freege --help`` stays fast.
+option); only ``--dps`` is parsed here. Every numeric option, here or in a command, is
+read by :func:`freege.params.parse_number` with its :class:`freege.params.Domain` --
+``parse_number("--draws", args.draws, DRAWS)`` in a handler, before any arithmetic, or
+``type=number_type("--x", DOMAIN)`` to have argparse do it. Light to import (argparse
+and :mod:`freege.params`), so ``freege --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from fractions import Fraction
 
-from freege.params import MAX_DPS, SHARINGS
+from freege.params import (
+    DPS,
+    LAM_MAX,
+    LAM_MIN,
+    MAX_DPS,
+    SHARINGS,
+    SIGMA2_MAX,
+    Domain,
+    parse_number,
+)
 
 FORMATS = ("text", "json")
 
@@ -28,17 +42,22 @@ def add_format_option(parser: argparse.ArgumentParser, formats: tuple[str, ...] 
     )
 
 
+def number_type(name: str, domain: Domain) -> Callable[[str], int | Fraction]:
+    """An argparse ``type=`` reading a number of ``domain`` with
+    :func:`freege.params.parse_number` (bad input: one line naming ``name``, exit 2)."""
+    def parse(text: str) -> int | Fraction:
+        try:
+            return parse_number(name, text, domain)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 def dps_value(text: str) -> int:
     """Parse ``--dps``: an integer in [15, MAX_DPS] (argparse type; bad input is one line,
     exit 2). The cap keeps a typo like ``--dps 100000`` from running for hours."""
-    message = f"dps must be an integer in [15, {MAX_DPS}] (got {text!r})"
-    try:
-        dps = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(message) from None
-    if not 15 <= dps <= MAX_DPS:
-        raise argparse.ArgumentTypeError(message)
-    return dps
+    return int(number_type("dps", DPS)(text))
 
 
 def add_dps_option(parser: argparse.ArgumentParser) -> None:
@@ -135,10 +154,12 @@ def add_law_options(
 def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:
     """``--lam`` (and ``--sigma2``): the ridge settings of theory §5."""
     parser.add_argument("--lam", default=DEFAULT_LAM,
-                        help=f"ridge penalty lam > 0 (default {DEFAULT_LAM})")
+                        help=f"ridge penalty lam in [{float(LAM_MIN):g}, {float(LAM_MAX):g}] "
+                        f"(default {DEFAULT_LAM})")
     if sigma2:
         parser.add_argument("--sigma2", default=DEFAULT_SIGMA2,
-                            help=f"label-noise variance >= 0 (default {DEFAULT_SIGMA2})")
+                            help=f"label-noise variance in [0, {float(SIGMA2_MAX):g}] "
+                            f"(default {DEFAULT_SIGMA2})")
 
 
 def add_level_option(parser: argparse.ArgumentParser) -> None:

@@ -39,28 +39,22 @@ from freege.cli.options import (
 )
 from freege.numeric import readout
 from freege.numeric.law import CASES
-from freege.params import T_MAX, T_MIN, Number, check_time, to_mpf
+from freege.params import LAM, LEVEL, SIGMA2, T_MAX, T_MIN, Number, check_time, to_mpf
 
 
 def sigma2_option(text: str) -> Number:
-    """``--sigma2``: label-noise variance, a finite number >= 0."""
-    try:
-        if Fraction(text) == 0:
-            return Fraction(0)
-    except (ValueError, ZeroDivisionError):
-        pass
-    try:
-        return real_option("--sigma2", text)
-    except ValueError:
-        raise ValueError(f"--sigma2 must be a finite number >= 0 (got {text!r})") from None
+    """``--sigma2``: label-noise variance in [0, SIGMA2_MAX] (:data:`freege.params.SIGMA2`)."""
+    return real_option("--sigma2", text, SIGMA2)
 
 
 def level_option(text: str) -> Number:
     """``--level``: a relative loss in (0, 1)."""
-    level = real_option("--level", text)
-    if level >= 1:
-        raise ValueError(f"--level must be in (0, 1) (got {text!r})")
-    return level
+    return real_option("--level", text, LEVEL)
+
+
+def lam_option(text: str) -> Number:
+    """``--lam``: a ridge penalty in [LAM_MIN, LAM_MAX] (:data:`freege.params.LAM`)."""
+    return real_option("--lam", text, LAM)
 
 
 def check_reachable(features: Any, level: Number) -> None:
@@ -85,7 +79,7 @@ def as_input(value: Number, dps: int | None) -> Any:
 def evaluate(kind: str, args: argparse.Namespace, spec: LawSpec) -> dict[str, Any]:
     """The numbers of one readout sub-command (inputs are validated before any work)."""
     dps = args.dps
-    lam = real_option("--lam", args.lam) if kind in ("dof", "ridge") else None
+    lam = lam_option(args.lam) if kind in ("dof", "ridge") else None
     sigma2 = sigma2_option(args.sigma2) if kind == "ridge" else None
     times = [check_time("--t", t) for t in args.t] if kind == "loss" else []
     level = level_option(args.level) if kind == "arrival" else None
@@ -125,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         from freege.cli import certify_output
 
         sigma2 = sigma2_option(args.sigma2) if args.readout == "ridge" else None
-        return certify_output.run_readout(args, spec, real_option("--lam", args.lam), sigma2)
+        return certify_output.run_readout(args, spec, lam_option(args.lam), sigma2)
     data = evaluate(args.readout, args, spec)
     title = f"readout {args.readout}: features of the {describe(spec)}, normalized (theory §5)"
     emit(data, args, lambda d: render(d, title, args.dps), args.dps)

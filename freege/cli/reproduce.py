@@ -35,8 +35,8 @@ from freege.cli.options import (
     add_ridge_options,
     add_verbosity_options,
 )
-from freege.cli.readout import level_option, sigma2_option
-from freege.params import check_time, positive_int
+from freege.cli.readout import lam_option, level_option, sigma2_option
+from freege.params import BETA, HEADS, check_time, parse_number
 from freege.progress import Progress
 
 #: table columns of each setup (``curves`` is headcount's second table)
@@ -142,7 +142,7 @@ def _progress(bar: Progress) -> experiments.Progress:
 
 
 def _ints(option: str, texts: list[str]) -> list[int]:
-    return [positive_int(option, t) for t in texts]
+    return [int(parse_number(option, t, HEADS)) for t in texts]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_target(args.plot)
     settings = experiments.Readout(
-        lam=real_option("--lam", getattr(args, "lam", DEFAULT_LAM)),
+        lam=lam_option(getattr(args, "lam", DEFAULT_LAM)),
         sigma2=sigma2_option(getattr(args, "sigma2", DEFAULT_SIGMA2)),
         level=level_option(args.level) if setup == "arrival" else DEFAULT_LEVEL,
     )
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         "dps": None if args.dps is None else args.dps + GUARD_DIGITS,
     }
     if setup == "temperature" and args.betas:
-        kwargs["betas"] = [real_option("--betas", b) for b in args.betas]
+        kwargs["betas"] = [real_option("--betas", b, BETA) for b in args.betas]
     if setup == "headcount":
         if args.curve_heads:
             kwargs["curve_heads"] = _ints("--curve-heads", args.curve_heads)

@@ -4,7 +4,10 @@ task graphs into a resumable store, and their analyses.
 Dask, tqdm and scipy load only when these commands run (the ``sweep`` extra). Bad input
 -- an unknown grid key, an empty grid, malformed TOML or config.json, an unreachable
 scheduler, a store written by a different sweep -- is one line on stderr, exit 2, and
-the store is left as it was.
+the store is left as it was. Numbers are read by :func:`freege.params.parse_number`
+(draws, seed, workers and grid values in their domains) and the draws left are sized
+per grid point before any task list exists (:func:`freege.cli.budget.preflight_batch`:
+past an hour only with ``--yes``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from freege.cli.options import (
     add_plot_option,
     add_seed_option,
     add_verbosity_options,
+    add_yes_option,
 )
-from freege.params import positive_int
+from freege.params import DRAWS, MAX_DRAWS, MAX_WORKERS, SEED, WORKERS, parse_number
 
 #: grid options: (option, grid key, help)
 _GRID_OPTIONS = (
@@ -56,10 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a shipped campaign (n-scaling, beta, heads) or a TOML file")
     for opt, _key, text in _GRID_OPTIONS:
         p.add_argument(opt, nargs="+", default=None, metavar="V", help=text)
-    p.add_argument("--draws", default=None, help="draws per grid point (default: campaign's)")
+    p.add_argument("--draws", default=None, help=f"draws per grid point, 1 to {MAX_DRAWS} "
+                   "(default: campaign's)")
     p.add_argument("--store", required=True, metavar="PATH", help="JSON-lines results store")
     p.add_argument("--workers", default=None,
-                   help="local worker processes (default: the cores; 1 for cupy)")
+                   help=f"local worker processes, 1 to {MAX_WORKERS} (default: the cores; 1 "
+                   "for cupy)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="attach to a running Dask scheduler (e.g. tcp://host:8786)")
     add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")
@@ -73,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(p)
     add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
     add_verbosity_options(p)
+    add_yes_option(p)
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(
@@ -89,8 +96,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_report)
 
 
-def _one_line_warnings(action: Callable[[], Any]) -> Any:
-    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines."""
+def _one_line_warnings(action: Callable[[], Any], said: set[str] | None = None) -> Any:
+    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines, each
+    once (``said``: lines already printed by an earlier read of the same store)."""
+    said = set() if said is None else said
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -98,27 +107,32 @@ def _one_line_warnings(action: Callable[[], Any]) -> Any:
         finally:
             for w in caught:
                 line = " ".join(str(w.message).split())
-                print(f"freege: warning: {line}", file=sys.stderr)
+                if line not in said:
+                    said.add(line)
+                    print(f"freege: warning: {line}", file=sys.stderr)
 
 
-def _points(args: argparse.Namespace) -> tuple[list, Any]:
-    from freege.validation.sweep_grid import Campaign, expand, load_campaign, with_axes
+def _points(args: argparse.Namespace, campaign: Any) -> list:
+    from freege.validation.sweep_grid import expand, with_axes
 
     axes = {key: getattr(args, key) for _o, key, _t in _GRID_OPTIONS
             if getattr(args, key) is not None}
-    campaign = load_campaign(args.campaign) if args.campaign else Campaign({})
-    grid = with_axes(campaign.grid, axes)
-    return expand(grid), campaign
+    return expand(with_axes(campaign.grid, axes))
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    points, campaign = _points(args)
+    from freege.validation.sweep_grid import Campaign, load_campaign
+
+    campaign = load_campaign(args.campaign) if args.campaign else Campaign({})
     if args.draws is None and campaign.draws is None:
         raise ValueError("give --draws (draws per grid point, integer >= 1)")
-    draws = positive_int("draws", args.draws if args.draws is not None else campaign.draws)
-    seed = positive_int("seed", args.seed if args.seed is not None else campaign.seed or 0,
-                        minimum=0)
-    workers = None if args.workers is None else positive_int("workers", args.workers)
+    draws = int(parse_number("draws", args.draws if args.draws is not None
+                             else campaign.draws, DRAWS))
+    seed = int(parse_number("seed", args.seed if args.seed is not None
+                            else campaign.seed or 0, SEED))
+    workers = None if args.workers is None else int(parse_number("workers", args.workers,
+                                                                 WORKERS))
+    points = _points(args, campaign)
     if args.plot is not None:
         if not args.analyse:
             raise ValueError("--plot needs --analyse (or use freege sweep-report --plot)")
@@ -127,12 +141,13 @@ def run_sweep(args: argparse.Namespace) -> int:
         check_plot_path(args.plot)
     from freege.validation.sweep import run
 
+    said: set[str] = set()
     outcome = _one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
         dtype=args.dtype, workers=workers, scheduler=args.scheduler,
-        verbosity=args.verbosity))
+        verbosity=args.verbosity, preflight=_sizer(args)), said)
     if args.analyse:
-        return _report(args)
+        return _report(args, said)
     data = {"store": outcome.store, "points": len(points), "draws": draws,
             "tasks": outcome.tasks, "skipped": outcome.skipped, "ok": outcome.ok,
             "failed": outcome.failed, "workers": outcome.workers,
@@ -147,13 +162,33 @@ def _sweep_text(d: dict) -> str:
             f"{d['failed']} failed ({d['seconds']:.1f} s)")
 
 
-def _report(args: argparse.Namespace) -> int:
+def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
+    """The sweep's preflight: the draws left per grid point, at the point's cost
+    (:func:`freege.validation.sample.draw_cost`), against the memory of this machine
+    (local workers) and :data:`freege.cli.budget.CONFIRM_SECONDS` (``--yes``)."""
+    def check(left: list, workers: int, local: bool) -> None:
+        from freege.cli.budget import preflight_batch
+        from freege.validation.backend import get_backend
+        from freege.validation.sample import draw_cost
+        try:
+            bk = get_backend(args.backend, args.dtype)
+        except ValueError:  # CuPy unusable here: remote workers may have it
+            if local:
+                raise
+            bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
+        batch = [(draw_cost(point.dims, bk.dtype), n) for point, n in left]
+        preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local)
+
+    return check
+
+
+def _report(args: argparse.Namespace, said: set[str] | None = None) -> int:
     """The report of the store ``args.store`` (``--plot`` figure too when given)."""
     from freege.validation import sweep_report
 
     if args.plot is not None:
         sweep_report.check_plot_path(args.plot)
-    report = _one_line_warnings(lambda: sweep_report.summarise(args.store))
+    report = _one_line_warnings(lambda: sweep_report.summarise(args.store), said)
     if args.plot is not None:
         sweep_report.plot(report, args.plot)
     if args.format == "csv":  # the draws themselves, one row each

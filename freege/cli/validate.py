@@ -25,7 +25,7 @@ from freege.cli.options import (
     add_verbosity_options,
     add_yes_option,
 )
-from freege.params import SHARINGS, Dims, positive_int
+from freege.params import DIM_MAX, DRAWS, MAX_DRAWS, SEED, SHARINGS, Dims, Domain, parse_number
 from freege.progress import Progress
 from freege.validation.backend import BACKENDS, DTYPES
 from freege.validation.presets import PRESETS, get_preset
@@ -147,8 +147,8 @@ def run_validate(args: argparse.Namespace) -> int:
     from freege.validation.sample import draw_cost
 
     preset, dims = config_from_args(args)
-    draws = positive_int("draws", args.draws, minimum=2)
-    seed = positive_int("seed", args.seed, minimum=0)
+    draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
+    seed = int(parse_number("seed", args.seed, SEED))
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
@@ -257,9 +257,9 @@ def run_ladder(args: argparse.Namespace) -> int:
     from freege.validation import ladder
     from freege.validation.backend import get_backend
 
-    n = positive_int("n", args.n, minimum=3)
-    trials = positive_int("trials", args.trials, minimum=1)
-    seed = positive_int("seed", args.seed, minimum=0)
+    n = int(parse_number("n", args.n, Domain(3, DIM_MAX, integer=True)))
+    trials = int(parse_number("trials", args.trials, DRAWS))
+    seed = int(parse_number("seed", args.seed, SEED))
     beta = float(check_beta("beta", args.beta))
     if args.plot is not None:
         check_plot_target(args.plot)

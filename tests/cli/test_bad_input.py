@@ -1,7 +1,9 @@
-"""Every bad input gets one line (issue 11): extreme parameters, runaway work, impossible
-sizes and output failures are refused early -- one line ``freege: error: ...`` on stderr,
-exit status 2, nothing on stdout, no traceback, no file written -- or, for a closed pipe,
-a quiet exit.
+"""Every bad input gets one line (issues 11, 17): extreme parameters, runaway work,
+impossible sizes and output failures are refused early -- one line ``freege: error: ...``
+on stderr, exit status 2, nothing on stdout, no traceback, no file written, within
+:data:`REFUSAL_SECONDS` -- or, for a closed pipe, a quiet exit. :data:`NUMERIC_OPTIONS`
+covers the range of every numeric option of every command (one parser,
+:func:`freege.params.parse_number`, checks each before any arithmetic).
 
 Parameter, size and plot-path reproducers run in-process under an alarm (a regression
 that hangs fails instead of stalling the suite); the output failures (/dev/full, a closed
@@ -25,8 +27,8 @@ from freege.cli import COMMANDS, build_parser
 from tests.cli.helpers import bad
 
 ROOT = Path(__file__).resolve().parents[2]
-#: seconds an in-process refusal may take on a loaded 2-core machine ("a few seconds")
-REFUSAL_SECONDS = 30
+#: seconds an in-process refusal may take on a loaded 2-core machine (issue 17: 10 s)
+REFUSAL_SECONDS = 10
 MHA = ["--case", "mha", "--h", "12", "--gK", "1", "--gV", "1", "--gO", "1"]
 LAW = ["law", *MHA, "--beta", "1"]
 
@@ -70,8 +72,9 @@ REFUSED = [
     (["readout", "arrival", *MHA, "--beta", "1", "--level", "1e-300"],
      "--level must be above L(t = 1e+06)"),
     (["reproduce", "headcount", "--times", "1e300", "--quiet"], "--times must be in"),
-    (["reproduce", "temperature", "--betas", "50", "--quiet"], "beta must be in"),
-    (["validate", "bert-base", "--draws", "1000000000", "--backend", "numpy"], "--yes"),
+    (["reproduce", "temperature", "--betas", "50", "--quiet"], "--betas must be in [0.001, 4]"),
+    (["validate", "bert-base", "--draws", "1000000000", "--backend", "numpy"],
+     "draws must be an integer in [2, 1000000]"),
     (["ladder", "--n", "3000", "--trials", "1000000", "--backend", "numpy"], "--yes"),
     # impossible sizes: the memory of one sample against the memory available
     (["validate", "--n", "10000000", "--h", "1", "--dk", "1", "--do", "1", "--draws", "2",
@@ -224,3 +227,191 @@ def test_argparse_errors_name_the_program_once(capsys):
     err = bad(capsys, "law", "--case", "mha", "--beta", "1", "--h", "4", "--gK", "1", "--gV",
               "1", "--gO", "1", "--dps", "10")
     assert err.startswith("freege: error: law: argument --dps") and "freege law" not in err
+
+
+# --- issue 17: the range of every numeric option of every command ------------------------
+
+LAW_DIMS = ["law", "--case", "mha", "--beta", "1", "--h", "4", "--n", "64", "--dk", "8",
+            "--dv", "8", "--do", "32"]
+VALIDATE = ["validate", "--n", "16", "--h", "2", "--dk", "4", "--do", "8", "--draws", "2",
+            "--backend", "numpy"]
+SWEEP = ["sweep", "--n", "16", "--h", "2", "--dk", "4", "--do", "8", "--draws", "2",
+         "--store", "s.jsonl"]
+#: (valid command, option, values out of its range besides :data:`NOT_NUMBERS`)
+NUMERIC_OPTIONS = [
+    (LAW, "--beta", ["0", "4.001", "-1"]), (LAW, "--h", ["0", "10001", "2.5"]),
+    (LAW, "--gK", ["0", "1e5"]), (LAW, "--gV", ["-1", "1e-5"]), (LAW, "--gO", ["0", "1e5"]),
+    (LAW_DIMS, "--n", ["0", "1e10", "2.5"]), (LAW_DIMS, "--dk", ["0", "1e10"]),
+    (LAW_DIMS, "--dv", ["-3"]), (LAW_DIMS, "--do", ["0"]),
+    ([*LAW, "--sharing", "gqa"], "--h-kv", ["0", "13"]), (LAW, "--pdf", ["1e301", "-2e300"]),
+    (LAW, "--dps", ["14", "201"]),
+    (["readout", "dof", *MHA, "--beta", "1"], "--lam", ["0", "1e-101", "1e101"]),
+    (["readout", "ridge", *MHA, "--beta", "1"], "--sigma2", ["-1", "1e101", "1e308"]),
+    (["readout", "loss", *MHA, "--beta", "1", "--t", "1"], "--t", ["0", "2e6"]),
+    (["readout", "arrival", *MHA, "--beta", "1"], "--level", ["0", "1", "-0.5"]),
+    (["reproduce", "temperature", "--quiet"], "--lam", ["0", "1e101"]),
+    (["reproduce", "temperature", "--quiet"], "--sigma2", ["-1", "1e101"]),
+    (["reproduce", "temperature", "--quiet"], "--betas", ["0", "5"]),
+    (["reproduce", "temperature", "--quiet"], "--dps", ["2000"]),
+    (["reproduce", "headcount", "--quiet"], "--curve-heads", ["0", "10001"]),
+    (["reproduce", "headcount", "--quiet"], "--times", ["0", "2e6"]),
+    (["reproduce", "budget", "--quiet"], "--heads", ["0", "10001", "2.5"]),
+    (["reproduce", "sharing", "--quiet"], "--heads", ["0", "10001"]),
+    (["reproduce", "arrival", "--quiet"], "--h-kv", ["0", "10001"]),
+    (["reproduce", "arrival", "--quiet"], "--level", ["0", "1"]),
+    (VALIDATE, "--draws", ["1", "1000001", "2.5"]), (VALIDATE, "--seed", ["-1", "1e20"]),
+    (VALIDATE, "--beta", ["0", "5"]), (VALIDATE, "--n", ["0", "1e10"]),
+    (VALIDATE, "--h", ["0", "1e10"]), (VALIDATE, "--h-kv", ["0", "3"]),
+    (VALIDATE, "--dk", ["0"]), (VALIDATE, "--dv", ["0"]), (VALIDATE, "--do", ["-1"]),
+    (VALIDATE, "--d", ["0", "8"]),
+    (["ladder", "--backend", "numpy"], "--n", ["2", "1e10"]),
+    (["ladder", "--backend", "numpy"], "--trials", ["0", "1000001"]),
+    (["ladder", "--backend", "numpy"], "--seed", ["-1"]),
+    (["ladder", "--backend", "numpy"], "--beta", ["0", "5"]),
+    (SWEEP, "--draws", ["0", "1000001", "2.5"]), (SWEEP, "--workers", ["0", "257"]),
+    (SWEEP, "--seed", ["-1", "1e20"]), (SWEEP, "--n", ["0", "1e10"]),
+    (SWEEP, "--beta", ["0", "5", "0:1e999999999:1", "0.5:1:1e-999999999", "1:0.5:0.1"]),
+    (SWEEP, "--h", ["0"]), (SWEEP, "--dk", ["0"]), (SWEEP, "--do", ["0"]),
+    ([*SWEEP, "--sharing", "gqa"], "--h-kv", ["0", "3"]), (SWEEP, "--dv", ["0"]),
+    (SWEEP, "--d", ["0"]),
+    (["derive", "moments", "--case", "mha"], "--order", ["0", "13", "1e400"]),
+]
+#: not numbers, or numbers whose exact value would take hours or all the memory to build
+NOT_NUMBERS = ["nan", "inf", "-inf", "x", "1e", "", "1e999999999", "-1e999999999",
+               "1e-999999999", "1e400", "9" * 5000, "0." + "0" * 5000 + "1"]
+
+
+def _with(argv: list[str], option: str, value: str) -> list[str]:
+    """``argv`` with ``option`` set to ``value`` (replaced when present)."""
+    if option in argv:
+        k = argv.index(option)
+        return [*argv[:k + 1], value, *argv[k + 2:]]
+    return [*argv, option, value]
+
+
+@pytest.mark.parametrize(("argv", "option", "values"), NUMERIC_OPTIONS,
+                         ids=lambda a: a if isinstance(a, str) else None)
+def test_every_numeric_option_is_range_checked(capsys, tmp_path, monkeypatch, argv, option,
+                                               values):
+    """One line, exit 2, within the deadline, nothing written -- for values out of the
+    option's range and for every kind of non-number."""
+    monkeypatch.chdir(tmp_path)
+    for value in [*values, *NOT_NUMBERS]:
+        start = time.perf_counter()
+        with deadline(REFUSAL_SECONDS):
+            err = bad(capsys, *_with(argv, option, value))
+        assert time.perf_counter() - start < REFUSAL_SECONDS
+        assert "Traceback" not in err
+        assert list(tmp_path.iterdir()) == [], (option, value)
+
+
+def test_numeric_option_table_names_every_command():
+    """Every command with a numeric option appears in :data:`NUMERIC_OPTIONS`."""
+    commands = {argv[0] for argv, _o, _v in NUMERIC_OPTIONS}
+    assert commands == set(COMMANDS) - {"sweep-report"}
+
+
+SIZED = [
+    # the draws and grid of a sweep are sized before any task list exists
+    ([*SWEEP[:-4], "--draws", "1e400", "--store", "s.jsonl"], "draws must be an integer in"),
+    ([*SWEEP, "--workers", "1e400"], "workers must be an integer in [1, 256]"),
+    (["sweep", "--n", *[str(16 + k) for k in range(20)], "--h", "2", "--dk", "4", "--do",
+      "8", "--beta", "0.001:4:0.001", "--draws", "2", "--store", "s.jsonl"],
+     "points (at most 10000)"),
+    (["sweep", "--n", *[str(16 + k) for k in range(5)], "--h", "2", "--dk", "4", "--do",
+      "8", "--draws", "300000", "--store", "s.jsonl"], "tasks; a sweep holds at most"),
+    (["sweep", "--preset", "bert-base", "--draws", "100000", "--store", "s.jsonl",
+      "--workers", "1"], "pass --yes"),
+    (["validate", "bert-base", "--draws", "100000", "--backend", "numpy"], "pass --yes"),
+]
+
+
+@pytest.mark.parametrize(("argv", "words"), SIZED, ids=lambda a: " ".join(a)[:50])
+def test_runs_are_sized_before_any_work(capsys, tmp_path, monkeypatch, argv, words):
+    monkeypatch.chdir(tmp_path)
+    with deadline(REFUSAL_SECONDS):
+        err = bad(capsys, *argv)
+    assert words in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def _deep_json() -> str:
+    return "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("name", "text", "words"), [
+    ("deep.json", _deep_json(), "nested too deeply"),
+    ("deep.toml", "draws = 2\n[grid]\nn = " + "[" * 100_000 + "]" * 100_000 + "\n",
+     "nested too deeply"),
+    ("five.toml", "draws = 2\ngrid = 5\n", "grid must be a table"),
+    ("text.toml", 'draws = 2\ngrid = "n"\n', "grid must be a table"),
+    ("huge.json", '{"num_attention_heads": ' + "9" * 4000 + ', "hidden_size": 64, '
+     '"max_position_embeddings": 16}', "num_attention_heads must be an integer in"),
+])
+def test_hostile_config_and_campaign_files(capsys, tmp_path, monkeypatch, name, text, words):
+    """Deeply nested JSON/TOML (a RecursionError in the parsers), a grid that is not a
+    table, a 4000-digit dimension: one line each, for every command reading the file."""
+    (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    option = "--campaign" if name.endswith(".toml") else "--config"
+    runs = [["sweep", option, name, "--draws", "2", "--store", "s.jsonl"]]
+    if option == "--config":
+        runs.append(["validate", "--config", name, "--backend", "numpy"])
+    for argv in runs:
+        with deadline(REFUSAL_SECONDS):
+            err = bad(capsys, *argv)
+        assert words in err, err
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_json_output_is_strict(capsys):
+    """``--format json`` never prints bare NaN/Infinity: non-finite numbers are the
+    strings "NaN", "Infinity", "-Infinity" (freege.cli.common.NON_FINITE)."""
+    import argparse
+    import json
+
+    import mpmath
+    import numpy as np
+
+    from freege.cli.common import emit
+
+    args = argparse.Namespace(format="json", command="law")
+    data = {"a": float("nan"), "b": [mpmath.mpf("inf"), np.float64("-inf")], "c": 1.5,
+            "d": mpmath.mpf("nan")}
+    emit(data, args, str, dps=20)
+    out = capsys.readouterr().out
+
+    def refuse(token):
+        raise AssertionError(f"bare {token} in JSON output")
+
+    parsed = json.loads(out, parse_constant=refuse)
+    assert (parsed["a"], parsed["b"], parsed["c"], parsed["d"]) == (
+        "NaN", ["Infinity", "-Infinity"], 1.5, "NaN")
+
+
+def test_ridge_error_is_finite_at_the_range_ends(capsys):
+    """``--sigma2`` and ``--lam`` at the ends of their ranges: finite numbers (the bound
+    ``|E| <= 1 + 2/gO + sigma2/lam`` of freege.params), so the ranges are not too wide."""
+    import json
+    import math
+
+    from tests.cli.helpers import run_cli
+
+    for lam, sigma2 in (("1e-100", "1e100"), ("1e100", "0"), ("1e100", "1e100")):
+        code, out, err = run_cli(capsys, "readout", "ridge", *MHA, "--beta", "1", "--lam",
+                                 lam, "--sigma2", sigma2, "--format", "json")
+        assert code == 0, err
+        data = json.loads(out)
+        assert math.isfinite(data["error"]) and 0 < data["w"] <= 1, data
+
+
+def test_negative_scientific_numbers_are_values(capsys):
+    """``--pdf -1e-3`` is a point left of the support, not an unknown option (argparse's
+    own pattern knows only ``-1`` and ``-1.5``)."""
+    import json
+
+    from tests.cli.helpers import run_cli
+
+    code, out, err = run_cli(capsys, *LAW, "--pdf", "-1e-3", "-2.5E+1", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["pdf"] == [0.0, 0.0]

@@ -82,7 +82,7 @@ def test_no_traceback_in_a_real_process():
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert "--beta must be a finite number > 0" in proc.stderr
+    assert "--beta must be in [0.001, 4]" in proc.stderr
 
 
 def law_json(capsys, *argv: str) -> dict:

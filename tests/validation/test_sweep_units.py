@@ -180,11 +180,24 @@ def test_bad_sweep_options(capsys, tmp_path):
 
 # --- the store -------------------------------------------------------------------------
 
+STORE_POINT = expand({"n": 8, "h": 1, "dk": 2, "do": 4})[0]
+
+
+def _record(i):
+    """A well-formed draw record of :data:`STORE_POINT` (schema of ``sweep_schema``);
+    ``x`` is an extra key, ignored on reading."""
+    return {"type": "draw", "point": STORE_POINT.key, "draw": i, "status": "ok", "w1": 0.1,
+            "rel_w1": 0.2, "ks": 0.3, "moments": {"softmax": [1.0, 2.0], "ge": [1.0, 2.0]},
+            "seconds": 0.01, "peak_bytes": None, "x": 0.1 * i}
+
+
 def _store(path, n_records=3):
-    head = {"type": "header", "format": sweep_store.FORMAT, "identity": {}, "theory": {}}
+    head = {"type": "header", "format": sweep_store.FORMAT,
+            "identity": {"points": [STORE_POINT.as_dict()], "draws": n_records, "seed": 0,
+                         "backend": "numpy"},
+            "theory": {STORE_POINT.key: [1.0, 2.0]}}
     lines = [sweep_store.encode(head)]
-    lines += [sweep_store.encode({"type": "draw", "point": "p", "draw": i, "status": "ok",
-                                  "x": 0.1 * i}) for i in range(n_records)]
+    lines += [sweep_store.encode(_record(i)) for i in range(n_records)]
     path.write_bytes(b"".join(lines))
     return lines
 
@@ -194,7 +207,8 @@ def test_store_round_trip_and_checksum(tmp_path):
     lines = _store(path)
     contents = sweep_store.read(path)
     assert [r["draw"] for r in contents.records] == [0, 1, 2] and contents.dropped == 0
-    assert sweep_store.finished(contents) == {("p", 0), ("p", 1), ("p", 2)}
+    key = STORE_POINT.key
+    assert sweep_store.finished(contents) == {(key, 0), (key, 1), (key, 2)}
     # a flipped digit in the middle is caught by its checksum and skipped, not truncated
     tampered = lines[2].replace(b'"x":0.1', b'"x":0.7')
     assert tampered != lines[2]
@@ -214,7 +228,7 @@ def test_store_truncated_tail_is_cut_before_appending(tmp_path):
         contents = sweep_store.read(path)
     assert [r["draw"] for r in contents.records] == [0, 1]
     with sweep_store.open_for_append(path, contents, None) as writer:
-        writer.append({"type": "draw", "point": "p", "draw": 2, "status": "ok", "x": 0.2})
+        writer.append(_record(2))
     assert path.read_bytes() == whole
 
 
