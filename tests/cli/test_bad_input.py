@@ -264,6 +264,7 @@ NUMERIC_OPTIONS = [
     (VALIDATE, "--h", ["0", "1e10"]), (VALIDATE, "--h-kv", ["0", "3"]),
     (VALIDATE, "--dk", ["0"]), (VALIDATE, "--dv", ["0"]), (VALIDATE, "--do", ["-1"]),
     (VALIDATE, "--d", ["0", "8"]),
+    (["docs", "theory"], "--section", ["99", "1e999999999", "-1"]),
     (["ladder", "--backend", "numpy"], "--n", ["2", "1e10"]),
     (["ladder", "--backend", "numpy"], "--trials", ["0", "1000001"]),
     (["ladder", "--backend", "numpy"], "--seed", ["-1"]),
