@@ -1,0 +1,62 @@
+"""The leading singular value of MHA: its almost-sure limit and finite-size spread
+(theory §4.1).
+
+``MHA - MHA^perp = 1 vbar^T`` with ``vbar = W^O^T u``, ``u = [V_r^T 1 / n]_r``; this
+rank-one common component has squared norm ``n |vbar|^2`` of order n, while the bulk
+``MHA^perp`` is O(1) in operator norm, so
+
+* ``s_1(MHA)^2 / n -> gO`` almost surely, for independent, GQA/MQA and tied projections
+  and every beta;
+* at finite size ``E[n |vbar|^2] = dO`` exactly, and the relative variance of
+  ``|vbar|^2`` is ``(1 + 2/dO) 2 sum_g |g|^2 / (h^2 dV) + 2/dO`` (sum over K/V groups of
+  sizes |g|; every group of size one when independent or tied): sharing the values
+  across heads widens the spread, it does not move the limit;
+* ``|s_1(MHA) - sqrt(n) |vbar|| <= ||MHA^perp||``, whose square tends to the upper edge of
+  the bulk law, so the bias of ``s_1^2 / n`` is O(n^(-1/2)) at worst.
+
+Pure functions of the configuration (exact fractions until the final rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from freege.params import Dims, Ratios
+
+#: the cases whose matrix is MHA (theory §4)
+MHA_CASES: tuple[str, ...] = ("mha", "mha-tied")
+
+
+def limit(ratios: Ratios) -> Fraction:
+    """The almost-sure limit of ``s_1(MHA)^2 / n``: ``gO`` (theory §4.1)."""
+    return Fraction(ratios.gO)
+
+
+def group_sizes(dims: Dims) -> list[int]:
+    """Sizes of the K/V groups (one value matrix each; theory §1.1): one head per group
+    unless shared."""
+    sizes: dict[int, int] = {}
+    for r in range(dims.h):
+        sizes[dims.kv_group(r)] = sizes.get(dims.kv_group(r), 0) + 1
+    return list(sizes.values())
+
+
+def relative_variance(dims: Dims) -> Fraction:
+    """``Var(|vbar|^2) / (E |vbar|^2)^2 = (1 + 2/dO) 2 sum_g |g|^2 / (h^2 dV) + 2/dO``,
+    exact at finite size (theory §4.1)."""
+    spread = Fraction(2 * sum(g * g for g in group_sizes(dims)), dims.h**2 * dims.dV)
+    return (1 + Fraction(2, dims.dO)) * spread + Fraction(2, dims.dO)
+
+
+def summary(case: str, config: Ratios | Dims) -> dict | None:
+    """What ``freege law`` prints about the outlier of an MHA case (None for the other
+    cases): the limit of ``s_1(MHA)^2 / n``; with finite dimensions also the finite-size
+    standard deviation of ``|vbar|^2`` (its mean is exactly the limit)."""
+    if case not in MHA_CASES:
+        return None
+    ratios = config if isinstance(config, Ratios) else config.ratios
+    out: dict = {"quantity": "s_1(MHA)^2 / n", "limit": float(limit(ratios))}
+    if isinstance(config, Dims):
+        out["sd"] = float(limit(ratios)) * math.sqrt(relative_variance(config))
+    return out

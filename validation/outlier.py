@@ -1,0 +1,101 @@
+"""The leading singular value of sampled MHA against its limit (theory §4.1).
+
+The weights are replayed in the order of :mod:`freege.validation.sample` (seed ``s``
+spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r opens a K/V
+group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
+``freege validate`` compares for the same seed. The uncentred MHA adds ``1 vbar^T``,
+``vbar = W^O^T [V_r^T 1 / n]_r``; its largest singular value comes from
+:func:`top_singular_value` (power iteration with a residual test).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from freege.errors import ConvergenceError
+from freege.params import Dims
+from freege.validation import metrics
+from freege.validation.backend import Backend, get_backend
+from freege.validation.sample import Seed, centred_softmax_values
+
+
+def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool]]:
+    """``(Q_r, K_r, V_r, new_group)`` per head, drawn in the order of
+    :mod:`freege.validation.sample` (theory §1.1; ``V = K`` when tied)."""
+    out, group, k, v = [], -1, None, None
+    for r in range(dims.h):
+        q = bk.normal(gen, (dims.n, dims.dK))
+        new = dims.kv_group(r) != group
+        if new:
+            group = dims.kv_group(r)
+            k = bk.normal(gen, (dims.n, dims.dK))
+            v = k if dims.sharing == "tied" else bk.normal(gen, (dims.n, dims.dV))
+        out.append((q, k, v, new))
+    return out
+
+
+def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
+    """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))), the stream of
+    :mod:`freege.validation.sample` read in one piece."""
+    rows = dims.h * dims.dV
+    return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
+
+
+def top_singular_value(xp: Any, m: Any, *, tol: float = 1e-10, max_iter: int = 500) -> float:
+    """Largest singular value of ``m`` by power iteration on ``m m^T`` from the all-ones
+    direction (the outlier's, theory §4.1). Converged when the residual
+    ``||m m^T x - l x||`` is at most ``tol * l`` (an eigenvalue lies within the residual
+    of ``l``; the outlier is separated from the bulk by a gap of order n); a
+    ConvergenceError otherwise."""
+    x = xp.ones(m.shape[0]) / math.sqrt(m.shape[0])
+    lam = resid = math.nan
+    for _ in range(max_iter):
+        y = m @ (m.T @ x)
+        lam = float(x @ y)
+        resid = float(xp.linalg.norm(y - lam * x))
+        if lam > 0 and resid <= tol * lam:
+            return math.sqrt(lam)
+        x = y / xp.linalg.norm(y)
+    raise ConvergenceError("leading singular value", f"power iteration did not converge in "
+                           f"{max_iter} steps (residual {resid:.3g} of {lam:.3g})",
+                           {"shape": tuple(m.shape)})
+
+
+def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:
+    """``s_1(MHA)^2 / n`` of one softmax draw (the weights of ``freege validate``'s draw
+    with the same seed)."""
+    bk = get_backend(backend)
+    xp = bk.xp
+    weights_seq, output_seq, _ = np.random.SeedSequence(seed).spawn(3)
+    w = weights(bk, bk.generator(weights_seq), dims)
+    beta = float(dims.beta)
+    z = xp.concatenate([centred_softmax_values(xp, q, k, v, beta) for q, k, v, _ in w],
+                       axis=1)
+    z += xp.concatenate([v.mean(axis=0, keepdims=True) for _, _, v, _ in w], axis=1)
+    return top_singular_value(xp, z @ output_weights(bk, bk.generator(output_seq), dims)) ** 2 \
+        / dims.n
+
+
+def check(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "numpy",
+          on_draw: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Sampled ``s_1(MHA)^2 / n`` over ``draws`` draws (seeds ``(seed, i)``, as
+    ``freege validate``) beside the limit and finite-size spread of
+    :mod:`freege.numeric.outlier`: mean ± Student-t 95% half-width, sample and predicted
+    standard deviations, and ``agree`` when the limit lies in the interval."""
+    from freege.numeric import outlier
+
+    values = []
+    for i in range(draws):
+        values.append(sample(dims, seed=(seed, i), backend=backend))
+        if on_draw is not None:
+            on_draw(i)
+    mean, half = metrics.mean_ci(values)
+    theory = outlier.summary("mha-tied" if dims.sharing == "tied" else "mha", dims)
+    assert theory is not None
+    return {"mean": mean, "ci95": half, "sd": float(np.std(values, ddof=1)),
+            "limit": theory["limit"], "predicted_sd": theory["sd"],
+            "agree": abs(mean - theory["limit"]) <= half}
