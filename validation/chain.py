@@ -217,7 +217,8 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     controls = {key: ci([r["controls"][key] for r in records]) for key in first["controls"]}
     outl = [r["outlier"] for r in records]
     return {"draws": len(records), "distances": distances, "controls": controls,
-            "outlier": {**ci(outl), "sd": float(np.std(outl, ddof=1))}}
+            "outlier": {**ci(outl), "sd": float(np.std(outl, ddof=1))},
+            "outlier_values": outl}
 
 
 def scaled(dims: Dims, n: int) -> Dims:

@@ -83,9 +83,9 @@ def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float
 def check(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "numpy",
           on_draw: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Sampled ``s_1(MHA)^2 / n`` over ``draws`` draws (seeds ``(seed, i)``, as
-    ``freege validate``) beside the limit and finite-size spread of
-    :mod:`freege.numeric.outlier`: mean ± Student-t 95% half-width, sample and predicted
-    standard deviations, and ``agree`` when the limit lies in the interval."""
+    ``freege validate``) beside :mod:`freege.numeric.outlier`: mean ± Student-t 95%
+    half-width, sample and predicted standard deviations, the limit and the finite-size
+    mean ``gO + c / n``; ``agree`` when the latter lies in the interval."""
     from freege.numeric import outlier
 
     values = []
@@ -93,9 +93,16 @@ def check(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "nu
         values.append(sample(dims, seed=(seed, i), backend=backend))
         if on_draw is not None:
             on_draw(i)
-    mean, half = metrics.mean_ci(values)
     theory = outlier.summary("mha-tied" if dims.sharing == "tied" else "mha", dims)
     assert theory is not None
+    return compare(values, theory)
+
+
+def compare(values: list[float], theory: dict[str, Any]) -> dict[str, Any]:
+    """Sampled values of ``s_1(MHA)^2 / n`` against :func:`freege.numeric.outlier.summary`
+    (see :func:`check`)."""
+    mean, half = metrics.mean_ci(values)
     return {"mean": mean, "ci95": half, "sd": float(np.std(values, ddof=1)),
-            "limit": theory["limit"], "predicted_sd": theory["sd"],
-            "agree": abs(mean - theory["limit"]) <= half}
+            "limit": theory["limit"], "finite_n_mean": theory["finite_n_mean"],
+            "predicted_sd": theory["sd"],
+            "agree": abs(mean - theory["finite_n_mean"]) <= half}

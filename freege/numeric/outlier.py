@@ -11,10 +11,14 @@ rank-one common component has squared norm ``n |vbar|^2`` of order n, while the 
   ``|vbar|^2`` is ``(1 + 2/dO) 2 sum_g |g|^2 / (h^2 dV) + 2/dO`` (sum over K/V groups of
   sizes |g|; every group of size one when independent or tied): sharing the values
   across heads widens the spread, it does not move the limit;
-* ``|s_1(MHA) - sqrt(n) |vbar|| <= ||MHA^perp||``, whose square tends to the upper edge of
-  the bulk law, so the bias of ``s_1^2 / n`` is O(n^(-1/2)) at worst.
+* the next order: ``E s_1(MHA)^2 = dO + c + o(1)`` with
+  ``c = gO kappa + (mu_V / gV) (1 + gO / gV)``, ``mu_V`` the mean of the theory §4 value
+  law (``gV theta1``; tied ``gK theta1 + h theta2``) and
+  ``kappa = theta1 + h theta2^2 / (2 gK)`` (tied: ``+ h theta2 / gK``): the column sums
+  of attention and the bulk seen along the outlier's directions; so
+  ``E s_1^2 / n = gO + c / n + o(1/n)``.
 
-Pure functions of the configuration (exact fractions until the final rounding).
+Pure functions of the configuration.
 """
 
 from __future__ import annotations
@@ -31,6 +35,17 @@ MHA_CASES: tuple[str, ...] = ("mha", "mha-tied")
 def limit(ratios: Ratios) -> Fraction:
     """The almost-sure limit of ``s_1(MHA)^2 / n``: ``gO`` (theory §4.1)."""
     return Fraction(ratios.gO)
+
+
+def second_order(ratios: Ratios) -> float:
+    """``c`` of ``E s_1(MHA)^2 = dO + c + o(1)`` (module docstring, theory §4.1)."""
+    theta1, theta2, _ = ratios.thetas()
+    h, gk, gv, go = ratios.h, float(ratios.gK), float(ratios.gV), float(ratios.gO)
+    kappa = theta1 + h * theta2**2 / (2 * gk)
+    value_mean = gk * theta1 + h * theta2 if ratios.tied else gv * theta1
+    if ratios.tied:
+        kappa += h * theta2 / gk
+    return go * kappa + value_mean / gv * (1 + go / gv)
 
 
 def group_sizes(dims: Dims) -> list[int]:
@@ -51,12 +66,16 @@ def relative_variance(dims: Dims) -> Fraction:
 
 def summary(case: str, config: Ratios | Dims) -> dict | None:
     """What ``freege law`` prints about the outlier of an MHA case (None for the other
-    cases): the limit of ``s_1(MHA)^2 / n``; with finite dimensions also the finite-size
-    standard deviation of ``|vbar|^2`` (its mean is exactly the limit)."""
+    cases): the limit of ``s_1(MHA)^2 / n`` and the second-order constant ``c``; with
+    finite dimensions also the finite-size mean ``gO + c / n`` and the standard deviation
+    of ``|vbar|^2`` (theory §4.1)."""
     if case not in MHA_CASES:
         return None
     ratios = config if isinstance(config, Ratios) else config.ratios
-    out: dict = {"quantity": "s_1(MHA)^2 / n", "limit": float(limit(ratios))}
+    c = second_order(ratios)
+    out: dict = {"quantity": "s_1(MHA)^2 / n", "limit": float(limit(ratios)),
+                 "second_order": c}
     if isinstance(config, Dims):
+        out["finite_n_mean"] = float(limit(ratios)) + c / config.n
         out["sd"] = float(limit(ratios)) * math.sqrt(relative_variance(config))
     return out
