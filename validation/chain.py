@@ -84,6 +84,11 @@ CONTROL_RATES: dict[str, tuple[float, float]] = {
 }
 
 
+#: rounding allowance of the comparison of a fitted exponent with its bound (a KS that
+#: equals 1/n exactly fits -1 up to rounding)
+SLACK = 1e-9
+
+
 def guaranteed_rate(pair: tuple[int, int]) -> tuple[float, float]:
     """``(b, a)`` of :data:`STEP_RATES` for a pair of steps: the slowest step between."""
     steps = [f"{k + 1}-{k + 2}" for k in range(pair[0], pair[1])]
@@ -263,7 +268,9 @@ def rate_fits(sizes: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     every distance's mean (``|dm_q|`` as mean absolute values) and control, beside the
     effective exponent of the guaranteed bound over the same sizes
     (:func:`effective_exponent`); ``deviates`` when the fit decays slower than the bound
-    beyond its interval (``b - ci95 > bound``)."""
+    beyond its interval (``b - ci95 > bound``). With the outlier's predicted standard
+    deviations in ``sizes`` (theory §4.1), also their decay: a prediction, not a bound
+    (``deviates`` when outside the interval on either side)."""
     from freege.validation.sweep_report import loglog_fit
 
     ns = sorted(sizes)
@@ -275,9 +282,9 @@ def rate_fits(sizes: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
             return
         f = loglog_fit(ns, values)
         bound = effective_exponent(rate, ns)
-        rows.append({"what": label, "metric": key, "exponent": f["exponent"],
+        rows.append({"what": label, "metric": key, "kind": "bound", "exponent": f["exponent"],
                      "ci95": f["ci95"], "guaranteed": bound,
-                     "deviates": f["exponent"] - f["ci95"] > bound})
+                     "deviates": f["exponent"] - f["ci95"] > bound + SLACK})
 
     for pair in first["distances"]:
         a, b = (int(x) - 1 for x in pair.split("-"))
@@ -286,5 +293,10 @@ def rate_fits(sizes: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
                 guaranteed_rate((a, b)))
     for key, rate in CONTROL_RATES.items():
         fit("control", key, [sizes[n]["controls"][key]["mean"] for n in ns], rate)
-    fit("outlier", "sd", [sizes[n]["outlier"]["sd"] for n in ns], (-0.5, 0.0))
+    if all("predicted_sd" in sizes[n]["outlier"] for n in ns):
+        f = loglog_fit(ns, [sizes[n]["outlier"]["sd"] for n in ns])
+        pred = loglog_fit(ns, [sizes[n]["outlier"]["predicted_sd"] for n in ns])["exponent"]
+        rows.append({"what": "outlier", "metric": "sd", "kind": "prediction",
+                     "exponent": f["exponent"], "ci95": f["ci95"], "guaranteed": pred,
+                     "deviates": abs(f["exponent"] - pred) > f["ci95"]})
     return rows

@@ -220,13 +220,19 @@ def _text(d: dict[str, Any]) -> str:
     if "rates" in d:
         lines.append("decay in n (log-log fit of the means, 95% interval) beside the "
                      "exponent of the guaranteed bound n^b (log n)^a over these sizes:")
-        lines.append(f"  {'what':<8}{'metric':<20}{'fitted':>18}{'guaranteed':>12}")
+        lines.append(f"  {'what':<8}{'metric':<20}{'fitted':>18}{'guaranteed':>12}  (outlier sd: "
+                     "predicted, theory §4.1)")
         for r in d["rates"]:
-            verdict = "  DEVIATES (slower than guaranteed)" if r["deviates"] else ""
+            verdict = ("" if not r["deviates"] else "  DEVIATES (slower than guaranteed)"
+                       if r["kind"] == "bound" else "  DEVIATES from the prediction")
             lines.append(f"  {r['what']:<8}{r['metric']:<20}"
                          f"{r['exponent']:>+10.3f} ± {r['ci95']:.3f}{r['guaranteed']:>+12.3f}"
                          f"{verdict}")
+        lines.append("  leading singular value by n: " + "; ".join(
+            f"n={n} {_pm(s['outlier'], 3)} vs {s['outlier']['finite_n_mean']:.3f} "
+            f"(limit {s['outlier']['limit']:.3g})" for n, s in d["sizes"].items()))
         bad = sorted({r["what"] for r in d["rates"] if r["deviates"]})
-        lines.append("  every distance decays at least at its guaranteed rate" if not bad
+        lines.append("  every distance decays at least at its guaranteed rate (the outlier's "
+                     "spread as predicted)" if not bad
                      else f"  deviating: {', '.join(bad)}")
     return "\n".join(lines)

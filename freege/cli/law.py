@@ -267,7 +267,12 @@ def run(args: argparse.Namespace) -> int:
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)
     title = describe(spec)
-    emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
+    from freege.numeric import outlier  # the leading singular value, theory §4.1
+
+    if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config)):
+        data["outlier"] = top
+    emit(data, args, lambda d: _render(d, title, args.dps) + outlier.text(d.get("outlier")),
+         args.dps)
     if args.plot:
         plot_density(args.plot, the_law, title)
     return 0

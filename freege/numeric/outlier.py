@@ -79,3 +79,15 @@ def summary(case: str, config: Ratios | Dims) -> dict | None:
         out["finite_n_mean"] = float(limit(ratios)) + c / config.n
         out["sd"] = float(limit(ratios)) * math.sqrt(relative_variance(config))
     return out
+
+
+def text(top: dict | None) -> str:
+    """The lines ``freege law`` appends for :func:`summary` (nothing for None)."""
+    if top is None:
+        return ""
+    line = (f"\noutlier s_1(MHA)^2/n -> {top['limit']!r} (theory §4.1); "
+            f"E s_1^2 = dO + c, c = {top['second_order']:.6g}")
+    if "finite_n_mean" in top:
+        line += (f"\n        at this n: mean {top['finite_n_mean']:.6g}, "
+                 f"sd {top['sd']:.6g}")
+    return line
