@@ -187,6 +187,10 @@ def _pm(x: dict[str, float], digits: int = 4) -> str:
     return f"{x['mean']:.{digits}f} ± {x['ci95']:.{digits}f}"
 
 
+def _short(x: dict[str, float]) -> str:
+    return f"{x['mean']:.4g} ± {x['ci95']:.2g}"
+
+
 def _text(d: dict[str, Any]) -> str:
     c = d["config"]
     lines = [f"freege chain: h={c['h']}/{c['h_kv']}, sharing {c['sharing']}, "
@@ -198,11 +202,11 @@ def _text(d: dict[str, Any]) -> str:
         dims = s["dims"]
         lines.append(f"n = {n} (dK={dims['dK']}, dV={dims['dV']}, dO={dims['dO']}), "
                      f"limiting mean m1 = {s['limiting_moments'][0]:.6g}")
-        lines.append(f"  {'pair':<5}{'rel W1':>18}{'KS':>18}"
-                     + "".join(f"{'dm' + str(q):>19}" for q in range(1, 5)))
+        keys = ("rel_w1", "ks", "dm1", "dm2", "dm3", "dm4")
+        lines.append(f"  {'pair':<5}" + "".join(f"{k.replace('rel_w1', 'rel W1'):>20}"
+                                               for k in keys))
         for pair, row in s["distances"].items():
-            lines.append(f"  {pair:<5}{_pm(row['rel_w1']):>18}{_pm(row['ks']):>18}"
-                         + "".join(f"{_pm(row[f'dm{q}']):>19}" for q in range(1, 5)))
+            lines.append(f"  {pair:<5}" + "".join(f" {_short(row[k]):>19}" for k in keys))
         ctl = s["controls"]
         lines += [
             f"  control 1-2: ||diag(1/D - 1) Y^f_c|| = {_pm(ctl['op_norm_1_2'])} "
