@@ -53,6 +53,18 @@ def sigma_g(xp: Any, sigma_k: Any, beta: float) -> Any:
     return out
 
 
+def diagonal_mean(beta: float, dk: int) -> float:
+    """``E (Sigma_f)_jj`` over the keys: with ``d_K (Sigma_K)_jj`` chi-square with d_K
+    degrees of freedom, ``(Sigma_f)_jj = e^{beta^2 (2 S_jj - 1)} - e^{beta^2 (S_jj - 1)}``
+    has mean ``e^{-beta^2} [(1 - 4 beta^2/dK)^(-dK/2) - (1 - 2 beta^2/dK)^(-dK/2)]``
+    (needs ``dK > 4 beta^2``), ``theta1 + beta^4 (4 e^{beta^2} - 1)/dK + O(dK^-2)``; the
+    diagonal of Sigma_G has mean theta1 (theory §2.2)."""
+    b2 = beta**2
+    if not dk > 4 * b2:
+        raise ValueError(f"dK must be > 4 beta^2 = {4 * b2:g} (got {dk})")
+    return math.exp(-b2) * ((1 - 4 * b2 / dk) ** (-dk / 2) - (1 - 2 * b2 / dk) ** (-dk / 2))
+
+
 def normalised_frobenius(xp: Any, a: Any) -> float:
     """``||a||_F / sqrt(n)`` of an n x n matrix: the root mean square of its eigenvalues
     when symmetric (the normalisation of theory §2.2, step 5)."""

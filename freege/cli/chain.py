@@ -159,6 +159,12 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
     summary["outlier"] = {**summary["outlier"], **compare(summary.pop("outlier_values"), theory),
                           "second_order": theory["second_order"]}
     summary["dims"] = {"n": dims.n, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO}
+    if dims.sharing != "tied" and dims.dK > 4 * float(dims.beta) ** 2:
+        from freege.validation.conditional import diagonal_mean
+        from freege.validation.sample import thetas
+
+        t1 = thetas(float(dims.beta))[0]
+        summary["expected_dm1_4_5"] = diagonal_mean(float(dims.beta), dims.dK) / t1 - 1
     return summary
 
 
@@ -212,7 +218,9 @@ def _text(d: dict[str, Any]) -> str:
             f"  control 1-2: ||diag(1/D - 1) Y^f_c|| = {_pm(ctl['op_norm_1_2'])} "
             f"(rest rank <= h), max|D_i - 1| = {_pm(ctl['max_normalizer_dev'])}",
             f"  control 2-3: rank one, ||row mean|| = {_pm(ctl['mean_op_norm_2_3'])}",
-            f"  control 4-5: ||Sigma_f - Sigma_G||_F / sqrt(n) = {_pm(ctl['sigma_frob_4_5'])}",
+            f"  control 4-5: ||Sigma_f - Sigma_G||_F / sqrt(n) = {_pm(ctl['sigma_frob_4_5'])}"
+            + (f"; expected dm1 = {s['expected_dm1_4_5']:.4f} (key-norm spread in Sigma_f)"
+               if "expected_dm1_4_5" in s else ""),
             "  control 5-6: equal in law given the keys",
         ]
         o = s["outlier"]

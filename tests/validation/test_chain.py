@@ -93,3 +93,25 @@ def test_summary_and_fits_of_a_sweep():
     ks23 = next(r for r in rows if r["what"] == "2-3" and r["metric"] == "ks")
     assert ks23["exponent"] == pytest.approx(-1.0) and not ks23["deviates"]
     assert metrics.mean_ci([1.0, 2.0])[0] == 1.5
+
+
+def test_mean_gap_of_steps_4_5_is_the_key_norm_spread():
+    """With values independent of the keys, the expected relative gap of m1 from step 4 to
+    step 5 is ``E (Sigma_f)_jj / theta1 - 1`` (theory §2.2), exact at finite dK."""
+    from scipy import stats
+
+    from freege.validation.conditional import diagonal_mean
+
+    dims = Dims(n=96, h=2, dK=24, dV=24, dO=96)
+    limits = limiting_moments("mha", dims, chain.ORDERS)
+    gaps = [chain.compare(chain.draw(dims, seed=(8, i)), limits)["4-5"]["dm1"]
+            for i in range(12)]
+    expected = diagonal_mean(1.0, dims.dK) / math.expm1(1.0) - 1
+    half = stats.t.ppf(0.9995, len(gaps) - 1) * np.std(gaps, ddof=1) / math.sqrt(len(gaps))
+    assert abs(np.mean(gaps) - expected) <= half
+    def remainder(dk):  # the exact mean minus theta1 and its first-order term
+        return diagonal_mean(1.0, dk) - math.expm1(1.0) - (4 * math.e - 1) / dk
+
+    assert remainder(2000) / remainder(4000) == pytest.approx(4, rel=0.01)  # O(dK^-2)
+    with pytest.raises(ValueError, match="dK must be"):
+        diagonal_mean(1.0, 4)
