@@ -227,8 +227,8 @@ def _text(d: dict[str, Any]) -> str:
         lines.append(f"  leading singular value s_1(MHA)^2/n = {_pm(o)} (sd {o['sd']:.4f}); "
                      f"limit gO = {o['limit']:.6g}, at this n gO + c/n = "
                      f"{o['finite_n_mean']:.6g} (c = {o['second_order']:.4g}), predicted sd "
-                     f"{o['predicted_sd']:.4f}: {'agrees' if o['agree'] else 'DISAGREES'} "
-                     "(theory §4.1)")
+                     f"{o['predicted_sd']:.4f}: "
+                     f"{'agrees' if o['agree'] else 'outside the 95% interval'} (theory §4.1)")
     if "rates" in d:
         lines.append("decay in n (log-log fit of the means, 95% interval) beside the "
                      "exponent of the guaranteed bound n^b (log n)^a over these sizes:")

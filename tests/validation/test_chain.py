@@ -18,10 +18,11 @@ SMALL = Dims(n=48, h=2, dK=12, dV=12, dO=48)
 ROUNDING = 1 + 1e-9
 
 
-@pytest.mark.parametrize("sharing", ["none", "mqa", "tied"])
-def test_step_one_is_the_softmax_of_validate(sharing):
+@pytest.mark.parametrize("sharing,h_kv", [("none", None), ("gqa", 2), ("mqa", None),
+                                          ("tied", None)])
+def test_step_one_is_the_softmax_of_validate(sharing, h_kv):
     """Same seed, same weights: step 1 after T_n is MHA^perp of theory §6.1."""
-    dims = Dims(n=40, h=3, dK=8, dV=8, dO=24, sharing=sharing)
+    dims = Dims(n=40, h=3, dK=8, dV=8, dO=24, sharing=sharing, h_kv=h_kv)
     d = chain.draw(dims, seed=(4, 2))
     ref = sample.case_eigenvalues(sample.case_for(dims), dims, seed=(4, 2), model="softmax")
     assert np.allclose(d.spectra[chain.STEPS[0]], ref, rtol=0, atol=1e-10 * ref.max())
