@@ -21,9 +21,11 @@ Shared randomness, as the chain shares it: every step has the same keys, values 
 matrix ``G`` (rows of ``Y^G[Sigma] V / sqrt(n)`` are ``N(0, V^T Sigma V / n^2)`` given the
 keys and values, sampled exactly in law as ``G (V^T Sigma V)^{1/2} / n``); step 6 fresh
 noise, its ``W_r V_r`` sampled exactly in law the same way (as in
-:mod:`freege.validation.sample`). Seeds: ``(seed, i)`` of draw ``i`` spawns weights,
-``W^O`` and noise streams; the weights are drawn in the order of
-:mod:`freege.validation.sample` (Q_r, then K and V when head r opens a K/V group).
+:mod:`freege.validation.sample`). Seeds: a draw's seed (``(seed, n, i)`` for draw ``i``
+of :func:`run` at size n) spawns weights, ``W^O`` and noise streams; the weights are drawn
+in the order of :mod:`freege.validation.sample` (Q_r, then K and V when head r opens a K/V
+group), so step 1 of :func:`draw` with seed ``s`` is the softmax ``MHA^perp`` of
+:func:`freege.validation.sample.draw` with seed ``s``.
 
 Each step's own control (theory §2.2): the operator norm of the part of step 1 - step 2
 that is not of rank <= h, ``||[diag(1/D_r - 1) Y^f_c,r]_r||`` (the rest,
