@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "chain", help=HELP,
         description="Sample the six matrices of the theory §2.2 chain from centred softmax "
         "attention to its Gaussian equivalent, multiplied by the same T_n = V W^O / sqrt(n); "
-        "compare their Gram spectra pair by pair (relative W1, KS, m1..m4; mean ± 95%% CI "
+        "compare their Gram spectra pair by pair (relative W1, KS, m1..m4; mean ± 95% CI "
         "over draws), report each step's control and the leading singular value s_1(MHA)^2/n "
         "against its limit (theory §4.1). Several --n: the decay rate of every distance in n, "
         "beside the rate theory §2.2 guarantees.",
