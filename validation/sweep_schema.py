@@ -20,6 +20,8 @@ so every payload is also checked here before anything uses it:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from freege.params import MAX_DRAWS
@@ -129,3 +131,44 @@ def check_header(header: dict[str, Any], source: str) -> frozenset[str]:
             raise bad(f"theory of point {key} must be [m1, m2], finite and > 0 "
                       f"(got {_shown(values)})")
     return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """How the payloads of one kind of store are checked on every read:
+    ``header(payload, source)`` returns what the record check needs (a ValueError naming
+    ``source`` refuses the store), ``record(payload, context)`` says why a record is bad
+    (None when it is good). The store's own checks (checksum, header first, a repeated
+    finished draw) come on top."""
+
+    header: Callable[[dict[str, Any], str], Any]
+    record: Callable[[dict[str, Any], Any], str | None]
+
+
+def _sweep_header(header: dict[str, Any], source: str) -> tuple[frozenset[str], int]:
+    return check_header(header, source), header["identity"]["draws"]
+
+
+#: the schema of ``freege sweep`` stores (this module's docstring)
+SWEEP = Schema(_sweep_header, lambda record, context: record_problem(record, *context))
+
+
+def finite_tree_problem(value: object, where: str = "record", depth: int = 0) -> str | None:
+    """Why ``value`` is not a tree of string-keyed objects and lists (at most 8 deep) whose
+    leaves are finite JSON numbers; None when it is one. For stores whose records are
+    measurement tables (``freege chain``)."""
+    if depth > 8:
+        return f"{where} is nested too deeply"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = finite_tree_problem(item, f"{where}.{key}", depth + 1)
+            if problem:
+                return problem
+        return None
+    if isinstance(value, list):
+        for k, item in enumerate(value):
+            problem = finite_tree_problem(item, f"{where}[{k}]", depth + 1)
+            if problem:
+                return problem
+        return None
+    return None if _is_number(value) else f"{where} must be a finite number (got {_shown(value)})"

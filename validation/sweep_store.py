@@ -73,11 +73,11 @@ class Contents:
     rejected: int = 0
 
 
-def read(path: str | Path) -> Contents:
+def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> Contents:
     """Parse the store at ``path`` (missing: empty). Bad lines are counted in
-    ``dropped`` (with a warning), records that break the schema in ``rejected`` (one
-    warning each, with the line number); the header must be the first line, intact and
-    well formed."""
+    ``dropped`` (with a warning), records that break ``schema`` (default: a sweep's) in
+    ``rejected`` (one warning each, with the line number); the header must be the first
+    line, intact and well formed."""
     p = Path(path)
     out = Contents()
     if not p.exists():
@@ -90,7 +90,7 @@ def read(path: str | Path) -> Contents:
         raise ValueError(f"cannot read store {str(p)!r}: {exc.strerror or exc}") from None
     out.size = len(data)
     offset = 0
-    points: frozenset[str] = frozenset()
+    context: Any = None
     finished_on: dict[tuple[str, int], int] = {}
     for line, raw in enumerate(data.splitlines(keepends=True), 1):
         start, offset = offset, offset + len(raw)
@@ -107,11 +107,11 @@ def read(path: str | Path) -> Contents:
         if start == 0:
             if payload.get("type") != "header" or payload.get("format") != FORMAT:
                 raise ValueError(f"store {str(p)!r} is not a {FORMAT} store")
-            points = sweep_schema.check_header(payload, f"store {str(p)!r}")
+            context = schema.header(payload, f"store {str(p)!r}")
             out.header = payload
         else:
-            problem = sweep_schema.record_problem(payload, points,
-                                                  out.header["identity"]["draws"])
+            problem = (schema.record(payload, context) if out.header is not None
+                       else "record before the store's header")
             if problem is None and payload["status"] == "ok":
                 key = (payload["point"], payload["draw"])
                 if key in finished_on:

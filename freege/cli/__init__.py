@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "dimensions (theory §6.1)"),
     "ladder": ("validate", "the single-head ladder from softmax to its Gaussian equivalent "
                "(theory §6.2)"),
+    "chain": ("chain", "the multi-head equivalence chain, step by step, and the leading "
+              "singular value (theory §2.2, §4.1)"),
     "law": ("law", "moments, support, atoms and density of a theory §4 law"),
     "readout": ("readout", "theory §5 readout predictions: dof, ridge error, loss, arrival "
                 "time"),
@@ -45,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 #: every sub-command module under ``freege.cli``
 COMMAND_MODULES: tuple[str, ...] = ("derive", "validate", "law", "readout", "reproduce", "sweep",
-                                    "docs")
+                                    "docs", "chain")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -96,3 +97,19 @@ def emit(data: dict, args: argparse.Namespace, render_text: Callable[[dict], str
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(data).rstrip("\n") + "\n")
+
+
+def one_line_warnings(action: Callable[[], Any], said: set[str] | None = None) -> Any:
+    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines, each
+    once (``said``: lines already printed by an earlier read of the same store)."""
+    said = set() if said is None else said
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return action()
+        finally:
+            for w in caught:
+                line = " ".join(str(w.message).split())
+                if line not in said:
+                    said.add(line)
+                    print(f"freege: warning: {line}", file=sys.stderr)

@@ -332,7 +332,12 @@ def run(args: argparse.Namespace) -> int:
     data = law_summary(the_law, xs)
     title = describe(spec)
     grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
-    emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
+    from freege.numeric import outlier  # the leading singular value, theory §4.1
+
+    if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config)):
+        data["outlier"] = top
+    emit(data, args, lambda d: _render(d, title, args.dps) + outlier.text(d.get("outlier")),
+         args.dps)
     if grid is not None:
         plot_density(args.plot, grid, plot_title(spec))
     return 0

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-from freege.cli.common import emit
+from freege.cli.common import emit, one_line_warnings
 from freege.cli.options import (
     add_backend_option,
     add_dtype_option,
@@ -96,22 +95,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_report)
 
 
-def _one_line_warnings(action: Callable[[], Any], said: set[str] | None = None) -> Any:
-    """Run ``action``; warnings it raises are printed as ``freege: warning:`` lines, each
-    once (``said``: lines already printed by an earlier read of the same store)."""
-    said = set() if said is None else said
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            return action()
-        finally:
-            for w in caught:
-                line = " ".join(str(w.message).split())
-                if line not in said:
-                    said.add(line)
-                    print(f"freege: warning: {line}", file=sys.stderr)
-
-
 def _points(args: argparse.Namespace, campaign: Any) -> list:
     from freege.validation.sweep_grid import expand, with_axes
 
@@ -142,7 +125,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     from freege.validation.sweep import run
 
     said: set[str] = set()
-    outcome = _one_line_warnings(lambda: run(
+    outcome = one_line_warnings(lambda: run(
         points, draws=draws, store=args.store, seed=seed, backend=args.backend,
         dtype=args.dtype, workers=workers, scheduler=args.scheduler,
         verbosity=args.verbosity, preflight=_sizer(args)), said)
@@ -188,7 +171,7 @@ def _report(args: argparse.Namespace, said: set[str] | None = None) -> int:
 
     if args.plot is not None:
         sweep_report.check_plot_path(args.plot)
-    report = _one_line_warnings(lambda: sweep_report.summarise(args.store), said)
+    report = one_line_warnings(lambda: sweep_report.summarise(args.store), said)
     if args.plot is not None:
         sweep_report.plot(report, args.plot)
     if args.format == "csv":  # the draws themselves, one row each

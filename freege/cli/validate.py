@@ -164,6 +164,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
+    from freege.validation.outlier import check as outlier_check  # theory §4.1, float64
+
+    summary["outlier"] = outlier_check(dims, draws=draws, seed=seed, backend=bk.name)
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
@@ -207,6 +210,8 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
         f"  seconds per draw:                {d['seconds_per_draw']:.3f}",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
+        f"  s_1(MHA)^2/n (theory §4.1):      {pm(d['outlier'])}, limit {d['outlier']['limit']:.6g}"
+        f", at this n {d['outlier']['finite_n_mean']:.6g}",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
         "  definitions (theory §6.1; freege docs theory --section 6.1):",

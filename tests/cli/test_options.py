@@ -11,8 +11,8 @@ import freege.cli
 SHARED = ("--format", "--dps", "--plot", "--seed", "--backend", "--dtype", "--yes",
           "--certify", "--lam", "--sigma2", "--level", "--case", "--beta")
 #: options that mean something else than the law options' there: the sampling temperature
-#: of validate and ladder (optional, default 1), derive's case (no law evaluated)
-OWN_MEANING = {"validate.py": {"--beta"}, "derive.py": {"--case"}}
+#: of validate, ladder and chain (optional, default 1), derive's case (no law evaluated)
+OWN_MEANING = {"validate.py": {"--beta"}, "derive.py": {"--case"}, "chain.py": {"--beta"}}
 
 
 def test_shared_options_are_added_only_by_the_options_module() -> None:

@@ -1,0 +1,111 @@
+"""The leading singular value of sampled MHA against its limit (theory §4.1).
+
+The weights are replayed in the order of :mod:`freege.validation.sample` (seed ``s``
+spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r opens a K/V
+group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
+``freege validate`` compares for the same seed. The uncentred MHA adds ``1 vbar^T``,
+``vbar = W^O^T [V_r^T 1 / n]_r``; its largest singular value comes from
+:func:`top_singular_value` (power iteration with a residual test).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from freege.errors import ConvergenceError
+from freege.params import Dims
+from freege.validation import metrics
+from freege.validation.backend import Backend, get_backend
+from freege.validation.sample import Seed, centred_softmax_values
+
+
+def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool]]:
+    """``(Q_r, K_r, V_r, new_group)`` per head, drawn in the order of
+    :mod:`freege.validation.sample` (theory §1.1; ``V = K`` when tied)."""
+    out, group, k, v = [], -1, None, None
+    for r in range(dims.h):
+        q = bk.normal(gen, (dims.n, dims.dK))
+        new = dims.kv_group(r) != group
+        if new:
+            group = dims.kv_group(r)
+            k = bk.normal(gen, (dims.n, dims.dK))
+            v = k if dims.sharing == "tied" else bk.normal(gen, (dims.n, dims.dV))
+        out.append((q, k, v, new))
+    return out
+
+
+def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
+    """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))), the stream of
+    :mod:`freege.validation.sample` read in one piece."""
+    rows = dims.h * dims.dV
+    return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
+
+
+def top_singular_value(xp: Any, m: Any, *, tol: float = 1e-10, max_iter: int = 100) -> float:
+    """Largest singular value of ``m``. Power iteration on ``m m^T`` from the all-ones
+    direction (the outlier's, theory §4.1), accepted when the residual
+    ``||m m^T x - l x||`` is at most ``tol * l`` (an eigenvalue lies within the residual of
+    ``l``, and the outlier is separated from the bulk by a gap of order n); when the gap is
+    too small for that within ``max_iter`` steps (small n), the largest eigenvalue of the
+    smaller Gram matrix by a dense symmetric eigensolver."""
+    x = xp.ones(m.shape[0]) / math.sqrt(m.shape[0])
+    for _ in range(max_iter):
+        y = m @ (m.T @ x)
+        lam = float(x @ y)
+        if lam > 0 and float(xp.linalg.norm(y - lam * x)) <= tol * lam:
+            return math.sqrt(lam)
+        x = y / xp.linalg.norm(y)
+    gram = m.T @ m if m.shape[1] < m.shape[0] else m @ m.T
+    top = float(xp.linalg.eigvalsh(gram)[-1])
+    if not top > 0:
+        raise ConvergenceError("leading singular value", f"no positive eigenvalue ({top})",
+                               {"shape": tuple(m.shape)})
+    return math.sqrt(top)
+
+
+def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:
+    """``s_1(MHA)^2 / n`` of one softmax draw (the weights of ``freege validate``'s draw
+    with the same seed)."""
+    bk = get_backend(backend)
+    xp = bk.xp
+    weights_seq, output_seq, _ = np.random.SeedSequence(seed).spawn(3)
+    w = weights(bk, bk.generator(weights_seq), dims)
+    beta = float(dims.beta)
+    z = xp.concatenate([centred_softmax_values(xp, q, k, v, beta) for q, k, v, _ in w],
+                       axis=1)
+    z += xp.concatenate([v.mean(axis=0, keepdims=True) for _, _, v, _ in w], axis=1)
+    return top_singular_value(xp, z @ output_weights(bk, bk.generator(output_seq), dims)) ** 2 \
+        / dims.n
+
+
+def check(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "numpy",
+          level: float = 0.95, on_draw: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Sampled ``s_1(MHA)^2 / n`` over ``draws`` draws (seeds ``(seed, i)``, as
+    ``freege validate``) beside :mod:`freege.numeric.outlier`: mean ± Student-t 95%
+    half-width (``level``), sample and predicted standard deviations, the limit and the
+    finite-size mean ``gO + c / n``; ``agree`` when the latter lies in the interval."""
+    from freege.numeric import outlier
+
+    values = []
+    for i in range(draws):
+        values.append(sample(dims, seed=(seed, i), backend=backend))
+        if on_draw is not None:
+            on_draw(i)
+    theory = outlier.summary("mha-tied" if dims.sharing == "tied" else "mha", dims)
+    assert theory is not None
+    return compare(values, theory, level)
+
+
+def compare(values: list[float], theory: dict[str, Any], level: float = 0.95
+            ) -> dict[str, Any]:
+    """Sampled values of ``s_1(MHA)^2 / n`` against :func:`freege.numeric.outlier.summary`
+    (see :func:`check`)."""
+    mean, half = metrics.mean_ci(values, level)
+    return {"mean": mean, "ci95": half, "sd": float(np.std(values, ddof=1)),
+            "limit": theory["limit"], "finite_n_mean": theory["finite_n_mean"],
+            "predicted_sd": theory["sd"],
+            "agree": abs(mean - theory["finite_n_mean"]) <= half}
