@@ -8,12 +8,15 @@
   point's word being the hash of its canonical form (:class:`freege.validation.sweep_grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
   the other points of the grid.
-* Cluster: a ``LocalCluster`` of worker processes with one thread each (as many as
-  ``workers``, default: the cores, one for ``cupy``), or an existing scheduler
-  (``scheduler`` address; multi-GPU nodes: ``dask-cuda``'s ``LocalCUDACluster`` or
-  ``dask-cuda-worker``, one worker per GPU). A failed task is retried once (Dask
-  ``retries=1``; a lost worker counts once, ``allowed-failures = 1`` on the local
-  cluster) and then recorded as failed; the sweep goes on.
+* Cluster: one worker runs the tasks in this process, one after another, with no cluster
+  at all; more start a private local cluster (:mod:`freege.validation.sweep_cluster`:
+  mutual TLS with temporary in-memory credentials, no HTTP server) of worker processes
+  with one thread each (as many as ``workers``, default: the cores, one for ``cupy``); or
+  the tasks go to an existing scheduler (``scheduler`` address, ``tls://`` through Dask's
+  ``distributed.comm.tls`` settings; multi-GPU nodes: ``dask-cuda``'s
+  ``LocalCUDACluster`` or ``dask-cuda-worker``, one worker per GPU). A failed task is
+  retried once (Dask ``retries=1``; a lost worker counts once, ``allowed-failures = 1``
+  on the local cluster) and then recorded as failed; the sweep goes on.
 * Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
@@ -22,11 +25,10 @@ Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only her
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,10 +102,10 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
 
 
 def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
-    """``(client, cluster or None)``: attached to ``scheduler``, else a new local
-    cluster of ``workers`` single-threaded processes."""
-    import dask
-    from dask.distributed import Client, LocalCluster
+    """``(client, cluster or None)``: attached to ``scheduler`` (TLS through Dask's
+    ``distributed.comm.tls`` settings), else a new private local cluster of ``workers``
+    single-threaded processes (:mod:`freege.validation.sweep_cluster`)."""
+    from dask.distributed import Client
 
     if scheduler is not None:
         try:
@@ -115,13 +117,9 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
         from freege.validation.backend import get_backend
 
         get_backend("cupy")  # a ValueError saying why, before any worker starts
-    # allowed-failures: a task on a worker that dies is retried once. glibc's trim
-    # threshold, which Dask's nanny sets, disables its adaptive mmap threshold: every
-    # n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower draws (measured)
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1,
-                          "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+    from freege.validation import sweep_cluster
+
+    cluster = sweep_cluster.start(workers, backend)
     return Client(cluster), cluster
 
 
@@ -173,14 +171,16 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     ok = failed = 0
     client = cluster = None
     try:
-        if todo:
+        if todo and (scheduler is not None or n_workers > 1):
             client, cluster = _client(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
-                ok, failed = _execute(client, todo, seed, backend, dtype,
-                                      new_header["theory"], writer, progress, on_record)
+                args = (seed, backend, dtype, new_header["theory"])
+                results = (_in_process(todo, *args) if client is None
+                           else _on_dask(client, todo, *args))
+                ok, failed = _record(results, len(todo), writer, progress, on_record)
     finally:
         if client is not None:
             client.close()
@@ -190,13 +190,29 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
                    failed, n_workers, time.perf_counter() - start)
 
 
-def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
-             theory: dict[str, list[float]], writer: sweep_store.Writer,
-             progress: bool | None, on_record: Callable[[dict[str, Any]], None] | None
-             ) -> tuple[int, int]:
-    """Submit every task, append each result (or failure) as it completes."""
+def _failure(p: Point, i: int, exc: BaseException) -> dict[str, Any]:
+    return {"type": "draw", "point": p.key, "draw": i, "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _in_process(todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
+                theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
+    """One worker: the tasks run in this process, in order, no cluster at all (each
+    retried once, like a Dask task)."""
+    for p, i in todo:
+        for attempt in (0, 1):
+            try:
+                yield draw_task(p.as_dict(), i, seed, backend, theory[p.key][0], dtype)
+                break
+            except Exception as exc:  # the task's own error, recorded like Dask's
+                if attempt:
+                    yield _failure(p, i, exc)
+
+
+def _on_dask(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
+             theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
+    """Submit every task, yield each result (or failure) as it completes."""
     from dask.distributed import as_completed
-    from tqdm import tqdm
 
     futures = []
     for p, i in todo:
@@ -204,23 +220,30 @@ def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str
                             key=f"freege-draw-{p.key}-{seed}-{dtype}-{i}", pure=False, retries=1)
         futures.append(fut)
     where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
+    for fut in as_completed(futures):
+        p, i = where[fut.key]
+        record = fut.result() if fut.status == "finished" else _failure(p, i, fut.exception())
+        fut.release()
+        yield record
+
+
+def _record(results: Iterator[dict[str, Any]], total: int, writer: sweep_store.Writer,
+            progress: bool | None, on_record: Callable[[dict[str, Any]], None] | None
+            ) -> tuple[int, int]:
+    """Append each record to the store as it comes; ``(ok, failed)``."""
+    from tqdm import tqdm
+
     show = sys.stderr.isatty() if progress is None else progress
     ok = failed = 0
-    with tqdm(total=len(todo), disable=not show, file=sys.stderr, unit="draw",
+    with tqdm(total=total, disable=not show, file=sys.stderr, unit="draw",
               desc="freege sweep") as bar:
-        for fut in as_completed(futures):
-            p, i = where[fut.key]
-            if fut.status == "finished":
-                record = fut.result()
+        for record in results:
+            if record["status"] == "ok":
                 ok += 1
             else:
-                exc = fut.exception()
-                record = {"type": "draw", "point": p.key, "draw": i, "status": "failed",
-                          "error": f"{type(exc).__name__}: {exc}"}
                 failed += 1
             writer.append(record)
             if on_record is not None:
                 on_record(record)
-            fut.release()
             bar.update(1)
     return ok, failed
