@@ -44,6 +44,23 @@ class PrivateWorker(_NoHTTP, Worker):
     """A worker that serves no HTTP."""
 
 
+#: Dask settings of the local cluster. allowed-failures: a task on a worker that dies is
+#: retried once. glibc's trim threshold, which Dask's nanny sets, disables its adaptive
+#: mmap threshold: every n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower
+#: draws (measured). The statistical profiler (which takes the GIL every 10 ms to walk
+#: the task's stack), the 20 ms event-loop health tick and the 0.5 s system monitor
+#: compete with a draw for the GIL: off, or slowed to once a few seconds
+QUIET_WORKERS: dict[str, object] = {
+    "distributed.scheduler.allowed-failures": 1,
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "2s",
+    "distributed.admin.tick.limit": "60s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
 def _start_method(backend: str) -> str:
     return "fork" if backend == "numpy" and sys.platform.startswith("linux") else "spawn"
 
@@ -82,12 +99,8 @@ def start(workers: int, backend: str = "numpy") -> SpecCluster:
               "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
                           "dashboard": False, "dashboard_address": None,
                           "silence_logs": logging.ERROR}}
-    # allowed-failures: a task on a worker that dies is retried once. glibc's trim
-    # threshold, which Dask's nanny sets, disables its adaptive mmap threshold: every
-    # n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower draws (measured)
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1,
-                          "distributed.worker.multiprocessing-method": method,
-                          "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    with dask.config.set(QUIET_WORKERS | {
+            "distributed.worker.multiprocessing-method": method}):
         return SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(workers), worker),
                            worker=worker, security=security, silence_logs=logging.ERROR)
 

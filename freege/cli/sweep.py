@@ -58,9 +58,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--draws", default=None, help="draws per grid point (default: campaign's)")
     p.add_argument("--store", required=True, metavar="PATH", help="JSON-lines results store")
     p.add_argument("--workers", default=None,
-                   help="local worker processes (default: the cores; 1 for cupy)")
+                   help="local worker processes (default: the cores; 1 for cupy); 1 runs "
+                   "the draws in this process, with no cluster; more start a private "
+                   "cluster on 127.0.0.1 (mutual TLS with temporary credentials, no "
+                   "dashboard)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="attach to a running Dask scheduler (e.g. tcp://host:8786)")
+                   help="attach to a running Dask scheduler instead: tls://host:8786 uses "
+                   "Dask's TLS settings (distributed.comm.tls.* in the Dask config, or "
+                   "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, "
+                   "...__CLIENT__KEY); a plain tcp:// scheduler you do not control can "
+                   "run code in your process")
     add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")
     add_backend_option(p, ("numpy", "cupy"), "numpy",
                        help="array backend of the tasks (default numpy)")
