@@ -11,7 +11,7 @@ planted file or symbolic link is never followed) and renamed into place atomical
 
 An entry that fails a check is ignored -- the caller recomputes it -- with one line on
 stderr (``freege: warning: ...``), once per file and reason in a process; a folder that
-fails is neither read nor written.
+fails is neither read nor written, with one line per folder.
 """
 
 from __future__ import annotations
@@ -78,10 +78,12 @@ def read_text(path: Path) -> str | None:
         reject(path, what)
         return None
     with os.fdopen(fd, "rb") as handle:
+        folder_why = _folder_problem(path.parent)
+        if folder_why is not None:
+            warn(f"not using the cache folder {path.parent}: {folder_why}")
+            return None
         st = os.fstat(handle.fileno())
         why = "not a regular file" if not stat.S_ISREG(st.st_mode) else _problem(st)
-        if why is None:
-            why = _folder_problem(path.parent)
         if why is not None:
             reject(path, why)
             return None
