@@ -113,10 +113,6 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
         except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
                              f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
-    if backend == "cupy":
-        from freege.validation.backend import get_backend
-
-        get_backend("cupy")  # a ValueError saying why, before any worker starts
     from freege.validation import sweep_cluster
 
     cluster = sweep_cluster.start(workers, backend)
@@ -157,6 +153,10 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
+    if backend == "cupy" and scheduler is None:
+        from freege.validation.backend import get_backend
+
+        get_backend("cupy")  # a ValueError saying why, before any task runs
     folder = Path(store).absolute().parent
     if not folder.is_dir():
         raise ValueError(f"store folder {str(folder)!r} does not exist")
@@ -200,13 +200,14 @@ def _in_process(todo: list[tuple[Point, int]], seed: int, backend: str, dtype: s
     """One worker: the tasks run in this process, in order, no cluster at all (each
     retried once, like a Dask task)."""
     for p, i in todo:
-        for attempt in (0, 1):
+        record = None
+        for _ in range(2):
             try:
-                yield draw_task(p.as_dict(), i, seed, backend, theory[p.key][0], dtype)
+                record = draw_task(p.as_dict(), i, seed, backend, theory[p.key][0], dtype)
                 break
             except Exception as exc:  # the task's own error, recorded like Dask's
-                if attempt:
-                    yield _failure(p, i, exc)
+                record = _failure(p, i, exc)
+        yield record
 
 
 def _on_dask(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from typing import Any
 
 import dask
@@ -99,8 +100,10 @@ def start(workers: int, backend: str = "numpy") -> SpecCluster:
               "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
                           "dashboard": False, "dashboard_address": None,
                           "silence_logs": logging.ERROR}}
-    with dask.config.set(QUIET_WORKERS | {
-            "distributed.worker.multiprocessing-method": method}):
+    with dask.config.set(QUIET_WORKERS | {"distributed.worker.multiprocessing-method": method}), \
+            warnings.catch_warnings():
+        # Python >= 3.12 warns on any fork of a process with threads (here: Dask's loop)
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=r".*fork\(\)")
         return SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(workers), worker),
                            worker=worker, security=security, silence_logs=logging.ERROR)
 
