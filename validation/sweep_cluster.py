@@ -99,13 +99,15 @@ def start(workers: int, backend: str = "numpy") -> SpecCluster:
     worker = {"cls": Nanny,
               "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
                           "dashboard": False, "dashboard_address": None,
-                          "silence_logs": logging.ERROR}}
+                          "silence_logs": logging.CRITICAL}}
+    # logs: CRITICAL only -- a failed task is recorded in the store, and a worker's
+    # heartbeat racing the scheduler's shutdown is no error of the sweep's
     with dask.config.set(QUIET_WORKERS | {"distributed.worker.multiprocessing-method": method}), \
             warnings.catch_warnings():
         # Python >= 3.12 warns on any fork of a process with threads (here: Dask's loop)
         warnings.filterwarnings("ignore", category=DeprecationWarning, message=r".*fork\(\)")
         return SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(workers), worker),
-                           worker=worker, security=security, silence_logs=logging.ERROR)
+                           worker=worker, security=security, silence_logs=logging.CRITICAL)
 
 
 __all__ = ["PrivateScheduler", "PrivateWorker", "credentials", "start"]
