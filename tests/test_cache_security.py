@@ -176,3 +176,18 @@ def test_cache_folder_from_the_environment(tmp_path, monkeypatch):
     assert cache_dir() == Path.home() / ".cache" / "freege"
     monkeypatch.setenv("FREEGE_CACHE_DIR", "here")
     assert cache_dir() == tmp_path / "here"
+
+
+def test_parser_rebuilds_derivations_exactly():
+    """What the cache stores for real derivations (moments, S-relation, S-transform, with
+    symbol assumptions) is rebuilt identical by the parser."""
+    from freege.symbolic import closed_forms
+    from freege.symbolic.cache import from_srepr
+
+    exprs = [sp.Float("0.1", 30) * sp.pi + sp.exp(sp.Symbol("x")) - sp.Rational(-7, 5),
+             *closed_forms.moments("mha", 3), closed_forms.s_relation("mha"),
+             closed_forms.s_transform("mha")]
+    for expr in exprs:
+        text = sp.srepr(expr)
+        again = from_srepr(text)
+        assert again == expr and sp.srepr(again) == text
