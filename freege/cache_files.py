@@ -26,6 +26,9 @@ from pathlib import Path
 from freege.cache_key import cache_dir
 
 _WARNED: set[str] = set()
+#: open flags of a read: no symbolic link at the last component, never block on a FIFO
+_NO_FOLLOW = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_CLOEXEC", 0))
 
 
 def warn(message: str) -> None:
@@ -36,7 +39,10 @@ def warn(message: str) -> None:
 
 
 def _problem(st: os.stat_result) -> str | None:
-    """Why a file or folder with status ``st`` is not private (``None``: it is)."""
+    """Why a file or folder with status ``st`` is not private (``None``: it is). Systems
+    without POSIX owners (Windows) rely on the folder's access control list."""
+    if not hasattr(os, "getuid"):
+        return None
     if st.st_uid != os.getuid():
         return f"owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
@@ -70,7 +76,7 @@ def read_text(path: Path) -> str | None:
     """The text of cache entry ``path`` when it and its folders pass the checks above;
     ``None`` when it is absent or fails one (with a warning)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
     except FileNotFoundError:
         return None
     except OSError as exc:  # ELOOP: a symbolic link; EACCES, ...

@@ -191,3 +191,13 @@ def test_parser_rebuilds_derivations_exactly():
         text = sp.srepr(expr)
         again = from_srepr(text)
         assert again == expr and sp.srepr(again) == text
+
+
+def test_a_planted_fifo_neither_blocks_nor_is_read(cache, capsys):
+    exact_results.remember(("fifo",), lambda: [0.25])
+    (path,) = (cache / "numeric" / "exact").glob("*.json")
+    path.unlink()
+    os.mkfifo(path)
+    assert exact_results.remember(("fifo",), lambda: [0.25]) == [0.25]
+    assert "not a regular file" in capsys.readouterr().err
+    assert path.is_file()  # replaced by the recomputed entry
