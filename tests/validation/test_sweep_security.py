@@ -84,7 +84,7 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
             target = address.replace("tls://", "tcp://") if who == "plain tcp" else address
             marker = tmp_path / f"{who.replace(' ', '-')}.txt"
             try:
-                with Client(target, timeout=2, **kwargs) as client:
+                with Client(target, timeout=1, **kwargs) as client:
                     client.submit(_write, str(marker), pure=False).result(timeout=5)
             except Exception:  # refused: TLS handshake, timeout, or no TLS context
                 refused.append(who)
@@ -105,3 +105,29 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
     assert seen["http"] == []
     assert seen["refused"] == ["foreign credentials", "plain tcp", "no credentials"]
     assert seen["own"] == "ran"  # the same call with the cluster's credentials works
+
+
+def test_tls_scheduler_through_dask_settings(tmp_path):
+    """``--scheduler tls://...`` connects with Dask's standard ``distributed.comm.tls``
+    settings (files named in the Dask configuration), and only with them."""
+    import dask
+
+    cluster = sweep_cluster.start(1)
+    try:
+        sec = cluster.security
+        files = {}
+        for key, pem in (("ca-file", sec.tls_ca_file), ("client.cert", sec.tls_client_cert),
+                         ("client.key", sec.tls_client_key)):
+            files[f"distributed.comm.tls.{key}"] = path = tmp_path / key
+            path.write_text(pem)
+            path.chmod(0o600)
+        points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
+        with dask.config.set({k: str(v) for k, v in files.items()}):
+            out = sweep.run(points, draws=2, store=tmp_path / "tls.jsonl", progress=False,
+                            scheduler=cluster.scheduler_address)
+        assert (out.ok, out.workers) == (2, 1)
+        with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
+            sweep.run(points, draws=3, store=tmp_path / "none.jsonl", progress=False,
+                      scheduler=cluster.scheduler_address)
+    finally:
+        cluster.close()
