@@ -1,8 +1,8 @@
 """Reading and writing freege's disk caches only where no one else can write (issue 17).
 
 A cache entry is read only when the cache folder, every folder between it and the entry,
-and the entry itself are owned by the current user and writable by neither group nor
-others, and the entry is a regular file (not a symbolic link: it is opened with
+and the entry itself are owned by the current user (or root) and writable by neither
+group nor others, and the entry is a regular file (not a symbolic link: it is opened with
 ``O_NOFOLLOW`` and checked with ``fstat`` on the open descriptor, so the file checked is
 the file read) -- the rule ssh applies to ``~/.ssh`` and pip to its cache. This holds on
 every load. Folders freege creates are ``0700``; entries are written through
@@ -43,7 +43,7 @@ def _problem(st: os.stat_result) -> str | None:
     without POSIX owners (Windows) rely on the folder's access control list."""
     if not hasattr(os, "getuid"):
         return None
-    if st.st_uid != os.getuid():
+    if st.st_uid not in (os.getuid(), 0):  # root could write anything anyway (as ssh)
         return f"owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
