@@ -108,6 +108,16 @@ def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
     from dask.distributed import Client
 
     if scheduler is not None:
+        if scheduler.startswith("tls://"):
+            from distributed.security import Security
+
+            tls = Security()
+            if not (tls.tls_ca_file and tls.tls_client_cert):
+                raise ValueError(
+                    f"the scheduler {scheduler!r} speaks TLS but Dask has no TLS settings: "
+                    "set distributed.comm.tls.ca-file, distributed.comm.tls.client.cert "
+                    "and distributed.comm.tls.client.key in the Dask configuration (or "
+                    "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, ...__CLIENT__KEY)")
         try:
             return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
