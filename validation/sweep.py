@@ -1,9 +1,14 @@
-"""Run a sweep: one Dask task per (grid point, draw) of theory §6.1, results to a store.
+"""Run a sweep: the (grid point, draw) pairs of theory §6.1 as Dask tasks, results to a
+store.
 
 * Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sample.draw` (or
   :func:`freege.validation.sample.case_eigenvalues` for another theory §4 case: both models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
+* Batching: the first tasks hold one draw each; once draws have been timed, a task
+  holds as many as take about :data:`TASK_SECONDS` (:func:`draw_chunk`), so the
+  scheduler's cost per task stays a few percent of cheap draws; records are still
+  appended one per draw, and two tasks per worker are in flight.
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
   point's word being the hash of its canonical form (:class:`freege.validation.sweep_grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
@@ -14,9 +19,10 @@
   with one thread each (as many as ``workers``, default: the cores, one for ``cupy``); or
   the tasks go to an existing scheduler (``scheduler`` address, ``tls://`` through Dask's
   ``distributed.comm.tls`` settings; multi-GPU nodes: ``dask-cuda``'s
-  ``LocalCUDACluster`` or ``dask-cuda-worker``, one worker per GPU). A failed task is
-  retried once (Dask ``retries=1``; a lost worker counts once, ``allowed-failures = 1``
-  on the local cluster) and then recorded as failed; the sweep goes on.
+  ``LocalCUDACluster`` or ``dask-cuda-worker``, one worker per GPU). A draw that raises
+  is retried once and then recorded as failed; a task whose worker dies is retried once
+  (Dask ``retries=1``, ``allowed-failures = 1`` on the local cluster) and then its draws
+  are recorded as failed; the sweep goes on.
 * Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,37 +212,80 @@ def _failure(p: Point, i: int, exc: BaseException) -> dict[str, Any]:
             "error": f"{type(exc).__name__}: {exc}"}
 
 
+def _attempt(p: Point, i: int, seed: int, backend: str, m1: float,
+             dtype: str) -> dict[str, Any]:
+    """Draw ``i`` of ``p``, tried twice before its error is recorded (Dask's
+    ``retries=1`` for one draw)."""
+    record: dict[str, Any] = {}
+    for _ in range(2):
+        try:
+            return draw_task(p.as_dict(), i, seed, backend, m1, dtype)
+        except Exception as exc:  # the task's own error, recorded like Dask's
+            record = _failure(p, i, exc)
+    return record
+
+
+def draw_chunk(items: list[tuple[dict[str, Any], int, float]], seed: int, backend: str,
+               dtype: str) -> list[dict[str, Any]]:
+    """Several draws in one Dask task: ``(point dict, draw index, limiting mean)`` each,
+    every one retried once (:func:`_attempt`); their store records, in order."""
+    return [_attempt(Point.from_dict(d), i, seed, backend, m1, dtype) for d, i, m1 in items]
+
+
 def _in_process(todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
                 theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
-    """One worker: the tasks run in this process, in order, no cluster at all (each
-    retried once, like a Dask task)."""
+    """One worker: the draws run in this process, in order, with no cluster at all."""
     for p, i in todo:
-        record = None
-        for _ in range(2):
-            try:
-                record = draw_task(p.as_dict(), i, seed, backend, theory[p.key][0], dtype)
-                break
-            except Exception as exc:  # the task's own error, recorded like Dask's
-                record = _failure(p, i, exc)
-        yield record
+        yield _attempt(p, i, seed, backend, theory[p.key][0], dtype)
+
+
+#: wall seconds a Dask task aims at once a draw's cost is known: the scheduler costs the
+#: driver 10-20 ms of CPU per task (TLS included), so cheap draws go several to a task;
+#: a killed sweep loses at most the tasks in flight, two per worker
+TASK_SECONDS = 1.0
+MAX_CHUNK = 64
 
 
 def _on_dask(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
              theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
-    """Submit every task, yield each result (or failure) as it completes."""
+    """Keep two tasks per worker in flight, the first of one draw each, then of as many
+    draws as take about :data:`TASK_SECONDS` (from the draws' measured times); yield each
+    record (or failure) as its task completes."""
     from dask.distributed import as_completed
 
-    futures = []
-    for p, i in todo:
-        fut = client.submit(draw_task, p.as_dict(), i, seed, backend, theory[p.key][0], dtype,
-                            key=f"freege-draw-{p.key}-{seed}-{dtype}-{i}", pure=False, retries=1)
-        futures.append(fut)
-    where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
-    for fut in as_completed(futures):
-        p, i = where[fut.key]
-        record = fut.result() if fut.status == "finished" else _failure(p, i, fut.exception())
+    queue = deque(todo)
+    where: dict[str, list[tuple[Point, int]]] = {}
+    done = as_completed()
+    size = 1
+
+    def submit() -> None:
+        items = [queue.popleft() for _ in range(min(size, len(queue)))]
+        payload = [(p.as_dict(), i, theory[p.key][0]) for p, i in items]
+        first, last = items[0], items[-1]
+        key = (f"freege-draws-{first[0].key}-{first[1]}-{last[0].key}-{last[1]}-{len(items)}"
+               f"-{seed}-{dtype}")
+        fut = client.submit(draw_chunk, payload, seed, backend, dtype, key=key, pure=False,
+                            retries=1)
+        where[fut.key] = items
+        done.add(fut)
+
+    for _ in range(min(2 * max(1, len(client.nthreads())), len(queue))):
+        submit()
+    for fut in done:
+        items = where.pop(fut.key)
+        if fut.status == "finished":
+            records = fut.result()
+        else:  # the task's worker died twice
+            exc = fut.exception()
+            records = [_failure(p, i, exc) for p, i in items]
         fut.release()
-        yield record
+        seconds = sorted(r["seconds"] for r in records if r["status"] == "ok")
+        if seconds:
+            per_draw = max(seconds[len(seconds) // 2], 1e-4)
+            size = max(1, min(MAX_CHUNK, int(TASK_SECONDS / per_draw)))
+        if queue:
+            submit()
+        yield from records
 
 
 def _record(results: Iterator[dict[str, Any]], total: int, writer: sweep_store.Writer,
