@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "sweep",
         help="run a validation campaign (theory §6.1) over a grid on Dask, resumable",
-        description="One Dask task per (grid point, draw): softmax MHA vs its Gaussian "
+        description="Every (grid point, draw) on Dask: softmax MHA vs its Gaussian "
         "equivalent, relative W1, KS and moments, appended to STORE as each finishes. "
         "The grid is the product of the axes given (and of a TOML campaign's). Rerunning "
         "the same command resumes; a store of another sweep is refused.",
