@@ -75,7 +75,7 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
         cluster = clusters[0]
         address = cluster.scheduler_address
         seen["address"] = address
-        seen["listening"] = _listening()
+        seen["listening"] = _listening() - before  # the sweep's own sockets
         seen["http"] = [port for _, port in seen["listening"] if _speaks_http(port)]
         refused = []
         for who, kwargs in (("foreign credentials", {"security": Security.temporary()}),
@@ -95,6 +95,7 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
         seen["own"] = Path(own).read_text()
 
     points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
+    before = _listening()
     out = sweep.run(points, draws=4, store=tmp_path / "s.jsonl", workers=2, progress=False,
                     on_record=probe)
     assert (out.ok, out.workers) == (4, 2)
