@@ -1,28 +1,31 @@
-"""Sweep benchmark (issue #8): draws per second of ``freege sweep`` with 1 and 2 Dask
-worker processes against a plain in-process loop over the same tasks, in one run, and
-the scheduler's cost per task.
+"""Sweep benchmark (issues #8, #18 item 3): ``freege sweep`` against a plain in-process
+loop over the same draws, side by side in one run, and the private cluster's start.
 
-* plain loop: :func:`freege.validation.sweep.draw_task` called ``draws`` times in this process
-  (the same work and seeds as the sweep's tasks, BLAS on one thread);
-* sweep: :func:`freege.validation.sweep.run` into a fresh store (cluster start, task graph,
-  store appends with fsync), timed whole and without the cluster start;
-* scheduler overhead: ``--noop`` empty tasks on a 1-worker local cluster, wall time per
-  task once the cluster is up (submission, scheduling, result transfer).
+* plain loop: :func:`freege.validation.sweep.draw_task` called ``draws`` times in this
+  process (the same work and seeds as the sweep's tasks, BLAS on one thread);
+* sweep: :func:`freege.validation.sweep.run` into a fresh store (cluster start when there
+  is one, task graph, store appends with fsync), with 1 worker (in this process, no
+  cluster) and 2 workers (a private local cluster: mutual TLS, forked workers), timed
+  whole; the ratio to the plain loop is printed for wall time and for CPU time (this
+  process and its finished children: the workers);
+* cluster start: :func:`freege.validation.sweep_cluster.start` with 2 workers, until
+  both are connected, and the scheduler's cost per empty task on it (TLS included).
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/sweep.py [--preset bert-base]
-[--n N] [--draws 16]``.
+[--n N] [--draws 128] [--rounds 1]``. The machine's load average is printed with the
+results: on a shared machine the wall-time ratios are only as good as the load is steady.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import os
 import tempfile
 import time
 from pathlib import Path
 
 from freege.progress import QUIET
-from freege.validation import sweep
+from freege.validation import sweep, sweep_cluster
 from freege.validation.presets import PRESETS
 from freege.validation.sweep_grid import Point, expand
 from freege.validation.theory import limiting_moments
@@ -32,68 +35,86 @@ def _noop(i: int) -> int:
     return i
 
 
-def plain_loop(point: Point, draws: int, m1: float) -> float:
-    """Seconds for ``draws`` tasks run one after another in this process."""
-    start = time.perf_counter()
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def plain_loop(point: Point, draws: int, m1: float) -> tuple[float, float]:
+    """(wall, CPU) seconds for ``draws`` tasks run one after another in this process."""
+    start, cpu = time.perf_counter(), _cpu()
     for i in range(draws):
         sweep.draw_task(point.as_dict(), i, 0, "numpy", m1)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _cpu() - cpu
 
 
-def cluster_start(workers: int) -> float:
-    """Seconds to start (and close) a local cluster of ``workers`` processes."""
-    from dask.distributed import Client, LocalCluster
+def swept(point: Point, draws: int, workers: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of a whole sweep into a fresh store."""
+    with tempfile.TemporaryDirectory() as folder:
+        start, cpu = time.perf_counter(), _cpu()
+        out = sweep.run([point], draws=draws, store=Path(folder) / "store.jsonl",
+                        workers=workers, verbosity=QUIET)
+        wall, used = time.perf_counter() - start, _cpu() - cpu
+    assert out.ok == draws, out
+    return wall, used
+
+
+def cluster_start(tasks: int) -> tuple[float, float]:
+    """Seconds to start a private 2-worker cluster (TLS credentials included) until both
+    workers are connected, and seconds per empty task on it."""
+    from dask.distributed import Client, wait
 
     start = time.perf_counter()
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
-        client.wait_for_workers(workers)
+    cluster = sweep_cluster.start(2)
+    with Client(cluster) as client:
+        client.wait_for_workers(2)
         up = time.perf_counter() - start
-    return up
-
-
-def scheduler_overhead(tasks: int) -> float:
-    """Seconds per empty task on a running 1-worker cluster."""
-    from dask.distributed import Client, LocalCluster, wait
-
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
-        client.wait_for_workers(1)
-        start = time.perf_counter()
+        begin = time.perf_counter()
         wait([client.submit(_noop, i, pure=False) for i in range(tasks)])
-        return (time.perf_counter() - start) / tasks
+        per_task = (time.perf_counter() - begin) / tasks
+    cluster.close()
+    return up, per_task
+
+
+def blas_threads() -> str:
+    from threadpoolctl import threadpool_info
+
+    return ", ".join(f"{i['internal_api']} {i['num_threads']}" for i in threadpool_info())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="bert-base", choices=list(PRESETS))
     parser.add_argument("--n", type=int, default=None, help="tokens (default: the preset's)")
-    parser.add_argument("--draws", type=int, default=16)
-    parser.add_argument("--noop", type=int, default=500)
+    parser.add_argument("--draws", type=int, default=128)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleaved rounds of loop / 1 worker / 2 workers")
+    parser.add_argument("--noop", type=int, default=200)
     args = parser.parse_args()
     grid = {"preset": [args.preset], **({"n": [args.n]} if args.n else {})}
     point = expand(grid)[0]
     dims = point.dims
     m1 = limiting_moments(point.case, dims, 1)[0]
-    print(f"{args.preset}: n={dims.n} h={dims.h} dK=dV={dims.dK} dO={dims.dO}, {args.draws} draws")
+    print(f"{args.preset}: n={dims.n} h={dims.h} dK=dV={dims.dK} dO={dims.dO}, "
+          f"{args.draws} draws; {os.cpu_count()} cores; tasks run with 1 BLAS thread "
+          f"(threadpoolctl; this process: {blas_threads()})")
     sweep.draw_task(point.as_dict(), 0, 0, "numpy", m1)  # warm imports and caches
-    loop = plain_loop(point, args.draws, m1)
-    print(f"  plain loop (1 process):     {args.draws / loop:7.2f} draws/s "
-          f"({loop / args.draws:.3f} s per draw)")
-    for workers in (1, 2):
-        startup = cluster_start(workers)
-        with tempfile.TemporaryDirectory() as folder:
-            out = sweep.run([point], draws=args.draws, store=Path(folder) / "store.jsonl",
-                            workers=workers, verbosity=QUIET)
-        busy = out.seconds - startup
-        print(f"  sweep, {workers} worker(s):        {args.draws / out.seconds:7.2f} draws/s "
-              f"whole, {args.draws / busy:7.2f} draws/s without the cluster start "
-              f"({startup:.1f} s)")
-    per_task = scheduler_overhead(args.noop)
-    print(f"  scheduler overhead:         {per_task * 1e3:7.2f} ms per task "
-          f"({args.noop} empty tasks, 1 worker)")
+    for r in range(args.rounds):
+        load = os.getloadavg()[0]
+        loop = plain_loop(point, args.draws, m1)
+        one = swept(point, args.draws, 1)
+        two = swept(point, args.draws, 2)
+        starts = [cluster_start(args.noop) for _ in range(3)]
+        print(f"round {r + 1} (load average {load:.1f} -> {os.getloadavg()[0]:.1f}):")
+        print(f"  plain loop (1 process):  {loop[0]:6.2f} s wall {loop[1]:6.2f} s CPU "
+              f"({loop[0] / args.draws * 1e3:.0f} ms per draw)")
+        for name, (wall, cpu) in (("sweep, 1 worker", one), ("sweep, 2 workers", two)):
+            print(f"  {name + ':':24s} {wall:6.2f} s wall {cpu:6.2f} s CPU: "
+                  f"{wall / loop[0]:.2f}x the loop's wall, {cpu / loop[1]:.2f}x its CPU")
+        ups = ", ".join(f"{up:.2f}" for up, _ in starts)
+        per_task = sorted(t for _, t in starts)[1]
+        print(f"  private cluster start:   {ups} s (3 starts, 2 workers, TLS); "
+              f"{per_task * 1e3:.2f} ms per empty task (median, {args.noop} tasks)")
 
 
 if __name__ == "__main__":

@@ -38,8 +38,16 @@ def source_hash() -> str:
 
 
 def cache_dir() -> Path:
-    """``$FREEGE_CACHE_DIR``, default ``~/.cache/freege``."""
-    return Path(os.environ.get("FREEGE_CACHE_DIR", Path.home() / ".cache" / "freege"))
+    """The cache folder, absolute: ``$FREEGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/freege``,
+    else ``~/.cache/freege``. An empty variable counts as unset (never the current
+    folder), and so does a relative ``XDG_CACHE_HOME`` (the XDG base-directory rule)."""
+    chosen = os.environ.get("FREEGE_CACHE_DIR", "")
+    if chosen:
+        return Path(chosen).expanduser().absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "freege"
+    return Path.home() / ".cache" / "freege"
 
 
 __all__ = ["cache_dir", "source_hash"]

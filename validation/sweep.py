@@ -1,19 +1,28 @@
-"""Run a sweep: one Dask task per (grid point, draw) of theory §6.1, results to a store.
+"""Run a sweep: the (grid point, draw) pairs of theory §6.1 as Dask tasks, results to a
+store.
 
 * Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sample.draw` (or
   :func:`freege.validation.sample.case_eigenvalues` for another theory §4 case: both models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
+* Batching: the first tasks hold one draw each; once draws have been timed, a task
+  holds as many as take about :data:`TASK_SECONDS` (:func:`draw_chunk`), so the
+  scheduler's cost per task stays a few percent of cheap draws; records are still
+  appended one per draw, and two tasks per worker are in flight.
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
   point's word being the hash of its canonical form (:class:`freege.validation.sweep_grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
   the other points of the grid.
-* Cluster: a ``LocalCluster`` of worker processes with one thread each (as many as
-  ``workers``, default: the cores, one for ``cupy``), or an existing scheduler
-  (``scheduler`` address; multi-GPU nodes: ``dask-cuda``'s ``LocalCUDACluster`` or
-  ``dask-cuda-worker``, one worker per GPU). A failed task is retried once (Dask
-  ``retries=1``; a lost worker counts once, ``allowed-failures = 1`` on the local
-  cluster) and then recorded as failed; the sweep goes on.
+* Cluster: one worker runs the tasks in this process, one after another, with no cluster
+  at all; more start a private local cluster (:mod:`freege.validation.sweep_cluster`:
+  mutual TLS with temporary in-memory credentials, no HTTP server) of worker processes
+  with one thread each (as many as ``workers``, default: the cores, one for ``cupy``); or
+  the tasks go to an existing scheduler (``scheduler`` address, ``tls://`` through Dask's
+  ``distributed.comm.tls`` settings; multi-GPU nodes: ``dask-cuda``'s
+  ``LocalCUDACluster`` or ``dask-cuda-worker``, one worker per GPU). A draw that raises
+  is retried once and then recorded as failed; a task whose worker dies is retried once
+  (Dask ``retries=1``, ``allowed-failures = 1`` on the local cluster) and then its draws
+  are recorded as failed; the sweep goes on.
 * Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
@@ -23,10 +32,10 @@ through :mod:`freege.progress`, on a terminal).
 
 from __future__ import annotations
 
-import logging
 import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,10 +49,6 @@ from freege.validation.sweep_grid import Point
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
 SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
-#: the scheduler's HTTP server (health routes; the dashboard stays off) on a free
-#: loopback port: without it Dask binds port 8787 on every interface, and warns when
-#: another cluster holds that port
-PRIVATE_HTTP: dict[str, str] = {"dashboard_address": "127.0.0.1:0"}
 
 
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
@@ -110,29 +115,30 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
 
 
 def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
-    """``(client, cluster or None)``: attached to ``scheduler``, else a new local
-    cluster of ``workers`` single-threaded processes."""
-    import dask
-    from dask.distributed import Client, LocalCluster
+    """``(client, cluster or None)``: attached to ``scheduler`` (TLS through Dask's
+    ``distributed.comm.tls`` settings), else a new private local cluster of ``workers``
+    single-threaded processes (:mod:`freege.validation.sweep_cluster`)."""
+    from dask.distributed import Client
 
     if scheduler is not None:
+        if scheduler.startswith("tls://"):
+            from distributed.security import Security
+
+            tls = Security()
+            if not (tls.tls_ca_file and tls.tls_client_cert):
+                raise ValueError(
+                    f"the scheduler {scheduler!r} speaks TLS but Dask has no TLS settings: "
+                    "set distributed.comm.tls.ca-file, distributed.comm.tls.client.cert "
+                    "and distributed.comm.tls.client.key in the Dask configuration (or "
+                    "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, ...__CLIENT__KEY)")
         try:
             return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
                              f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
-    if backend == "cupy":
-        from freege.validation.backend import get_backend
+    from freege.validation import sweep_cluster
 
-        get_backend("cupy")  # a ValueError saying why, before any worker starts
-    # allowed-failures: a task on a worker that dies is retried once. glibc's trim
-    # threshold, which Dask's nanny sets, disables its adaptive mmap threshold: every
-    # n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower draws (measured)
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1,
-                          "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR,
-                               scheduler_kwargs=PRIVATE_HTTP)
+    cluster = sweep_cluster.start(workers, backend)
     return Client(cluster), cluster
 
 
@@ -182,6 +188,10 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
+    if backend == "cupy" and scheduler is None:
+        from freege.validation.backend import get_backend
+
+        get_backend("cupy")  # a ValueError saying why, before any task runs
     folder = Path(store).absolute().parent
     if not folder.is_dir():
         raise ValueError(f"store folder {str(folder)!r} does not exist")
@@ -204,7 +214,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     new_header = header(points, draws, seed, backend, dtype)
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
     try:
-        if todo:
+        if todo and (scheduler is not None or n_workers > 1):
             client, cluster = _client(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
@@ -212,8 +222,10 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
                     preflight(left, n_workers, False)
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
-                ok, failed = _execute(client, todo, seed, backend, dtype,
-                                      new_header["theory"], writer, verbosity, on_record)
+                args = (seed, backend, dtype, new_header["theory"])
+                results = (_in_process(todo, *args) if client is None
+                           else _on_dask(client, todo, *args))
+                ok, failed = _record(results, len(todo), writer, verbosity, on_record)
     finally:
         if client is not None:
             client.close()
@@ -223,35 +235,102 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
                    failed, n_workers, time.perf_counter() - start)
 
 
-def _execute(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
-             theory: dict[str, list[float]], writer: sweep_store.Writer,
-             verbosity: int, on_record: Callable[[dict[str, Any]], None] | None
-             ) -> tuple[int, int]:
-    """Submit every task, append each result (or failure) as it completes."""
+def _failure(p: Point, i: int, exc: BaseException) -> dict[str, Any]:
+    return {"type": "draw", "point": p.key, "draw": i, "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _attempt(p: Point, i: int, seed: int, backend: str, m1: float,
+             dtype: str) -> dict[str, Any]:
+    """Draw ``i`` of ``p``, tried twice before its error is recorded (Dask's
+    ``retries=1`` for one draw)."""
+    record: dict[str, Any] = {}
+    for _ in range(2):
+        try:
+            return draw_task(p.as_dict(), i, seed, backend, m1, dtype)
+        except Exception as exc:  # the task's own error, recorded like Dask's
+            record = _failure(p, i, exc)
+    return record
+
+
+def draw_chunk(items: list[tuple[dict[str, Any], int, float]], seed: int, backend: str,
+               dtype: str) -> list[dict[str, Any]]:
+    """Several draws in one Dask task: ``(point dict, draw index, limiting mean)`` each,
+    every one retried once (:func:`_attempt`); their store records, in order."""
+    return [_attempt(Point.from_dict(d), i, seed, backend, m1, dtype) for d, i, m1 in items]
+
+
+def _in_process(todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
+                theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
+    """One worker: the draws run in this process, in order, with no cluster at all."""
+    for p, i in todo:
+        yield _attempt(p, i, seed, backend, theory[p.key][0], dtype)
+
+
+#: wall seconds a Dask task aims at once a draw's cost is known: the scheduler costs the
+#: driver 10-20 ms of CPU per task (TLS included), so cheap draws go several to a task;
+#: a killed sweep loses at most the tasks in flight, two per worker
+TASK_SECONDS = 1.0
+MAX_CHUNK = 64
+
+
+def _on_dask(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
+             theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
+    """Keep two tasks per worker in flight, the first of one draw each, then of as many
+    draws as take about :data:`TASK_SECONDS` (from the draws' measured times); yield each
+    record (or failure) as its task completes."""
     from dask.distributed import as_completed
 
-    futures = []
-    for p, i in todo:
-        fut = client.submit(draw_task, p.as_dict(), i, seed, backend, theory[p.key][0], dtype,
-                            key=f"freege-draw-{p.key}-{seed}-{dtype}-{i}", pure=False, retries=1)
-        futures.append(fut)
-    where = {fut.key: task for fut, task in zip(futures, todo, strict=True)}
+    queue = deque(todo)
+    where: dict[str, list[tuple[Point, int]]] = {}
+    done = as_completed()
+    size = 1
+
+    def submit() -> None:
+        items = [queue.popleft() for _ in range(min(size, len(queue)))]
+        payload = [(p.as_dict(), i, theory[p.key][0]) for p, i in items]
+        first, last = items[0], items[-1]
+        key = (f"freege-draws-{first[0].key}-{first[1]}-{last[0].key}-{last[1]}-{len(items)}"
+               f"-{seed}-{dtype}")
+        fut = client.submit(draw_chunk, payload, seed, backend, dtype, key=key, pure=False,
+                            retries=1)
+        where[fut.key] = items
+        done.add(fut)
+
+    for _ in range(min(2 * max(1, len(client.nthreads())), len(queue))):
+        submit()
+    for fut in done:
+        items = where.pop(fut.key)
+        if fut.status == "finished":
+            records = fut.result()
+        else:  # the task's worker died twice
+            exc = fut.exception()
+            records = [_failure(p, i, exc) for p, i in items]
+        fut.release()
+        seconds = sorted(r["seconds"] for r in records if r["status"] == "ok")
+        if seconds:
+            per_draw = max(seconds[len(seconds) // 2], 1e-4)
+            size = max(1, min(MAX_CHUNK, int(TASK_SECONDS / per_draw)))
+        if queue:
+            submit()
+        yield from records
+
+
+def _record(results: Iterator[dict[str, Any]], total: int, writer: sweep_store.Writer,
+            verbosity: int, on_record: Callable[[dict[str, Any]], None] | None
+            ) -> tuple[int, int]:
+    """Append each record to the store as it comes; ``(ok, failed)``. Progress on stderr
+    at ``verbosity`` (a line per draw with ``VERBOSE``)."""
     ok = failed = 0
-    with Progress("sweep", len(todo), unit="draw", verbosity=verbosity) as bar:
-        for fut in as_completed(futures):
-            p, i = where[fut.key]
-            if fut.status == "finished":
-                record = fut.result()
+    with Progress("sweep", total, unit="draw", verbosity=verbosity) as bar:
+        for record in results:
+            if record["status"] == "ok":
                 ok += 1
             else:
-                exc = fut.exception()
-                record = {"type": "draw", "point": p.key, "draw": i, "status": "failed",
-                          "error": f"{type(exc).__name__}: {exc}"}
                 failed += 1
             writer.append(record)
             if on_record is not None:
                 on_record(record)
-            fut.release()
             bar.note(_task_line(record))
             bar.update()
     return ok, failed

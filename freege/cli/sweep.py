@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "sweep",
         help="run a validation campaign (theory §6.1) over a grid on Dask, resumable",
-        description="One Dask task per (grid point, draw): softmax MHA vs its Gaussian "
+        description="Every (grid point, draw) on Dask: softmax MHA vs its Gaussian "
         "equivalent, relative W1, KS and moments, appended to STORE as each finishes. "
         "The grid is the product of the axes given (and of a TOML campaign's). Rerunning "
         "the same command resumes; a store of another sweep is refused.",
@@ -64,9 +64,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--store", required=True, metavar="PATH", help="JSON-lines results store")
     p.add_argument("--workers", default=None,
                    help=f"local worker processes, 1 to {MAX_WORKERS} (default: the cores; 1 "
-                   "for cupy)")
+                   "for cupy); 1 runs the draws in this process, with no cluster; more "
+                   "start a private cluster on 127.0.0.1 (mutual TLS with temporary "
+                   "credentials, no dashboard)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="attach to a running Dask scheduler (e.g. tcp://host:8786)")
+                   help="attach to a running Dask scheduler instead: tls://host:8786 uses "
+                   "Dask's TLS settings (distributed.comm.tls.* in the Dask config, or "
+                   "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, "
+                   "...__CLIENT__KEY); a plain tcp:// scheduler you do not control can "
+                   "run code in your process")
     add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")
     add_backend_option(p, ("numpy", "cupy"), "numpy",
                        help="array backend of the tasks (default numpy)")

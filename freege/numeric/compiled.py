@@ -15,9 +15,8 @@ file.
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import os
-import tempfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -25,10 +24,13 @@ from typing import Any
 
 import mpmath
 
+from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 
 #: argument names of every generated function, in :data:`_symbolic.PARAMETERS` order
 ARGUMENTS = ("theta1", "theta2", "h", "gK", "gV", "gO")
+#: the largest power a generated function may raise to
+MAX_POWER = 10_000
 
 
 def mp_rational(p: int, q: int) -> mpmath.mpf:
@@ -88,31 +90,91 @@ def function(
     if key in _LOADED:
         return _LOADED[key]
     path = _path(name, arguments)
-    try:
-        namespace = _load(path.read_text(), path)
-    except (OSError, SyntaxError, ValueError):  # absent, unreadable or corrupt: rebuild
-        source = _source(build(), arguments)
-        namespace = _load(source, path)
+    text = cache_files.read_text(path)
+    namespace = None
+    if text is not None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w") as handle:
-                handle.write(source)
-            os.replace(tmp, path)  # atomic: concurrent writers never see half a file
-        except OSError:
+            namespace = _load(text, path, arguments)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            cache_files.reject(path, f"not a function freege generated: {exc}")
+    if namespace is None:
+        source = _source(build(), arguments)
+        namespace = _load(source, path, arguments)
+        try:
+            cache_files.write_text(path, source)
+        except OSError:  # an unwritable cache folder: the function is still used
             pass
     _LOADED[key] = namespace["f"]
     return _LOADED[key]
 
 
-def _load(source: str, path: Path) -> dict[str, Any]:
-    """Execute generated source; ValueError unless it defines ``f`` (a truncated or
-    foreign file is never used)."""
-    namespace: dict[str, Any] = {}
-    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 -- our own printed source
-    if not callable(namespace.get("f")):
-        raise ValueError(f"{path} does not define f")
+def _literal_int(node: ast.expr) -> int | None:
+    """The value of an integer literal, negated or not (``None``: not one)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _check_expression(root: ast.expr, names: frozenset[str]) -> None:
+    """ValueError unless every node under ``root`` is one :func:`_source` prints
+    (iterative: a long sum is a deep tree)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.List):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            power = _literal_int(node.right)
+            if power is None or abs(power) > MAX_POWER:
+                raise ValueError("a power that is not a small integer")
+            stack.append(node.left)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult
+                                                           | ast.Div):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            stack.append(node.operand)
+        elif isinstance(node, ast.Name):
+            if node.id not in names or not isinstance(node.ctx, ast.Load):
+                raise ValueError(f"unknown name {node.id!r}")
+        elif isinstance(node, ast.Call):
+            if not (isinstance(node.func, ast.Name) and node.func.id == "_q"
+                    and len(node.args) == 2 and not node.keywords
+                    and all(_literal_int(a) is not None for a in node.args)):
+                raise ValueError("a call other than _q(p, q)")
+        elif _literal_int(node) is None:
+            raise ValueError(f"unexpected {type(node).__name__}")
+
+
+def check_tree(tree: ast.Module, arguments: tuple[str, ...]) -> None:
+    """ValueError unless ``tree`` is ``def f(*arguments, _q): return <expression>`` with an
+    expression of :func:`_source`'s shape (the only code a cached file may hold)."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        raise ValueError("not a single function definition")
+    fn = tree.body[0]
+    args = fn.args
+    if (fn.name != "f" or fn.decorator_list or fn.returns is not None
+            or [a.arg for a in args.args] != [*arguments, "_q"]
+            or any(a.annotation is not None for a in args.args)
+            or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg
+            or args.defaults or args.kw_defaults):
+        raise ValueError("not the signature f(<arguments>, _q)")
+    if len(fn.body) != 1 or not isinstance(fn.body[0], ast.Return) or fn.body[0].value is None:
+        raise ValueError("the body is not a single return")
+    _check_expression(fn.body[0].value, frozenset(arguments))
+
+
+def _load(source: str, path: Path, arguments: tuple[str, ...]) -> dict[str, Any]:
+    """Define ``f`` from generated source after :func:`check_tree` accepts its tree
+    (SyntaxError or ValueError otherwise: a truncated or foreign file is never run)."""
+    tree = ast.parse(source, str(path))
+    check_tree(tree, arguments)
+    namespace: dict[str, Any] = {"__builtins__": {}}
+    exec(compile(tree, str(path), "exec"), namespace)  # noqa: S102 -- checked arithmetic only
     return namespace
 
 
-__all__ = ["ARGUMENTS", "cache_root", "exact_rational", "function", "mp_rational"]
+__all__ = ["ARGUMENTS", "MAX_POWER", "cache_root", "check_tree", "exact_rational", "function",
+           "mp_rational"]

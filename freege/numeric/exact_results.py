@@ -10,8 +10,9 @@ the working precision and the requested digits. Each result is stored under
 ``<freege cache dir>/numeric/exact`` as JSON that repeats its full key; numbers are stored
 exactly (an ``mpf`` as its mantissa and exponent, a ``Fraction`` as numerator and
 denominator, a float as its hex form), so a warm result is bit-identical to a cold one.
-Files are written atomically (a temporary file, then ``os.replace``); a missing, corrupt
-or mismatched file is ignored and the result recomputed.
+Files are read and written through :mod:`freege.cache_files` (only a private file in a
+private folder is read; written atomically through ``mkstemp``); a missing, corrupt or
+mismatched file is ignored and the result recomputed.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import mpmath
 
+from freege import cache_files
 from freege.cache_key import source_hash
 from freege.numeric.compiled import cache_root
 
@@ -96,26 +96,20 @@ def remember(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
     ``repr``), else computed and stored (an unwritable cache folder is ignored)."""
     text = repr((FORMAT, source_hash(), _code_hash(), *key))
     digest = hashlib.sha256(text.encode()).hexdigest()[:32]
-    folder = cache_root() / "exact"
-    path = folder / f"{digest}.json"
-    try:
-        data = json.loads(path.read_text())
-        if data["key"] == text:
+    path = cache_root() / "exact" / f"{digest}.json"
+    text_read = cache_files.read_text(path)  # None: absent, or not private (warned)
+    if text_read is not None:
+        try:
+            data = json.loads(text_read)
+            if data["key"] != text:
+                raise ValueError("written for another key")
             return _decode(data["value"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError, OverflowError):
-        pass
+        except (ValueError, KeyError, TypeError, IndexError, OverflowError,
+                RecursionError) as exc:
+            cache_files.reject(path, f"not a valid entry: {type(exc).__name__}: {exc}")
     value = compute()
     try:
-        payload = json.dumps({"key": text, "value": _encode(value)})
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        cache_files.write_text(path, json.dumps({"key": text, "value": _encode(value)}))
     except (OSError, TypeError, ValueError):
         pass
     return value

@@ -2,21 +2,30 @@
 
 Derivations are pure functions of their arguments and of freege's symbolic source, so
 results are stored by (function name, arguments, source hash) as ``sympy.srepr`` text
-under ``$FREEGE_CACHE_DIR`` (default ``~/.cache/freege``). A changed source file gives
+in the cache folder (:func:`freege.cache_key.cache_dir`). A changed source file gives
 a new hash, so stale entries are never read. Unwritable cache folders are ignored.
+
+Entries are read and written through :mod:`freege.cache_files` (only private files in a
+private folder; atomic writes through ``mkstemp``) and decoded without ``eval``:
+:func:`from_srepr` builds the expression from the syntax tree of the text, accepting only
+the constructors and literals ``srepr`` writes for freege's results (:data:`SREPR_CLASSES`,
+:data:`SREPR_CONSTANTS`); an entry with anything else is ignored and recomputed, with a
+warning.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import sympy as sp
+from sympy.core.assumptions import _assume_defined
 
+from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,15 +44,85 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot cache {type(value).__name__}")
 
 
+#: the sympy constructors a cache entry may call, with the arguments they take: ``expr``
+#: (sub-expressions), ``int`` (integer literals), ``name`` (one string and boolean
+#: assumptions), ``float`` (a decimal string and an integer ``precision``)
+SREPR_CLASSES: dict[str, tuple[Any, str]] = {
+    "Add": (sp.Add, "expr"), "Mul": (sp.Mul, "expr"), "Pow": (sp.Pow, "expr"),
+    "Tuple": (sp.Tuple, "expr"), "exp": (sp.exp, "expr"), "log": (sp.log, "expr"),
+    "Integer": (sp.Integer, "int"), "Rational": (sp.Rational, "int"),
+    "Symbol": (sp.Symbol, "name"), "Float": (sp.Float, "float"),
+}
+#: the bare names a cache entry may use
+SREPR_CONSTANTS: dict[str, Any] = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo,
+                                   "zoo": sp.zoo, "nan": sp.nan}
+_ASSUMPTIONS = frozenset(_assume_defined)
+
+
+def _int_literal(node: ast.expr) -> int:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_int_literal(node.operand)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    raise ValueError("expected an integer literal")
+
+
+def _build(node: ast.expr) -> sp.Basic:
+    if isinstance(node, ast.Name) and node.id in SREPR_CONSTANTS:
+        return SREPR_CONSTANTS[node.id]
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in SREPR_CLASSES):
+        raise ValueError(f"unexpected {ast.dump(node)[:60]}")
+    cls, kind = SREPR_CLASSES[node.func.id]
+    if kind == "expr":
+        if node.keywords:
+            raise ValueError("keywords in an expression")
+        return cls(*(_build(a) for a in node.args))
+    if kind == "int":
+        if node.keywords or not 1 <= len(node.args) <= 2:
+            raise ValueError("bad integer constructor")
+        return cls(*(_int_literal(a) for a in node.args))
+    (arg,) = node.args
+    if not (isinstance(arg, ast.Constant) and type(arg.value) is str):
+        raise ValueError("expected a string literal")
+    options = {k.arg: k.value.value for k in node.keywords
+               if isinstance(k.value, ast.Constant)}
+    if len(options) != len(node.keywords):
+        raise ValueError("non-literal keyword")
+    if kind == "name":
+        if not (set(options) <= _ASSUMPTIONS
+                and all(type(v) is bool for v in options.values())):
+            raise ValueError("bad symbol assumptions")
+        return cls(arg.value, **options)
+    if set(options) != {"precision"} or type(options["precision"]) is not int:
+        raise ValueError("bad Float")
+    return cls(arg.value, precision=options["precision"])
+
+
+def from_srepr(text: str) -> sp.Basic:
+    """The expression ``sympy.srepr`` printed as ``text``, rebuilt by walking its syntax
+    tree -- no ``eval``: ValueError for any constructor or name outside
+    :data:`SREPR_CLASSES` and :data:`SREPR_CONSTANTS`."""
+    return _build(ast.parse(text, mode="eval").body)
+
+
 def _decode(data: Any) -> Any:
+    if not isinstance(data, dict) or len(data) not in (1, 2):
+        raise ValueError("bad cache entry")
     if "srepr" in data:
-        return eval(data["srepr"], vars(sp).copy())  # noqa: S307 -- our own srepr text
+        return from_srepr(data["srepr"])
     if "seq" in data:
         items = [_decode(v) for v in data["seq"]]
-        return tuple(items) if data["tuple"] else items
+        return tuple(items) if data["tuple"] is True else items
     if "map" in data:
         return {_decode(k): _decode(v) for k, v in data["map"]}
-    return data["plain"]
+    value = data["plain"]
+    if value is not None and type(value) not in (bool, int, str):
+        raise ValueError("bad plain value")
+    return value
+
+
+_MISSING = object()
 
 
 def cached(func: F) -> F:
@@ -58,15 +137,18 @@ def cached(func: F) -> F:
             return memory[key]
         name = hashlib.sha256(f"{source_hash()}|{key}".encode()).hexdigest()[:32]
         path = cache_dir() / f"{name}.json"
-        try:
-            result = _decode(json.loads(path.read_text()))
-        except (OSError, ValueError, KeyError, SyntaxError):
+        result = _MISSING
+        text = cache_files.read_text(path)
+        if text is not None:
+            try:
+                result = _decode(json.loads(text))
+            except (ValueError, KeyError, TypeError, SyntaxError, RecursionError,
+                    MemoryError) as exc:
+                cache_files.reject(path, f"not a valid entry: {exc}")
+        if result is _MISSING:
             result = func(*args, **kwargs)
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(_encode(result)))
-                tmp.replace(path)
+                cache_files.write_text(path, json.dumps(_encode(result)))
             except (OSError, TypeError):
                 pass
         memory[key] = result

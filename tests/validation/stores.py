@@ -5,6 +5,7 @@ appends them."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from freege.validation import sweep, sweep_store
 from freege.validation.sweep_grid import expand
@@ -26,3 +27,13 @@ def write_store(path: Path, ns: tuple[int, ...] = (24, 32, 48), draws: int = 3,
                     writer.append(sweep.draw_task(p.as_dict(), i, 0, "numpy",
                                                   head["theory"][p.key][0]))
     return path
+
+
+def threads_cluster() -> Any:
+    """An in-process Dask cluster (one thread) to attach to with ``--scheduler``; its HTTP
+    server on a free loopback port (else Dask binds 8787 and warns when it is taken)."""
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})

@@ -17,6 +17,7 @@ import pytest
 from freege.validation import sweep, sweep_store
 from freege.validation.sweep_grid import Point
 from tests.cli.helpers import bad, result_json, run_cli
+from tests.validation.stores import threads_cluster as make_threads_cluster
 
 pytest.importorskip("distributed")
 
@@ -124,10 +125,7 @@ def test_kill_and_resume_matches_uninterrupted_run(capsys, tmp_path):
 @pytest.fixture(scope="module")
 def threads_cluster():
     """An in-process Dask cluster, attached to with --scheduler."""
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address=None, scheduler_kwargs=sweep.PRIVATE_HTTP) as cluster:
+    with make_threads_cluster() as cluster:
         yield cluster.scheduler_address
 
 

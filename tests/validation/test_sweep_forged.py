@@ -11,6 +11,7 @@ import pytest
 from freege.validation import sweep, sweep_store
 from freege.validation.sweep_grid import expand
 from tests.cli.helpers import result_json, run_cli
+from tests.validation.stores import threads_cluster
 
 GRID = ["--n", "32", "--h", "2", "--dk", "8", "--do", "24", "--beta", "0.5:1:0.5"]
 DRAWS = 3
@@ -116,14 +117,11 @@ def test_resume_reruns_a_draw_whose_record_was_forged(capsys, clean, tmp_path):
     """The record of draw 0 replaced by forgeries: resuming runs that draw again and
     ends with the table of the clean store."""
     pytest.importorskip("distributed")
-    from dask.distributed import LocalCluster
-
     path, lines = clean
     expected, _ = _report(capsys, path)
     store = tmp_path / "resume.jsonl"
     forged = _forged_store(store, lines, drop=1)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
+    with threads_cluster() as cluster:
         code, out, err = run_cli(capsys, "sweep", *GRID, "--draws", str(DRAWS), "--store",
                                  str(store), "--scheduler", cluster.scheduler_address,
                                  "--format", "json")

@@ -1,0 +1,139 @@
+"""A sweep's local Dask cluster is private (issue 17): while a sweep runs, a client
+without the cluster's credentials cannot run a task on its scheduler (one with them can),
+and no process of the sweep listens for HTTP or on anything but 127.0.0.1."""
+
+import gc
+import http.server
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from freege.progress import QUIET
+from freege.validation import sweep, sweep_cluster
+from freege.validation.sweep_grid import expand
+
+pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")
+
+
+def _listening() -> set[tuple[str, int]]:
+    """(host, port) of every listening socket of this process and its children, read from
+    the processes' own socket tables."""
+    me = psutil.Process()
+    found = set()
+    for proc in (me, *me.children(recursive=True)):
+        for conn in proc.net_connections(kind="inet"):
+            if conn.status == psutil.CONN_LISTEN:
+                found.add((conn.laddr.ip, conn.laddr.port))
+    return found
+
+
+def _speaks_http(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET /health HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        try:
+            reply = s.recv(16)
+        except OSError:
+            return False
+    return reply.startswith(b"HTTP/")
+
+
+def test_http_probe_finds_an_http_server():
+    """The probe can fail: it recognises a plain HTTP server."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.handle_request, daemon=True)
+    thread.start()
+    try:
+        assert _speaks_http(server.server_address[1])
+    finally:
+        thread.join(5)
+        server.server_close()
+
+
+def _write(path: str) -> str:
+    Path(path).write_text("ran")
+    return path
+
+
+def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeypatch):
+    from distributed import Client
+    from distributed.security import Security
+
+    clusters = []
+    real_start = sweep_cluster.start
+
+    def start(*args):
+        clusters.append(real_start(*args))
+        return clusters[-1]
+
+    monkeypatch.setattr(sweep_cluster, "start", start)
+    seen: dict[str, object] = {}
+
+    def probe(record):
+        if seen:
+            return
+        cluster = clusters[0]
+        address = cluster.scheduler_address
+        seen["address"] = address
+        seen["listening"] = _listening() - before  # the sweep's own sockets
+        seen["http"] = [port for _, port in seen["listening"] if _speaks_http(port)]
+        refused = []
+        for who, kwargs in (("foreign credentials", {"security": Security.temporary()}),
+                            ("plain tcp", {}),
+                            ("no credentials", {})):
+            target = address.replace("tls://", "tcp://") if who == "plain tcp" else address
+            marker = tmp_path / f"{who.replace(' ', '-')}.txt"
+            try:
+                with Client(target, timeout=1, **kwargs) as client:
+                    client.submit(_write, str(marker), pure=False).result(timeout=5)
+            except Exception:  # refused: TLS handshake, timeout, or no TLS context
+                refused.append(who)
+            # a refused Client is half built: collect it here, not inside the next
+            # Client's start (its __del__ stops the shared loop runner: a deadlock)
+            gc.collect()
+            assert not marker.exists(), who
+        seen["refused"] = refused
+        with Client(address, security=cluster.security, timeout=10) as client:
+            own = client.submit(_write, str(tmp_path / "own.txt"), pure=False).result(30)
+        seen["own"] = Path(own).read_text()
+
+    points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
+    before = _listening()
+    out = sweep.run(points, draws=4, store=tmp_path / "s.jsonl", workers=2, verbosity=QUIET,
+                    on_record=probe)
+    assert (out.ok, out.workers) == (4, 2)
+    assert seen["address"].startswith("tls://127.0.0.1:")
+    port = int(seen["address"].rsplit(":", 1)[1])
+    assert ("127.0.0.1", port) in seen["listening"]
+    assert {host for host, _ in seen["listening"]} == {"127.0.0.1"}
+    assert seen["http"] == []
+    assert seen["refused"] == ["foreign credentials", "plain tcp", "no credentials"]
+    assert seen["own"] == "ran"  # the same call with the cluster's credentials works
+
+
+def test_tls_scheduler_through_dask_settings(tmp_path):
+    """``--scheduler tls://...`` connects with Dask's standard ``distributed.comm.tls``
+    settings (files named in the Dask configuration), and only with them."""
+    import dask
+
+    cluster = sweep_cluster.start(1)
+    try:
+        sec = cluster.security
+        files = {}
+        for key, pem in (("ca-file", sec.tls_ca_file), ("client.cert", sec.tls_client_cert),
+                         ("client.key", sec.tls_client_key)):
+            files[f"distributed.comm.tls.{key}"] = path = tmp_path / key
+            path.write_text(pem)
+            path.chmod(0o600)
+        points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
+        with dask.config.set({k: str(v) for k, v in files.items()}):
+            out = sweep.run(points, draws=2, store=tmp_path / "tls.jsonl", verbosity=QUIET,
+                            scheduler=cluster.scheduler_address)
+        assert (out.ok, out.workers) == (2, 1)
+        with pytest.raises(ValueError, match="Dask has no TLS settings"):
+            sweep.run(points, draws=3, store=tmp_path / "none.jsonl", verbosity=QUIET,
+                      scheduler=cluster.scheduler_address)
+    finally:
+        cluster.close()

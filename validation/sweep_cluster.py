@@ -1,0 +1,113 @@
+"""The private local Dask cluster of a sweep (theory §6.1; issue 17): authenticated,
+encrypted, and with no HTTP server.
+
+* Authentication: mutual TLS with temporary credentials made for this cluster and held in
+  memory (``distributed.security.Security.temporary``, which needs ``cryptography``): the
+  scheduler, the nannies and the workers accept only peers whose certificate that
+  cluster's own authority signed, so another local user who finds a port cannot connect,
+  let alone submit code.
+* No HTTP: Dask starts an HTTP server (dashboard, worker pages, logs, call stacks) on the
+  scheduler and on every worker even with ``dashboard_address=None``; here
+  :class:`PrivateScheduler` and :class:`PrivateWorker` never bind one.
+* Start-up: on Linux with the NumPy backend the worker processes are forked from the
+  driver (``distributed.worker.multiprocessing-method = fork``), after the draw modules
+  are imported, so a worker starts warm in a fraction of a second instead of importing
+  NumPy, SciPy and Dask afresh; CuPy (a CUDA context does not survive ``fork``) and other
+  systems use ``spawn``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import warnings
+from typing import Any
+
+import dask
+from distributed import Nanny, Scheduler, SpecCluster, Worker
+from distributed.security import Security
+
+
+class _NoHTTP:
+    """Mixin: the node's HTTP server is never created (``Node.start_http_server`` binds
+    one whatever the dashboard options say)."""
+
+    def start_http_server(self, routes: Any, dashboard_address: Any, default_port: int = 0,
+                          ssl_options: Any = None) -> None:
+        return None
+
+
+class PrivateScheduler(_NoHTTP, Scheduler):
+    """A scheduler that serves no HTTP."""
+
+
+class PrivateWorker(_NoHTTP, Worker):
+    """A worker that serves no HTTP."""
+
+
+#: Dask settings of the local cluster. allowed-failures: a task on a worker that dies is
+#: retried once. glibc's trim threshold, which Dask's nanny sets, disables its adaptive
+#: mmap threshold: every n x n buffer is then mapped and zeroed afresh, 1.3-1.5x slower
+#: draws (measured). The statistical profiler (which takes the GIL every 10 ms to walk
+#: the task's stack), the 20 ms event-loop health tick and the 0.5 s system monitor
+#: compete with a draw for the GIL: off, or slowed to once a few seconds
+QUIET_WORKERS: dict[str, object] = {
+    "distributed.scheduler.allowed-failures": 1,
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "2s",
+    "distributed.admin.tick.limit": "60s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+def _start_method(backend: str) -> str:
+    return "fork" if backend == "numpy" and sys.platform.startswith("linux") else "spawn"
+
+
+def credentials() -> Security:
+    """Fresh temporary mutual-TLS credentials (in memory); ValueError when
+    ``cryptography`` is missing."""
+    try:
+        return Security.temporary()
+    except ImportError:
+        raise ValueError("a local sweep cluster needs the 'cryptography' package for its "
+                         "TLS credentials: pip install 'freege[sweep]'") from None
+
+
+def _warm_imports() -> None:
+    """Import what a draw task uses, so that forked workers inherit it."""
+    import threadpoolctl  # noqa: F401
+
+    import freege.validation.metrics
+    import freege.validation.sample  # noqa: F401
+
+
+def start(workers: int, backend: str = "numpy") -> SpecCluster:
+    """A running private cluster of ``workers`` single-threaded worker processes on
+    127.0.0.1 (``tls://`` addresses); connect with ``Client(cluster)``, which takes the
+    cluster's credentials."""
+    security = credentials()
+    method = _start_method(backend)
+    if method == "fork":
+        _warm_imports()
+    common = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
+    scheduler = {"cls": PrivateScheduler,
+                 "options": {**common, "port": 0, "dashboard": False,
+                             "dashboard_address": None}}
+    worker = {"cls": Nanny,
+              "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
+                          "dashboard": False, "dashboard_address": None,
+                          "silence_logs": logging.CRITICAL}}
+    # logs: CRITICAL only -- a failed task is recorded in the store, and a worker's
+    # heartbeat racing the scheduler's shutdown is no error of the sweep's
+    with dask.config.set(QUIET_WORKERS | {"distributed.worker.multiprocessing-method": method}), \
+            warnings.catch_warnings():
+        # Python >= 3.12 warns on any fork of a process with threads (here: Dask's loop)
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=r".*fork\(\)")
+        return SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(workers), worker),
+                           worker=worker, security=security, silence_logs=logging.CRITICAL)
+
+
+__all__ = ["PrivateScheduler", "PrivateWorker", "credentials", "start"]
