@@ -691,7 +691,7 @@ def _density(data: _LawData, x: Fraction, prec: int) -> Any:
     with flint.ctx.workprec(prec):
         t1 = _theta1(data.ratios)
         coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
-        kinds = _isolate(coeffs, prec)
+        kinds = _tight_roots(coeffs, prec)
         if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
             return flint.arb(0)
         kind, u = _Tracker(data, x, prec).physical()
