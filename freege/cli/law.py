@@ -260,7 +260,11 @@ def run(args: argparse.Namespace) -> int:
     if args.certify:  # rigorous balls (python-flint), imported only on this path
         from freege.cli import certify_output
 
-        return certify_output.run_law(args, spec)
+        the_law, title = build_law(spec, None), describe(spec)
+        certify_output.run_law(args, the_law, title)
+        if args.plot:
+            plot_density(args.plot, the_law, title)
+        return 0
     if args.plot:
         check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)

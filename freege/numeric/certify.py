@@ -83,6 +83,10 @@ Degrees of freedom and ridge error (theory §5)
 Precision
     Every computation starts at ``prec`` bits and doubles up to ``max_prec`` until the
     certificate holds; what remains undecided at ``max_prec`` is :class:`Uncertified`.
+    A certified ball is also refined, by more precision, until its radius is at most
+    ``rtol |mid|``: by default (:data:`EDGE_RTOL`, ``1e-30``) for the support edges, on
+    request for the density and the readouts. A ball still wider at ``max_prec`` is
+    returned as it is: its radius says which digits are certified.
 
 Scope of the guarantee
     The enclosures are rigorous for the exact polynomials of the symbolic layer
@@ -97,7 +101,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
@@ -122,6 +126,9 @@ NEEDS_FLINT = "needs python-flint: pip install 'freege[certify]'"
 #: default starting and largest working precision (bits)
 DEFAULT_PREC = 128
 MAX_PREC = 4096
+#: default largest relative radius of a certified support edge (precision is raised until
+#: every edge meets it, up to ``max_prec``)
+EDGE_RTOL = Fraction(1, 10**30)
 #: significant digits printed for an exact midpoint whose decimal expansion does not end
 EXACT_DIGITS = 40
 
@@ -274,6 +281,14 @@ def _ladder(prec: int, max_prec: int) -> Iterator[int]:
     while p <= max_prec:
         yield p
         p *= 2
+
+
+def narrow(result: Result, rtol: Fraction | None) -> bool:
+    """Whether a certified ball has radius at most ``rtol |mid|`` (always, without
+    ``rtol``; never, for a refusal)."""
+    if not isinstance(result, Certified):
+        return False
+    return rtol is None or result.rad_exact <= rtol * abs(result.mid_exact)
 
 
 class _NeedPrecision(Exception):
@@ -711,15 +726,17 @@ def _check_leading(data: _LawData, x: Fraction) -> str | None:
 
 
 def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
-                  max_prec: int = MAX_PREC) -> list[Result]:
+                  max_prec: int = MAX_PREC, rtol: Fraction | None = None) -> list[Result]:
     """Density of the continuous part at each ``x`` as a :class:`Certified` ball, or
     :class:`Uncertified` with the reason (theory §3, §7.1; method in the module docstring).
-    ``xs`` are read exactly (:func:`exact`)."""
+    ``xs`` are read exactly (:func:`exact`); with ``rtol`` the precision is raised until
+    each ball's radius is at most ``rtol |mid|`` (or ``max_prec`` is reached)."""
     data = _data(the_law)
-    return [_pdf_at(data, exact(x), prec, max_prec) for x in xs]
+    return [_pdf_at(data, exact(x), prec, max_prec, rtol) for x in xs]
 
 
-def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int) -> Result:
+def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int,
+            rtol: Fraction | None = None) -> Result:
     if x < 0:
         return Certified(Fraction(0), Fraction(0), prec)
     if x == 0:
@@ -728,16 +745,19 @@ def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int) -> Result:
     refused = _check_leading(data, x)
     if refused:
         return Uncertified(refused)
-    reason = "no precision tried"
+    result: Result = Uncertified("no precision tried")
     for p in _ladder(prec, max_prec):
         try:
             ball = _density(data, x, p)
         except _NeedPrecision as exc:
-            reason = f"{exc} (x = {float(x):.17g}, up to {p} bits)"
+            if not result.certified:
+                result = Uncertified(f"{exc} (x = {float(x):.17g}, up to {p} bits)")
             continue
         with flint.ctx.workprec(p):
-            return _ball_result(ball, p)
-    return Uncertified(reason)
+            result = _ball_result(ball, p)
+        if narrow(result, rtol):
+            break
+    return result
 
 
 # ---------------------------------------------------------------------- support
@@ -765,40 +785,62 @@ class SupportCertificate:
     def _edge(self, k: int) -> Certified:
         return _ball_result(self.candidates[k], self.prec)
 
+    def narrow(self, rtol: Fraction | None) -> bool:
+        """Whether every edge has radius at most ``rtol |mid|``."""
+        return all(narrow(edge, rtol) for pair in self.intervals() for edge in pair)
 
-def _support_certificate(data: _LawData, prec: int, max_prec: int
+    def refined(self, candidates: list[Any], prec: int) -> SupportCertificate:
+        """The same certificate with the candidates isolated again at ``prec`` bits. They
+        are the real roots of one exact polynomial, so there are as many, in the same
+        order, and each new ball meets the old one; the gaps keep their classification."""
+        if len(candidates) != len(self.candidates) or not all(
+                new.overlaps(old) for new, old in zip(candidates, self.candidates,
+                                                      strict=True)):
+            raise CertificationError("support edges", "edge candidates changed with the "
+                                     f"precision ({self.prec} -> {prec} bits)")
+        return SupportCertificate(candidates, self.inside, prec)
+
+
+def _support_certificate(data: _LawData, prec: int, max_prec: int, rtol: Fraction | None
                          ) -> SupportCertificate | Uncertified:
-    key = (prec, max_prec)
+    key = (prec, max_prec, rtol)
     if key in data._edges:
         return data._edges[key]
     poly = data.edge_polynomial()
     rows = {m[0]: row for m, row in poly.items()}
     reason = "no precision tried"
-    result: SupportCertificate | Uncertified | None = None
+    result: SupportCertificate | None = None
     for p in _ladder(prec, max_prec):
         try:
-            result = _classify_gaps(data, rows, p, max_prec)
-            break
+            candidates = _candidates(data, rows, p)
+            result = (_classify_gaps(data, candidates, p, max_prec) if result is None
+                      else result.refined(candidates, p))
         except _NeedPrecision as exc:
             reason = f"{exc} at {p} bits"
-    if result is None:
-        result = Uncertified(f"support edges not certified: {reason}")
-    data._edges[key] = result
-    return result
+            continue
+        if result.narrow(rtol):
+            break
+    out = Uncertified(f"support edges not certified: {reason}") if result is None else result
+    data._edges[key] = out
+    return out
 
 
-def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int,
-                   max_prec: int) -> SupportCertificate:
+def _candidates(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int
+                ) -> list[Any]:
+    """0 and the positive real roots of the edge polynomial, as balls, ascending."""
     with flint.ctx.workprec(prec):
-        t1 = _theta1(data.ratios)
-        roots = _real_roots(rows, t1, prec)
-        positive = []
-        for r in roots:
-            if r > 0:
-                positive.append(r)
-            elif not r < 0:
-                raise _NeedPrecision("an edge candidate is not separated from 0")
-        candidates = [flint.arb(0)] + positive
+        roots = _real_roots(rows, _theta1(data.ratios), prec)
+    positive = []
+    for r in roots:
+        if r > 0:
+            positive.append(r)
+        elif not r < 0:
+            raise _NeedPrecision("an edge candidate is not separated from 0")
+    return [flint.arb(0)] + positive
+
+
+def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: int
+                   ) -> SupportCertificate:
     inside = []
     for k, c in enumerate(candidates):
         if k + 1 == len(candidates):
@@ -820,12 +862,14 @@ def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: i
     return SupportCertificate(candidates, inside, prec)
 
 
-def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC
+def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC,
+                      rtol: Fraction | None = EDGE_RTOL
                       ) -> list[tuple[Certified, Certified]] | Uncertified:
     """Intervals of the continuous part, each edge a ball around a real root of the
-    discriminant (or exactly 0), theory §7; :class:`Uncertified` when a gap between edge
-    candidates cannot be classified."""
-    cert = _support_certificate(_data(the_law), prec, max_prec)
+    discriminant (or exactly 0), theory §7, with the precision raised until every edge
+    has radius at most ``rtol |mid|`` (or ``max_prec`` is reached); :class:`Uncertified`
+    when a gap between edge candidates cannot be classified."""
+    cert = _support_certificate(_data(the_law), prec, max_prec, rtol)
     return cert if isinstance(cert, Uncertified) else cert.intervals()
 
 
@@ -906,8 +950,12 @@ def _newton_enclosure(polys: dict[str, Any], approx: Any, lam_b: Any, w_max: Fra
     raise _NeedPrecision("interval Newton did not contract")
 
 
-def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
-                 ) -> tuple[_Ridge, Any, int, Any] | Uncertified:
+def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
+                  rtol: Fraction | None, value: Callable[[_Ridge, Any, dict[str, Any]], Any]
+                  ) -> Result:
+    """``value(ridge, w_ball, polys)`` as a certified ball, ``w`` enclosed at ``prec`` bits
+    and more (doubling up to ``max_prec``) until it certifies and the ball has radius at
+    most ``rtol |mid|``."""
     data = _data(the_law)
     lam_f = exact(lam_value)
     if lam_f <= 0:
@@ -917,7 +965,7 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
         return Uncertified(f"w(lam) not certified: {atoms.reason}")
     ridge = _Ridge(data, lam_f)
     w_max = 1 - data.atom_mass()
-    reason = "no precision tried"
+    result: Result = Uncertified("w(lam) not certified: no precision tried")
     for p in _ladder(prec, max_prec):
         with flint.ctx.workprec(p):
             polys = ridge.polys(_theta1(data.ratios))
@@ -926,42 +974,46 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
                 approx = _bisect(polys, lam_b, w_max, p)
                 ball = _newton_enclosure(polys, approx, lam_b, w_max, p)
             except _NeedPrecision as exc:
-                reason = f"{exc} at {p} bits"
+                if not result.certified:
+                    result = Uncertified(f"w(lam) not certified: {exc} at {p} bits")
                 continue
-            return ridge, ball, p, polys
-    return Uncertified(f"w(lam) not certified: {reason}")
+            out = value(ridge, ball, polys)
+            if not out.is_finite():
+                if not result.certified:
+                    result = Uncertified("the ball is not finite")
+                continue
+            result = _ball_result(out, p)
+        if narrow(result, rtol):
+            break
+    return result
 
 
 def certified_dof(the_law: Any, lam_value: Any, prec: int = DEFAULT_PREC,
-                  max_prec: int = MAX_PREC) -> Result:
-    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5) as a ball."""
-    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
-    if isinstance(solved, Uncertified):
-        return solved
-    _, ball, p, _ = solved
-    return _ball_result(ball, p)
+                  max_prec: int = MAX_PREC, rtol: Fraction | None = None) -> Result:
+    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5) as a ball
+    (radius at most ``rtol |mid|`` when asked, precision permitting)."""
+    return _ridge_ladder(the_law, lam_value, prec, max_prec, rtol,
+                         lambda ridge, ball, polys: ball)
 
 
 def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
-                          prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC) -> Result:
+                          prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC,
+                          rtol: Fraction | None = None) -> Result:
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (theory §5,
-    MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w``."""
+    MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w`` (radius at most
+    ``rtol |mid|`` when asked, precision permitting)."""
     if the_law.case not in ("mha", "mha-tied"):
         raise ValueError(f"the ridge error is defined for the MHA laws (got {the_law.case})")
     s2 = exact(sigma2)
     if s2 < 0:
         raise ValueError(f"sigma2 must be >= 0 (got {sigma2!r})")
-    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
-    if isinstance(solved, Uncertified):
-        return solved
-    ridge, ball, p, polys = solved
-    with flint.ctx.workprec(p):
-        g_o = _arb(exact(the_law.ratios.gO))
+    g_o = exact(the_law.ratios.gO)
+
+    def error(ridge: _Ridge, ball: Any, polys: dict[str, Any]) -> Any:
         dw = -polys["flam"](ball) / polys["fw"](ball)
-        err = 1 - ball / g_o + (_arb(ridge.lam) / g_o - _arb(s2)) * dw
-        if not err.is_finite():
-            return Uncertified("the ridge error ball is not finite")
-        return _ball_result(err, p)
+        return 1 - ball / _arb(g_o) + (_arb(ridge.lam) / _arb(g_o) - _arb(s2)) * dw
+
+    return _ridge_ladder(the_law, lam_value, prec, max_prec, rtol, error)
 
 
 def require(result: Any, quantity: str, params: dict[str, Any] | None = None) -> Any:
@@ -973,6 +1025,7 @@ def require(result: Any, quantity: str, params: dict[str, Any] | None = None) ->
 
 __all__ = [
     "Certified", "Uncertified", "SupportCertificate", "NEEDS_FLINT", "DEFAULT_PREC",
-    "MAX_PREC", "certified_pdf", "certified_support", "certified_atoms", "certified_dof",
-    "certified_ridge_error", "exact", "require", "require_flint",
+    "MAX_PREC", "EDGE_RTOL", "narrow", "certified_pdf", "certified_support",
+    "certified_atoms", "certified_dof", "certified_ridge_error", "exact", "require",
+    "require_flint",
 ]
