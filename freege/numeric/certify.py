@@ -51,8 +51,8 @@ Density at x (theory §3, §7.1)
 
 Support (theory §7, §7.1)
     Edge candidates are 0 and the positive real roots of the square-free part of
-    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]``, cached on disk with
-    :func:`freege.symbolic.cache.cached`), isolated as balls. Between consecutive
+    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]`` with FLINT's
+    multivariate polynomials), isolated as balls. Between consecutive
     candidates the branch is fixed; each gap is classified by the density certificate at
     a rational point inside it (density ball certainly > 0, or exactly 0), and the gap
     beyond the last candidate is outside (``G(x) ~ 1/x`` is real there). Edges are the
@@ -113,8 +113,7 @@ import sympy as sp
 from freege.errors import CertificationError, DomainError
 from freege.numeric import _symbolic
 from freege.params import mpf_fraction
-from freege.symbolic.cache import cached
-from freege.symbolic.symbols import G, theta1, z
+from freege.symbolic.symbols import theta1
 
 try:  # python-flint is an extra: freege[certify]
     import flint
@@ -337,35 +336,28 @@ def _specialize(table: tuple, values: tuple[Fraction, ...]) -> ThetaPoly:
             if any(row.values())}
 
 
-def _to_sympy(poly: ThetaPoly, gens: Sequence[sp.Symbol]) -> sp.Expr:
-    return sp.Add(*[sp.Rational(c.numerator, c.denominator) * theta1**k
-                    * sp.Mul(*[g**e for g, e in zip(gens, monom, strict=True)])
-                    for monom, row in poly.items() for k, c in row.items()])
+def _edge_polynomial(spec: ThetaPoly) -> ThetaPoly:
+    """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]`` (``P`` the Cauchy
+    polynomial ``spec`` in ``(G, z)``), with the factors ``z`` removed (0 is always a
+    candidate): its real roots are the edge candidates (theory §7.1). Exact, with FLINT's
+    ``fmpq_mpoly`` (discriminant, square-free factorisation)."""
+    ctx = flint.fmpq_mpoly_ctx.get(("G", "z", "t"), "lex")
+    degree = max(i for i, _ in spec)
 
+    def poly(rows: ThetaPoly) -> Any:
+        return ctx.from_dict({(i, j, k): flint.fmpq(c.numerator, c.denominator)
+                              for (i, j), row in rows.items() for k, c in row.items()})
 
-def _from_sympy(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> ThetaPoly:
-    poly = sp.Poly(expr, *gens, theta1, domain=sp.QQ)
+    p = poly(spec)
+    lc = poly({(0, j): row for (i, j), row in spec.items() if i == degree})
+    _, factors = (p.discriminant("G") * lc).factor_squarefree()
+    terms = functools.reduce(lambda a, b: a * b, (f for f, _ in factors), ctx.from_dict(
+        {(0, 0, 0): 1})).to_dict()
+    shift = min(e[1] for e in terms)  # the power of z dividing every term
     out: ThetaPoly = {}
-    for monom, c in poly.terms():
-        out.setdefault(monom[:-1], {})[monom[-1]] = Fraction(int(c.p), int(c.q))
+    for (_, j, k), c in terms.items():
+        out.setdefault((j - shift,), {})[k] = Fraction(int(c.numerator), int(c.denominator))
     return out
-
-
-@cached
-def _edge_polynomial_expr(case: str, normalized: bool, values: tuple[str, ...]) -> sp.Expr:
-    """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]``, with the factors
-    ``z`` removed (0 is always a candidate) and the parameters other than theta1 at the
-    exact ``values``: its real roots are the edge candidates (theory §7.1). A pure function
-    of the symbolic Cauchy polynomial (whose sources key the disk cache)."""
-    spec = _specialize(_term_table("cauchy", case, normalized),
-                       tuple(Fraction(v) for v in values))
-    ring = sp.QQ[z, theta1]
-    pg = sp.Poly(_to_sympy(spec, (G, z)), G, domain=ring)
-    disc = sp.Poly(pg.discriminant().as_expr() * pg.LC().as_expr(), z, theta1, domain=sp.QQ)
-    sqf = disc.sqf_part()
-    while sqf.degree(z) > 0 and sqf.as_expr().subs(z, 0).expand() == 0:
-        sqf = sp.Poly(sp.cancel(sqf.as_expr() / z), z, theta1, domain=sp.QQ)
-    return sqf.as_expr()
 
 
 def _low_order_part(spec: ThetaPoly) -> dict[int, dict[int, Fraction]]:
@@ -491,9 +483,7 @@ class _LawData:
         return {m[0]: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
 
     def edge_polynomial(self) -> ThetaPoly:
-        expr = _edge_polynomial_expr(self.case, self.normalized,
-                                     tuple(str(v) for v in self.values))
-        return _from_sympy(expr, (z,))
+        return _edge_polynomial(self.cauchy)
 
     def atom_mass(self) -> Fraction:
         names = _ATOM_RATIOS[self.case]
