@@ -76,7 +76,10 @@ def _relative(value: Fraction, ref: float) -> float:
 def run_one(case: str, params: dict[str, Any], rtol: Fraction) -> dict[str, Any]:
     the_law = numeric.law(case, Ratios(**params))
     start = time.perf_counter()
-    support = certify.certified_support(the_law)
+    try:
+        support = certify.certified_support(the_law)
+    except Exception as exc:  # noqa: BLE001 - a crash is a finding: recorded, counted
+        support = certify.Uncertified(f"crash: {type(exc).__name__}: {exc}")
     seconds = time.perf_counter() - start
     out: dict[str, Any] = {"case": case, "params": params, "seconds": round(seconds, 3)}
     if isinstance(support, certify.Uncertified):

@@ -437,17 +437,6 @@ def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
     return out
 
 
-def _isolate(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
-    """All roots of the polynomial with ascending ball coefficients (real polynomial),
-    each as ``(kind, ball)``: ``lower``/``upper`` half-plane, or ``real`` (real-part
-    ball). Raises :class:`_NeedPrecision` when isolation or classification fails."""
-    try:
-        roots = flint.acb_poly(coeffs).roots(maxprec=2 * prec)
-    except ValueError:
-        raise _NeedPrecision("roots not isolated") from None
-    return _classify(roots)
-
-
 def _real_roots(rows: dict[int, dict[int, Fraction]], t1: Any, prec: int) -> list[Any]:
     coeffs = _poly_balls(rows, t1)
     if len(coeffs) <= 1:
@@ -507,16 +496,27 @@ MAX_HALVINGS = 40
 MAX_PIECES = 4000
 
 
-def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
-    """:func:`_isolate` with the balls refined as far as the coefficients allow (radius
-    ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else ``2^-(prec/2)``, else isolated)."""
+def _root_balls(coeffs: list[Any], prec: int) -> list[Any]:
+    """Isolating balls of all roots of the polynomial with ascending ball coefficients (each
+    holds exactly one root of every polynomial in the coefficient balls), refined as far as
+    the coefficients allow: radius ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else
+    ``2^-(prec/2)``, else as isolated. :class:`_NeedPrecision` when not isolated."""
     poly = flint.acb_poly(coeffs)
     for bits in (prec - 16, 3 * prec // 4, prec // 2):
         try:
-            return _classify(poly.roots(tol=flint.arb(2) ** (-bits), maxprec=2 * prec))
+            return poly.roots(tol=flint.arb(2) ** (-bits), maxprec=2 * prec)
         except ValueError:
             continue
-    return _isolate(coeffs, prec)
+    try:
+        return poly.roots(maxprec=2 * prec)
+    except ValueError:
+        raise _NeedPrecision("roots not isolated") from None
+
+
+def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
+    """All roots of a real polynomial (ascending ball coefficients), refined
+    (:func:`_root_balls`), each as ``(kind, ball)`` (:func:`_classify`)."""
+    return _classify(_root_balls(coeffs, prec))
 
 
 class _Tracker:
@@ -612,7 +612,7 @@ class _Tracker:
         for _ in range(30):
             zb = flint.acb(_arb(self.x), _arb(height))
             try:
-                roots = [b for _, b in _tight_roots(self.coeffs(zb), self.prec)]
+                roots = _root_balls(self.coeffs(zb), self.prec)  # complex coefficients
             except _NeedPrecision:
                 height *= 2
                 continue
