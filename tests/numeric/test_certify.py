@@ -287,3 +287,29 @@ def test_relative_radius_not_reachable_returns_the_honest_ball() -> None:
                                  rtol=Fraction(1, 10**60))[0]
     assert ball.certified and ball.prec == 64
     assert not certify.narrow(ball, Fraction(1, 10**60))
+
+
+def _fuzz_law(k: int) -> tuple:
+    """Law ``k`` of benchmarks/certify_fuzz.py (seed 16): its first laws, one per case."""
+    from benchmarks.certify_fuzz import random_law
+
+    case, params = random_law(16, k)
+    return case, Ratios(**params)
+
+
+@pytest.mark.parametrize("k", range(7))
+def test_fuzz_slice_edges_have_30_digits_and_agree_with_float64(k: int) -> None:
+    """A slice of the edge fuzz (one random law per case over the declared domain): every
+    edge certified with relative radius <= 1e-30 by default, and the float64 layer's edges
+    (an independent route) inside the balls up to its own 1e-12 relative accuracy."""
+    case, ratios = _fuzz_law(k)
+    the_law = numeric.law(case, ratios)
+    support = certify.certified_support(the_law)
+    assert not isinstance(support, certify.Uncertified), support
+    f64 = the_law.intervals()
+    assert len(support) == len(f64)
+    for pair, ref in zip(support, f64, strict=True):
+        for edge, value in zip(pair, ref, strict=True):
+            assert edge.rad_exact <= certify.EDGE_RTOL * abs(edge.mid_exact), str(edge)
+            assert abs(Fraction(value) - edge.mid_exact) <= (
+                edge.rad_exact + Fraction(1, 10**12) * abs(edge.mid_exact)), (str(edge), value)
