@@ -970,7 +970,7 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
             out = value(ridge, ball, polys)
             if not out.is_finite():
                 if not result.certified:
-                    result = Uncertified("the ball is not finite")
+                    result = Uncertified("the result ball is not finite")
                 continue
             result = _ball_result(out, p)
         if narrow(result, rtol):
