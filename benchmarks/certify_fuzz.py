@@ -1,6 +1,7 @@
 """Fuzz of the certified support edges over the declared domain (theory §7; issue 16).
 
-    python benchmarks/certify_fuzz.py [--laws 140] [--seed 16] [--out FILE] [--rtol 1e-30]
+    python benchmarks/certify_fuzz.py [--laws 500] [--seed 16] [--out FILE] [--rtol 1e-30]
+                                      [--pdf]
 
 Random laws of all seven theory §4 cases over the domain :mod:`freege.params` declares
 (``beta`` in [1e-3, 4], ``h`` in [1, 1e4], ``gK, gV, gO`` in [1e-4, 1e4], log-uniform, four
@@ -9,7 +10,9 @@ end, where the atom and hard edges meet). For each law: :func:`certified_support
 default relative radius (1e-30), the time it took, the working precision used and the
 largest relative radius of its edges; as a sanity check, the edges are compared with the
 float64 law's (relative difference, informative only: a float64 refusal is recorded, not
-counted against the certificate).
+counted against the certificate). With ``--pdf`` the density is also certified at the
+middle of every interval and at ``1e-6`` (relative) inside each edge (issue 16's refused
+point was ``4e-5`` inside), and refusals there are counted.
 
 Each law's result is one JSON line appended to ``--out`` as soon as it is known; a rerun
 skips the laws already there (a truncated last line from a crash is detected and redone).
@@ -73,7 +76,16 @@ def _relative(value: Fraction, ref: float) -> float:
     return float(abs(value - Fraction(ref)) / max(abs(value), Fraction(1, 10**300)))
 
 
-def run_one(case: str, params: dict[str, Any], rtol: Fraction) -> dict[str, Any]:
+def _pdf_points(support: list[tuple[Any, Any]]) -> list[Fraction]:
+    out = []
+    for lo, hi in support:
+        a, b = lo.mid_exact, hi.mid_exact
+        out += [(a + b) / 2, b - (b - a) / 10**6] + ([a + (b - a) / 10**6] if a else [])
+    return out
+
+
+def run_one(case: str, params: dict[str, Any], rtol: Fraction, pdf: bool = False
+            ) -> dict[str, Any]:
     the_law = numeric.law(case, Ratios(**params))
     start = time.perf_counter()
     try:
@@ -90,6 +102,15 @@ def run_one(case: str, params: dict[str, Any], rtol: Fraction) -> dict[str, Any]
                prec=max([e.prec for e in edges], default=0),
                max_rel_rad=max(rel, default=0.0),
                wide=sum(r > rtol for r in rel))
+    if pdf:
+        start = time.perf_counter()
+        xs = _pdf_points(support)
+        balls = certify.certified_pdf(the_law, xs)
+        out["pdf_seconds"] = round(time.perf_counter() - start, 3)
+        out["pdf_refused"] = [(str(x), b.reason) for x, b in zip(xs, balls, strict=True)
+                              if not b.certified]
+        out["pdf_not_positive"] = [str(x) for x, b in zip(xs, balls, strict=True)
+                                   if b.certified and not b.mid_exact > b.rad_exact]
     try:
         f64 = [e for pair in the_law.intervals() for e in pair]
     except Exception as exc:  # noqa: BLE001 - informative only: the float64 layer refused
@@ -126,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--rtol", default="1e-30")
     parser.add_argument("--out", type=Path, default=Path("certify_fuzz.jsonl"))
+    parser.add_argument("--pdf", action="store_true", help="certify densities too")
     args = parser.parse_args(argv)
     rtol = Fraction(args.rtol)
     done = _done(args.out)
@@ -134,14 +156,16 @@ def main(argv: list[str] | None = None) -> int:
             if k in done and done[k].get("seed") == args.seed:
                 continue
             case, params = random_law(args.seed, k)
-            record = {"k": k, "seed": args.seed, **run_one(case, params, rtol)}
+            record = {"k": k, "seed": args.seed, **run_one(case, params, rtol, args.pdf)}
             sink.write(json.dumps(record) + "\n")
             sink.flush()
             done[k] = record
             print(f"{k:4d} {case:<24} {record['seconds']:8.2f}s "
                   f"{'certified' if record['certified'] else 'REFUSED'} "
                   f"rel rad {record.get('max_rel_rad', float('nan')):.2e} "
-                  f"prec {record.get('prec', '-')}", flush=True)
+                  f"prec {record.get('prec', '-')}"
+                  + (f" pdf refused {len(record['pdf_refused'])}" if "pdf_refused" in record
+                     else ""), flush=True)
     records = [done[k] for k in range(args.laws)]
     certified = [r for r in records if r["certified"]]
     edges = sum(len(r["edges"]) for r in certified)
@@ -157,8 +181,13 @@ def main(argv: list[str] | None = None) -> int:
         "float64_mismatch": [(r["k"], r.get("float64")) for r in certified if "float64" in r],
         "float64_rel_diff_max": max((r.get("float64_rel_diff", 0.0) for r in certified),
                                     default=0.0),
+        "pdf_refused": [(r["k"], p) for r in certified for p in r.get("pdf_refused", [])],
+        "pdf_not_positive": [(r["k"], x) for r in certified
+                             for x in r.get("pdf_not_positive", [])],
+        "pdf_seconds_total": round(sum(r.get("pdf_seconds", 0) for r in certified), 1),
     }, indent=1))
-    return 0 if len(certified) == len(records) and wide == 0 else 1
+    bad_pdf = any(r.get("pdf_refused") or r.get("pdf_not_positive") for r in certified)
+    return 0 if len(certified) == len(records) and wide == 0 and not bad_pdf else 1
 
 
 if __name__ == "__main__":

@@ -496,21 +496,42 @@ MAX_HALVINGS = 40
 MAX_PIECES = 4000
 
 
+#: variable scalings ``u = 2^k v`` tried by :func:`_root_balls`
+_ROOT_SCALINGS = (0, -4, 4)
+
+
 def _root_balls(coeffs: list[Any], prec: int) -> list[Any]:
     """Isolating balls of all roots of the polynomial with ascending ball coefficients (each
     holds exactly one root of every polynomial in the coefficient balls), refined as far as
     the coefficients allow: radius ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else
-    ``2^-(prec/2)``, else as isolated. :class:`_NeedPrecision` when not isolated."""
-    poly = flint.acb_poly(coeffs)
-    for bits in (prec - 16, 3 * prec // 4, prec // 2):
-        try:
-            return poly.roots(tol=flint.arb(2) ** (-bits), maxprec=2 * prec)
-        except ValueError:
-            continue
-    try:
-        return poly.roots(maxprec=2 * prec)
-    except ValueError:
-        raise _NeedPrecision("roots not isolated") from None
+    ``2^-(prec/2)``, else as isolated. :class:`_NeedPrecision` when not isolated.
+
+    arb's root finder (fixed iteration budget per precision) fails on some polynomials with
+    well separated roots (seen on ``P(., x)`` and ``Q(., x)`` of an mha law with h = 25
+    near its upper edge) and succeeds on the same polynomial made monic or with the
+    variable scaled by a power of two; those variants, which have the same roots (scaled
+    back exactly), are tried in turn."""
+    lead = coeffs[-1]
+    isolated = None
+    for k in _ROOT_SCALINGS:
+        scale = flint.arb(2) ** k
+        scaled = [c * scale**i for i, c in enumerate(coeffs)]
+        for monic in (False, True) if not lead.contains(0) else (False,):
+            poly = flint.acb_poly([c / scaled[-1] for c in scaled] if monic else scaled)
+            try:
+                found = poly.roots(maxprec=2 * prec)
+            except ValueError:
+                continue
+            isolated = isolated or [r * scale for r in found]
+            for bits in (prec - 16, 3 * prec // 4, prec // 2):
+                try:
+                    return [r * scale for r in poly.roots(tol=flint.arb(2) ** (-bits) / scale,
+                                                          maxprec=2 * prec)]
+                except ValueError:
+                    continue
+    if isolated is None:
+        raise _NeedPrecision("roots not isolated")
+    return isolated
 
 
 def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
@@ -625,13 +646,19 @@ class _Tracker:
         raise _NeedPrecision("the physical root is not identified at large Im z")
 
     def _approx(self, g: Any, zb: Any) -> Any:
-        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``."""
+        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``, until
+        the step is below the working precision (quadratic convergence: about
+        ``log2(prec)`` steps from a few correct bits)."""
         g, zb = g.mid(), zb.mid()
-        for _ in range(8):
+        tiny = flint.arb(2) ** (-self.prec)
+        for _ in range(8 + 2 * self.prec.bit_length()):
             d = self.value_g(g, zb)
             if d.contains(0):
                 break
-            g = (g - self.value(g, zb) / d).mid()
+            step = (self.value(g, zb) / d).mid()
+            g = (g - step).mid()
+            if abs(step) <= tiny * (1 + abs(g)):
+                break
         return g
 
     def segment(self, top: Fraction, bottom: Fraction, enclosure: Any) -> Any | None:
@@ -656,13 +683,14 @@ class _Tracker:
         Krawczyk test inside ``unique`` holds that same root (epsilon-inflation)."""
         approx = self._approx(loose, zb)
         eps = flint.arb(2) ** (-self.prec + 24) * (1 + abs(approx))
+        growth = 2 ** max(8, (self.prec - 32) // 8)  # eight tries reach 2^-8 |approx|
         for _ in range(8):
             box = approx + flint.acb(flint.arb(0, eps.upper()), flint.arb(0, eps.upper()))
             if unique.contains(box):
                 k = self.krawczyk(box, zb)
                 if k is not None:
                     return k
-            eps *= 2 ** 8
+            eps *= growth
         return loose
 
     def physical(self) -> tuple[str, Any]:
