@@ -308,9 +308,9 @@ def test_fuzz_slice_edges_have_30_digits_and_agree_with_float64(k: int) -> None:
     the_law = numeric.law(case, ratios)
     support = certify.certified_support(the_law)
     assert not isinstance(support, certify.Uncertified), support
-    from benchmarks.certify_fuzz import _pdf_points
+    from benchmarks.certify_fuzz import pdf_points
 
-    xs = _pdf_points(support)  # the middles, and 1e-6 of the width inside each edge
+    xs = pdf_points(support)  # the middles, and 1e-6 of the width inside each edge
     for x, ball in zip(xs, certify.certified_pdf(the_law, xs), strict=True):
         assert ball.certified and ball.mid_exact > ball.rad_exact, (float(x), str(ball))
     f64 = the_law.intervals()
