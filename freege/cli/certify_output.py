@@ -1,8 +1,14 @@
 """``--certify`` for ``freege law`` and ``freege readout dof|ridge``: rigorous enclosures
-(theory §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls. With ``--dps D``
-the working precision is raised until every ball has D significant digits (radius at
-most ``10^-D |mid|``), up to :data:`freege.numeric.certify.MAX_PREC` bits; the radius
-printed is always the honest one.
+(theory §4, §5, §7) from :mod:`freege.numeric.certify`, printed as balls. Support edges
+get at least 30 significant digits (radius at most ``1e-30 |mid|``,
+:data:`freege.numeric.certify.EDGE_RTOL`); with ``--dps D`` the working precision of
+every ball is raised until it has D significant digits (radius at most ``10^-D |mid|``).
+Precision stops at :data:`freege.numeric.certify.MAX_PREC` bits; the radius printed is
+always the honest one (it says which digits are certified). ``prec_bits`` in the JSON is
+the largest working precision used.
+
+The law and its title are built by the caller (:mod:`freege.cli.law`,
+:mod:`freege.cli.readout`), which this module does not import.
 
 JSON: every certified number is ``{"mid": "<decimal>", "rad": "<decimal>"}`` (the value
 lies in ``[mid - rad, mid + rad]``); a point of ``freege law --pdf`` whose certificate
@@ -45,27 +51,18 @@ def _ball(result: Any) -> dict[str, Any]:
     return result.as_dict()
 
 
-def _narrow(results: list[Any], dps: int | None) -> bool:
-    """Whether every certified ball has ``dps`` correct significant digits (radius at most
-    ``10^-dps |mid|``); always true without ``--dps``."""
-    if dps is None:
-        return True
-    bound = Fraction(1, 10**dps)
-    return all(r.rad_exact <= bound * abs(r.mid_exact) for r in results
-               if getattr(r, "certified", False))
-
-
-def refined(compute: Any, dps: int | None) -> tuple[Any, int]:
-    """``compute(prec)`` -> ``(balls, data)``, with the precision doubled (up to
-    :data:`freege.numeric.certify.MAX_PREC`) until the balls have ``dps`` digits."""
+def tolerances(dps: int | None) -> tuple[Fraction | None, Fraction]:
+    """Relative radius asked of every ball (``10^-dps``, none without ``--dps``) and of the
+    support edges (``10^-dps``, else the default of :mod:`freege.numeric.certify`)."""
     from freege.numeric import certify
 
-    prec = start_prec(dps)
-    while True:
-        balls, data = compute(prec)
-        if _narrow(balls, dps) or 2 * prec > certify.MAX_PREC:
-            return data, prec
-        prec *= 2
+    if dps is None:
+        return None, certify.EDGE_RTOL
+    return Fraction(1, 10**dps), Fraction(1, 10**dps)
+
+
+def _prec_bits(balls: list[Any], prec: int) -> int:
+    return max([prec] + [b.prec for b in balls if getattr(b, "certified", False)])
 
 
 def _text(result: Any) -> str:
@@ -76,15 +73,15 @@ def _text(result: Any) -> str:
     return str(result)
 
 
-def law_data(the_law: Any, xs: list[Fraction], texts: list[str], prec: int
-             ) -> tuple[list[Any], dict]:
-    """Certified support, atoms and density at ``xs``: the balls, and the JSON-shaped
-    data."""
+def law_data(the_law: Any, xs: list[Fraction], texts: list[str], dps: int | None) -> dict:
+    """Certified support, atoms and density at ``xs`` (``dps`` digits asked), JSON-shaped."""
     from freege.numeric import certify
 
-    support = certify.certified_support(the_law, prec)
+    prec = start_prec(dps)
+    rtol, edge_rtol = tolerances(dps)
+    support = certify.certified_support(the_law, prec, rtol=edge_rtol)
     atoms = certify.certified_atoms(the_law)
-    pdf = certify.certified_pdf(the_law, xs, prec)
+    pdf = certify.certified_pdf(the_law, xs, prec, rtol=rtol)
     balls = list(pdf)
     data: dict[str, Any] = {"certified": True, "prec_bits": prec}
     if isinstance(support, certify.Uncertified):
@@ -98,7 +95,8 @@ def law_data(the_law: Any, xs: list[Fraction], texts: list[str], prec: int
         data["atoms"] = [{"at": str(at), "mass": _ball(m)} for at, m in atoms.items()]
     data["x"] = list(texts)
     data["pdf"] = [_ball(r) for r in pdf]
-    return balls, data
+    data["prec_bits"] = _prec_bits(balls, prec)
+    return data
 
 
 def _render_law(data: dict, title: str) -> str:
@@ -121,58 +119,56 @@ def _render_law(data: dict, title: str) -> str:
     return "\n".join(lines)
 
 
-def run_law(args: argparse.Namespace, spec: Any) -> int:
-    """``freege law --certify``."""
+def run_law(args: argparse.Namespace, the_law: Any, title: str) -> None:
+    """``freege law --certify``: print the certified data of ``the_law`` (the caller draws
+    ``--plot``, whose target is checked here first)."""
     from freege import plotting
-    from freege.cli.law import build_law, density_grid, describe, plot_density, plot_title
     from freege.numeric import certify
 
     certify.require_flint()
     if args.plot:
         plotting.check_target(args.plot)
     xs = _exact_points("--pdf", args.pdf)
-    the_law = build_law(spec, None)
-    data, _ = refined(lambda p: law_data(the_law, xs, list(args.pdf or []), p), args.dps)
-    title = describe(spec)
-    grid = density_grid(the_law, args.xscale) if args.plot else None
+    data = law_data(the_law, xs, list(args.pdf or []), args.dps)
     emit(data, args, lambda d: _render_law(d, title))
-    if grid is not None:
-        plot_density(args.plot, grid, plot_title(spec))
-    return 0
 
 
 def readout_data(kind: str, the_law: Any, lam: Any, sigma2: Any, texts: dict[str, str],
-                 prec: int, params: dict[str, Any]) -> tuple[list[Any], dict]:
-    """Certified ``w(lam)`` (and the ridge error), or a CertificationError: the balls and
-    the JSON-shaped data."""
+                 dps: int | None, params: dict[str, Any]) -> dict:
+    """Certified ``w(lam)`` (and the ridge error) with ``dps`` digits asked, JSON-shaped,
+    or a CertificationError."""
     from freege.numeric import certify
 
+    prec = start_prec(dps)
+    rtol, _ = tolerances(dps)
     data: dict[str, Any] = {"certified": True, "prec_bits": prec, **texts}
-    w = certify.require(certify.certified_dof(the_law, lam, prec), "w(lam)", params)
+    w = certify.require(certify.certified_dof(the_law, lam, prec, rtol=rtol), "w(lam)",
+                        params)
     balls = [w]
     data["w"] = _ball(w)
     if kind == "ridge":
-        err = certify.require(certify.certified_ridge_error(the_law, lam, sigma2, prec),
+        err = certify.require(certify.certified_ridge_error(the_law, lam, sigma2, prec,
+                                                            rtol=rtol),
                               "ridge error", params)
         balls.append(err)
         data["error"] = _ball(err)
-    return balls, data
+    data["prec_bits"] = _prec_bits(balls, prec)
+    return data
 
 
-def run_readout(args: argparse.Namespace, spec: Any, lam: Any, sigma2: Any) -> int:
-    """``freege readout dof|ridge --certify`` (inputs already validated)."""
-    from freege.cli.law import LawSpec, build_law, describe
+def run_readout(args: argparse.Namespace, the_law: Any, law_title: str, lam: Any,
+                sigma2: Any) -> int:
+    """``freege readout dof|ridge --certify`` on ``the_law`` (normalized; inputs already
+    validated)."""
     from freege.numeric import certify
 
     certify.require_flint()
-    the_law = build_law(LawSpec(spec.case, spec.config, True), None)
     texts = {"lam": args.lam}
     if args.readout == "ridge":
         texts["sigma2"] = args.sigma2
     params = {"case": the_law.case, "lam": args.lam}
-    data, _ = refined(lambda p: readout_data(args.readout, the_law, lam, sigma2, texts, p,
-                                             params), args.dps)
-    title = (f"readout {args.readout}: features of the {describe(spec)}, normalized "
+    data = readout_data(args.readout, the_law, lam, sigma2, texts, args.dps, params)
+    title = (f"readout {args.readout}: features of the {law_title}, normalized "
              "(theory §5; certified balls, mid +/- rad)")
     emit(data, args, lambda d: "\n".join(
         [title] + [f"{k:<7}{_text(v)}" for k, v in d.items()

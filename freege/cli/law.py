@@ -324,7 +324,12 @@ def run(args: argparse.Namespace) -> int:
     if args.certify:  # rigorous balls (python-flint), imported only on this path
         from freege.cli import certify_output
 
-        return certify_output.run_law(args, spec)
+        the_law, title = build_law(spec, None), describe(spec)
+        grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
+        certify_output.run_law(args, the_law, title)
+        if grid is not None:
+            plot_density(args.plot, grid, plot_title(spec))
+        return 0
     if args.plot:
         check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)

@@ -119,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
         from freege.cli import certify_output
 
         sigma2 = sigma2_option(args.sigma2) if args.readout == "ridge" else None
-        return certify_output.run_readout(args, spec, lam_option(args.lam), sigma2)
+        features = build_law(LawSpec(spec.case, spec.config, True), None)
+        return certify_output.run_readout(args, features, describe(spec),
+                                          lam_option(args.lam), sigma2)
     data = evaluate(args.readout, args, spec)
     title = f"readout {args.readout}: features of the {describe(spec)}, normalized (theory §5)"
     emit(data, args, lambda d: render(d, title, args.dps), args.dps)

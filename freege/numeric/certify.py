@@ -51,8 +51,8 @@ Density at x (theory §3, §7.1)
 
 Support (theory §7, §7.1)
     Edge candidates are 0 and the positive real roots of the square-free part of
-    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]``, cached on disk with
-    :func:`freege.symbolic.cache.cached`), isolated as balls. Between consecutive
+    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]`` with FLINT's
+    multivariate polynomials), isolated as balls. Between consecutive
     candidates the branch is fixed; each gap is classified by the density certificate at
     a rational point inside it (density ball certainly > 0, or exactly 0), and the gap
     beyond the last candidate is outside (``G(x) ~ 1/x`` is real there). Edges are the
@@ -83,6 +83,10 @@ Degrees of freedom and ridge error (theory §5)
 Precision
     Every computation starts at ``prec`` bits and doubles up to ``max_prec`` until the
     certificate holds; what remains undecided at ``max_prec`` is :class:`Uncertified`.
+    A certified ball is also refined, by more precision, until its radius is at most
+    ``rtol |mid|``: by default (:data:`EDGE_RTOL`, ``1e-30``) for the support edges, on
+    request for the density and the readouts. A ball still wider at ``max_prec`` is
+    returned as it is: its radius says which digits are certified.
 
 Scope of the guarantee
     The enclosures are rigorous for the exact polynomials of the symbolic layer
@@ -97,7 +101,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
@@ -109,8 +113,7 @@ import sympy as sp
 from freege.errors import CertificationError, DomainError
 from freege.numeric import _symbolic
 from freege.params import mpf_fraction
-from freege.symbolic.cache import cached
-from freege.symbolic.symbols import G, theta1, z
+from freege.symbolic.symbols import theta1
 
 try:  # python-flint is an extra: freege[certify]
     import flint
@@ -122,6 +125,9 @@ NEEDS_FLINT = "needs python-flint: pip install 'freege[certify]'"
 #: default starting and largest working precision (bits)
 DEFAULT_PREC = 128
 MAX_PREC = 4096
+#: default largest relative radius of a certified support edge (precision is raised until
+#: every edge meets it, up to ``max_prec``)
+EDGE_RTOL = Fraction(1, 10**30)
 #: significant digits printed for an exact midpoint whose decimal expansion does not end
 EXACT_DIGITS = 40
 
@@ -276,6 +282,14 @@ def _ladder(prec: int, max_prec: int) -> Iterator[int]:
         p *= 2
 
 
+def narrow(result: Result, rtol: Fraction | None) -> bool:
+    """Whether a certified ball has radius at most ``rtol |mid|`` (always, without
+    ``rtol``; never, for a refusal)."""
+    if not isinstance(result, Certified):
+        return False
+    return rtol is None or result.rad_exact <= rtol * abs(result.mid_exact)
+
+
 class _NeedPrecision(Exception):
     """The current working precision cannot decide; retry with more bits."""
 
@@ -322,35 +336,28 @@ def _specialize(table: tuple, values: tuple[Fraction, ...]) -> ThetaPoly:
             if any(row.values())}
 
 
-def _to_sympy(poly: ThetaPoly, gens: Sequence[sp.Symbol]) -> sp.Expr:
-    return sp.Add(*[sp.Rational(c.numerator, c.denominator) * theta1**k
-                    * sp.Mul(*[g**e for g, e in zip(gens, monom, strict=True)])
-                    for monom, row in poly.items() for k, c in row.items()])
+def _edge_polynomial(spec: ThetaPoly) -> ThetaPoly:
+    """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]`` (``P`` the Cauchy
+    polynomial ``spec`` in ``(G, z)``), with the factors ``z`` removed (0 is always a
+    candidate): its real roots are the edge candidates (theory §7.1). Exact, with FLINT's
+    ``fmpq_mpoly`` (discriminant, square-free factorisation)."""
+    ctx = flint.fmpq_mpoly_ctx.get(("G", "z", "t"), "lex")
+    degree = max(i for i, _ in spec)
 
+    def poly(rows: ThetaPoly) -> Any:
+        return ctx.from_dict({(i, j, k): flint.fmpq(c.numerator, c.denominator)
+                              for (i, j), row in rows.items() for k, c in row.items()})
 
-def _from_sympy(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> ThetaPoly:
-    poly = sp.Poly(expr, *gens, theta1, domain=sp.QQ)
+    p = poly(spec)
+    lc = poly({(0, j): row for (i, j), row in spec.items() if i == degree})
+    _, factors = (p.discriminant("G") * lc).factor_squarefree()
+    terms = functools.reduce(lambda a, b: a * b, (f for f, _ in factors), ctx.from_dict(
+        {(0, 0, 0): 1})).to_dict()
+    shift = min(e[1] for e in terms)  # the power of z dividing every term
     out: ThetaPoly = {}
-    for monom, c in poly.terms():
-        out.setdefault(monom[:-1], {})[monom[-1]] = Fraction(int(c.p), int(c.q))
+    for (_, j, k), c in terms.items():
+        out.setdefault((j - shift,), {})[k] = Fraction(int(c.numerator), int(c.denominator))
     return out
-
-
-@cached
-def _edge_polynomial_expr(case: str, normalized: bool, values: tuple[str, ...]) -> sp.Expr:
-    """Square-free part of ``disc_G(P) * lc_G(P)`` in ``QQ[z, theta1]``, with the factors
-    ``z`` removed (0 is always a candidate) and the parameters other than theta1 at the
-    exact ``values``: its real roots are the edge candidates (theory §7.1). A pure function
-    of the symbolic Cauchy polynomial (whose sources key the disk cache)."""
-    spec = _specialize(_term_table("cauchy", case, normalized),
-                       tuple(Fraction(v) for v in values))
-    ring = sp.QQ[z, theta1]
-    pg = sp.Poly(_to_sympy(spec, (G, z)), G, domain=ring)
-    disc = sp.Poly(pg.discriminant().as_expr() * pg.LC().as_expr(), z, theta1, domain=sp.QQ)
-    sqf = disc.sqf_part()
-    while sqf.degree(z) > 0 and sqf.as_expr().subs(z, 0).expand() == 0:
-        sqf = sp.Poly(sp.cancel(sqf.as_expr() / z), z, theta1, domain=sp.QQ)
-    return sqf.as_expr()
 
 
 def _low_order_part(spec: ThetaPoly) -> dict[int, dict[int, Fraction]]:
@@ -430,17 +437,6 @@ def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
     return out
 
 
-def _isolate(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
-    """All roots of the polynomial with ascending ball coefficients (real polynomial),
-    each as ``(kind, ball)``: ``lower``/``upper`` half-plane, or ``real`` (real-part
-    ball). Raises :class:`_NeedPrecision` when isolation or classification fails."""
-    try:
-        roots = flint.acb_poly(coeffs).roots(maxprec=2 * prec)
-    except ValueError:
-        raise _NeedPrecision("roots not isolated") from None
-    return _classify(roots)
-
-
 def _real_roots(rows: dict[int, dict[int, Fraction]], t1: Any, prec: int) -> list[Any]:
     coeffs = _poly_balls(rows, t1)
     if len(coeffs) <= 1:
@@ -476,9 +472,7 @@ class _LawData:
         return {m[0]: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
 
     def edge_polynomial(self) -> ThetaPoly:
-        expr = _edge_polynomial_expr(self.case, self.normalized,
-                                     tuple(str(v) for v in self.values))
-        return _from_sympy(expr, (z,))
+        return _edge_polynomial(self.cauchy)
 
     def atom_mass(self) -> Fraction:
         names = _ATOM_RATIOS[self.case]
@@ -502,16 +496,48 @@ MAX_HALVINGS = 40
 MAX_PIECES = 4000
 
 
+#: variable scalings ``u = 2^k v`` tried by :func:`_root_balls`
+_ROOT_SCALINGS = (0, -4, 4)
+
+
+def _root_balls(coeffs: list[Any], prec: int) -> list[Any]:
+    """Isolating balls of all roots of the polynomial with ascending ball coefficients (each
+    holds exactly one root of every polynomial in the coefficient balls), refined as far as
+    the coefficients allow: radius ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else
+    ``2^-(prec/2)``, else as isolated. :class:`_NeedPrecision` when not isolated.
+
+    arb's root finder (fixed iteration budget per precision) fails on some polynomials with
+    well separated roots (seen on ``P(., x)`` and ``Q(., x)`` of an mha law with h = 25
+    near its upper edge) and succeeds on the same polynomial made monic or with the
+    variable scaled by a power of two; those variants, which have the same roots (scaled
+    back exactly), are tried in turn."""
+    lead = coeffs[-1]
+    isolated = None
+    for k in _ROOT_SCALINGS:
+        scale = flint.arb(2) ** k
+        scaled = [c * scale**i for i, c in enumerate(coeffs)]
+        for monic in (False, True) if not lead.contains(0) else (False,):
+            poly = flint.acb_poly([c / scaled[-1] for c in scaled] if monic else scaled)
+            try:
+                found = poly.roots(maxprec=2 * prec)
+            except ValueError:
+                continue
+            isolated = isolated or [r * scale for r in found]
+            for bits in (prec - 16, 3 * prec // 4, prec // 2):
+                try:
+                    return [r * scale for r in poly.roots(tol=flint.arb(2) ** (-bits) / scale,
+                                                          maxprec=2 * prec)]
+                except ValueError:
+                    continue
+    if isolated is None:
+        raise _NeedPrecision("roots not isolated")
+    return isolated
+
+
 def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
-    """:func:`_isolate` with the balls refined as far as the coefficients allow (radius
-    ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else ``2^-(prec/2)``, else isolated)."""
-    poly = flint.acb_poly(coeffs)
-    for bits in (prec - 16, 3 * prec // 4, prec // 2):
-        try:
-            return _classify(poly.roots(tol=flint.arb(2) ** (-bits), maxprec=2 * prec))
-        except ValueError:
-            continue
-    return _isolate(coeffs, prec)
+    """All roots of a real polynomial (ascending ball coefficients), refined
+    (:func:`_root_balls`), each as ``(kind, ball)`` (:func:`_classify`)."""
+    return _classify(_root_balls(coeffs, prec))
 
 
 class _Tracker:
@@ -607,7 +633,7 @@ class _Tracker:
         for _ in range(30):
             zb = flint.acb(_arb(self.x), _arb(height))
             try:
-                roots = [b for _, b in _tight_roots(self.coeffs(zb), self.prec)]
+                roots = _root_balls(self.coeffs(zb), self.prec)  # complex coefficients
             except _NeedPrecision:
                 height *= 2
                 continue
@@ -620,13 +646,19 @@ class _Tracker:
         raise _NeedPrecision("the physical root is not identified at large Im z")
 
     def _approx(self, g: Any, zb: Any) -> Any:
-        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``."""
+        """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``, until
+        the step is below the working precision (quadratic convergence: about
+        ``log2(prec)`` steps from a few correct bits)."""
         g, zb = g.mid(), zb.mid()
-        for _ in range(8):
+        tiny = flint.arb(2) ** (-self.prec)
+        for _ in range(8 + 2 * self.prec.bit_length()):
             d = self.value_g(g, zb)
             if d.contains(0):
                 break
-            g = (g - self.value(g, zb) / d).mid()
+            step = (self.value(g, zb) / d).mid()
+            g = (g - step).mid()
+            if abs(step) <= tiny * (1 + abs(g)):
+                break
         return g
 
     def segment(self, top: Fraction, bottom: Fraction, enclosure: Any) -> Any | None:
@@ -651,13 +683,14 @@ class _Tracker:
         Krawczyk test inside ``unique`` holds that same root (epsilon-inflation)."""
         approx = self._approx(loose, zb)
         eps = flint.arb(2) ** (-self.prec + 24) * (1 + abs(approx))
+        growth = 2 ** max(8, (self.prec - 32) // 8)  # eight tries reach 2^-8 |approx|
         for _ in range(8):
             box = approx + flint.acb(flint.arb(0, eps.upper()), flint.arb(0, eps.upper()))
             if unique.contains(box):
                 k = self.krawczyk(box, zb)
                 if k is not None:
                     return k
-            eps *= 2 ** 8
+            eps *= growth
         return loose
 
     def physical(self) -> tuple[str, Any]:
@@ -691,7 +724,7 @@ def _density(data: _LawData, x: Fraction, prec: int) -> Any:
     with flint.ctx.workprec(prec):
         t1 = _theta1(data.ratios)
         coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
-        kinds = _isolate(coeffs, prec)
+        kinds = _tight_roots(coeffs, prec)
         if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
             return flint.arb(0)
         kind, u = _Tracker(data, x, prec).physical()
@@ -711,15 +744,17 @@ def _check_leading(data: _LawData, x: Fraction) -> str | None:
 
 
 def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
-                  max_prec: int = MAX_PREC) -> list[Result]:
+                  max_prec: int = MAX_PREC, rtol: Fraction | None = None) -> list[Result]:
     """Density of the continuous part at each ``x`` as a :class:`Certified` ball, or
     :class:`Uncertified` with the reason (theory §3, §7.1; method in the module docstring).
-    ``xs`` are read exactly (:func:`exact`)."""
+    ``xs`` are read exactly (:func:`exact`); with ``rtol`` the precision is raised until
+    each ball's radius is at most ``rtol |mid|`` (or ``max_prec`` is reached)."""
     data = _data(the_law)
-    return [_pdf_at(data, exact(x), prec, max_prec) for x in xs]
+    return [_pdf_at(data, exact(x), prec, max_prec, rtol) for x in xs]
 
 
-def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int) -> Result:
+def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int,
+            rtol: Fraction | None = None) -> Result:
     if x < 0:
         return Certified(Fraction(0), Fraction(0), prec)
     if x == 0:
@@ -728,16 +763,19 @@ def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int) -> Result:
     refused = _check_leading(data, x)
     if refused:
         return Uncertified(refused)
-    reason = "no precision tried"
+    result: Result = Uncertified("no precision tried")
     for p in _ladder(prec, max_prec):
         try:
             ball = _density(data, x, p)
         except _NeedPrecision as exc:
-            reason = f"{exc} (x = {float(x):.17g}, up to {p} bits)"
+            if not result.certified:
+                result = Uncertified(f"{exc} (x = {float(x):.17g}, up to {p} bits)")
             continue
         with flint.ctx.workprec(p):
-            return _ball_result(ball, p)
-    return Uncertified(reason)
+            result = _ball_result(ball, p)
+        if narrow(result, rtol):
+            break
+    return result
 
 
 # ---------------------------------------------------------------------- support
@@ -765,40 +803,62 @@ class SupportCertificate:
     def _edge(self, k: int) -> Certified:
         return _ball_result(self.candidates[k], self.prec)
 
+    def narrow(self, rtol: Fraction | None) -> bool:
+        """Whether every edge has radius at most ``rtol |mid|``."""
+        return all(narrow(edge, rtol) for pair in self.intervals() for edge in pair)
 
-def _support_certificate(data: _LawData, prec: int, max_prec: int
+    def refined(self, candidates: list[Any], prec: int) -> SupportCertificate:
+        """The same certificate with the candidates isolated again at ``prec`` bits. They
+        are the real roots of one exact polynomial, so there are as many, in the same
+        order, and each new ball meets the old one; the gaps keep their classification."""
+        if len(candidates) != len(self.candidates) or not all(
+                new.overlaps(old) for new, old in zip(candidates, self.candidates,
+                                                      strict=True)):
+            raise CertificationError("support edges", "edge candidates changed with the "
+                                     f"precision ({self.prec} -> {prec} bits)")
+        return SupportCertificate(candidates, self.inside, prec)
+
+
+def _support_certificate(data: _LawData, prec: int, max_prec: int, rtol: Fraction | None
                          ) -> SupportCertificate | Uncertified:
-    key = (prec, max_prec)
+    key = (prec, max_prec, rtol)
     if key in data._edges:
         return data._edges[key]
     poly = data.edge_polynomial()
     rows = {m[0]: row for m, row in poly.items()}
     reason = "no precision tried"
-    result: SupportCertificate | Uncertified | None = None
+    result: SupportCertificate | None = None
     for p in _ladder(prec, max_prec):
         try:
-            result = _classify_gaps(data, rows, p, max_prec)
-            break
+            candidates = _candidates(data, rows, p)
+            result = (_classify_gaps(data, candidates, p, max_prec) if result is None
+                      else result.refined(candidates, p))
         except _NeedPrecision as exc:
             reason = f"{exc} at {p} bits"
-    if result is None:
-        result = Uncertified(f"support edges not certified: {reason}")
-    data._edges[key] = result
-    return result
+            continue
+        if result.narrow(rtol):
+            break
+    out = Uncertified(f"support edges not certified: {reason}") if result is None else result
+    data._edges[key] = out
+    return out
 
 
-def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int,
-                   max_prec: int) -> SupportCertificate:
+def _candidates(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int
+                ) -> list[Any]:
+    """0 and the positive real roots of the edge polynomial, as balls, ascending."""
     with flint.ctx.workprec(prec):
-        t1 = _theta1(data.ratios)
-        roots = _real_roots(rows, t1, prec)
-        positive = []
-        for r in roots:
-            if r > 0:
-                positive.append(r)
-            elif not r < 0:
-                raise _NeedPrecision("an edge candidate is not separated from 0")
-        candidates = [flint.arb(0)] + positive
+        roots = _real_roots(rows, _theta1(data.ratios), prec)
+    positive = []
+    for r in roots:
+        if r > 0:
+            positive.append(r)
+        elif not r < 0:
+            raise _NeedPrecision("an edge candidate is not separated from 0")
+    return [flint.arb(0)] + positive
+
+
+def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: int
+                   ) -> SupportCertificate:
     inside = []
     for k, c in enumerate(candidates):
         if k + 1 == len(candidates):
@@ -820,12 +880,14 @@ def _classify_gaps(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: i
     return SupportCertificate(candidates, inside, prec)
 
 
-def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC
+def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC,
+                      rtol: Fraction | None = EDGE_RTOL
                       ) -> list[tuple[Certified, Certified]] | Uncertified:
     """Intervals of the continuous part, each edge a ball around a real root of the
-    discriminant (or exactly 0), theory §7; :class:`Uncertified` when a gap between edge
-    candidates cannot be classified."""
-    cert = _support_certificate(_data(the_law), prec, max_prec)
+    discriminant (or exactly 0), theory §7, with the precision raised until every edge
+    has radius at most ``rtol |mid|`` (or ``max_prec`` is reached); :class:`Uncertified`
+    when a gap between edge candidates cannot be classified."""
+    cert = _support_certificate(_data(the_law), prec, max_prec, rtol)
     return cert if isinstance(cert, Uncertified) else cert.intervals()
 
 
@@ -906,8 +968,12 @@ def _newton_enclosure(polys: dict[str, Any], approx: Any, lam_b: Any, w_max: Fra
     raise _NeedPrecision("interval Newton did not contract")
 
 
-def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
-                 ) -> tuple[_Ridge, Any, int, Any] | Uncertified:
+def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
+                  rtol: Fraction | None, value: Callable[[_Ridge, Any, dict[str, Any]], Any]
+                  ) -> Result:
+    """``value(ridge, w_ball, polys)`` as a certified ball, ``w`` enclosed at ``prec`` bits
+    and more (doubling up to ``max_prec``) until it certifies and the ball has radius at
+    most ``rtol |mid|``."""
     data = _data(the_law)
     lam_f = exact(lam_value)
     if lam_f <= 0:
@@ -917,7 +983,7 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
         return Uncertified(f"w(lam) not certified: {atoms.reason}")
     ridge = _Ridge(data, lam_f)
     w_max = 1 - data.atom_mass()
-    reason = "no precision tried"
+    result: Result = Uncertified("w(lam) not certified: no precision tried")
     for p in _ladder(prec, max_prec):
         with flint.ctx.workprec(p):
             polys = ridge.polys(_theta1(data.ratios))
@@ -926,42 +992,46 @@ def _ridge_solve(the_law: Any, lam_value: Any, prec: int, max_prec: int
                 approx = _bisect(polys, lam_b, w_max, p)
                 ball = _newton_enclosure(polys, approx, lam_b, w_max, p)
             except _NeedPrecision as exc:
-                reason = f"{exc} at {p} bits"
+                if not result.certified:
+                    result = Uncertified(f"w(lam) not certified: {exc} at {p} bits")
                 continue
-            return ridge, ball, p, polys
-    return Uncertified(f"w(lam) not certified: {reason}")
+            out = value(ridge, ball, polys)
+            if not out.is_finite():
+                if not result.certified:
+                    result = Uncertified("the result ball is not finite")
+                continue
+            result = _ball_result(out, p)
+        if narrow(result, rtol):
+            break
+    return result
 
 
 def certified_dof(the_law: Any, lam_value: Any, prec: int = DEFAULT_PREC,
-                  max_prec: int = MAX_PREC) -> Result:
-    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5) as a ball."""
-    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
-    if isinstance(solved, Uncertified):
-        return solved
-    _, ball, p, _ = solved
-    return _ball_result(ball, p)
+                  max_prec: int = MAX_PREC, rtol: Fraction | None = None) -> Result:
+    """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5) as a ball
+    (radius at most ``rtol |mid|`` when asked, precision permitting)."""
+    return _ridge_ladder(the_law, lam_value, prec, max_prec, rtol,
+                         lambda ridge, ball, polys: ball)
 
 
 def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
-                          prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC) -> Result:
+                          prec: int = DEFAULT_PREC, max_prec: int = MAX_PREC,
+                          rtol: Fraction | None = None) -> Result:
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (theory §5,
-    MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w``."""
+    MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w`` (radius at most
+    ``rtol |mid|`` when asked, precision permitting)."""
     if the_law.case not in ("mha", "mha-tied"):
         raise ValueError(f"the ridge error is defined for the MHA laws (got {the_law.case})")
     s2 = exact(sigma2)
     if s2 < 0:
         raise ValueError(f"sigma2 must be >= 0 (got {sigma2!r})")
-    solved = _ridge_solve(the_law, lam_value, prec, max_prec)
-    if isinstance(solved, Uncertified):
-        return solved
-    ridge, ball, p, polys = solved
-    with flint.ctx.workprec(p):
-        g_o = _arb(exact(the_law.ratios.gO))
+    g_o = exact(the_law.ratios.gO)
+
+    def error(ridge: _Ridge, ball: Any, polys: dict[str, Any]) -> Any:
         dw = -polys["flam"](ball) / polys["fw"](ball)
-        err = 1 - ball / g_o + (_arb(ridge.lam) / g_o - _arb(s2)) * dw
-        if not err.is_finite():
-            return Uncertified("the ridge error ball is not finite")
-        return _ball_result(err, p)
+        return 1 - ball / _arb(g_o) + (_arb(ridge.lam) / _arb(g_o) - _arb(s2)) * dw
+
+    return _ridge_ladder(the_law, lam_value, prec, max_prec, rtol, error)
 
 
 def require(result: Any, quantity: str, params: dict[str, Any] | None = None) -> Any:
@@ -973,6 +1043,7 @@ def require(result: Any, quantity: str, params: dict[str, Any] | None = None) ->
 
 __all__ = [
     "Certified", "Uncertified", "SupportCertificate", "NEEDS_FLINT", "DEFAULT_PREC",
-    "MAX_PREC", "certified_pdf", "certified_support", "certified_atoms", "certified_dof",
-    "certified_ridge_error", "exact", "require", "require_flint",
+    "MAX_PREC", "EDGE_RTOL", "narrow", "certified_pdf", "certified_support",
+    "certified_atoms", "certified_dof", "certified_ridge_error", "exact", "require",
+    "require_flint",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +74,43 @@ def test_certify_without_python_flint_is_one_line(capsys: pytest.CaptureFixture,
     for argv in (("law", *LAW, "--certify"), ("readout", "ridge", *LAW, "--certify")):
         err = bad(capsys, *argv)
         assert "needs python-flint: pip install 'freege[certify]'" in err
+
+
+def test_edges_have_30_digits_by_default_and_the_near_edge_point_a_ball(
+        capsys: pytest.CaptureFixture) -> None:
+    """Issue 16's reproducers: mha at beta 4 printed 7-digit edges; value-tied at a point
+    4e-5 from its lower edge printed "not certified"."""
+    code, out, err = run_cli(capsys, "law", "--case", "mha", "--beta", "4", "--h", "1000",
+                             "--gK", "1000", "--gV", "0.001", "--gO", "1000", "--certify",
+                             "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    edges = [edge for pair in data["support"] for edge in pair]
+    assert edges and all(_is_ball(e) for e in edges)
+    assert all(Fraction(e["rad"]) <= certify.EDGE_RTOL * Fraction(e["mid"]) for e in edges)
+    assert data["prec_bits"] > certify.DEFAULT_PREC  # the precision was raised for them
+    code, out, err = run_cli(capsys, "law", "--case", "value-tied", "--beta", "1", "--h", "4",
+                             "--gK", "0.5", "--gO", "1", "--pdf",
+                             "0.421556798371955186978889996702", "--certify")
+    assert code == 0, err
+    x, mid, sign, rad = out.strip().splitlines()[-1].split()
+    assert sign == "+/-" and 0 < Fraction(rad) < Fraction(1, 10**30) * Fraction(mid)
+
+
+def test_certify_with_plot_draws_the_density(capsys: pytest.CaptureFixture,
+                                             tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "density.png"
+    code, out, err = run_cli(capsys, "law", *LAW, "--certify", "--plot", str(target))
+    assert code == 0, err
+    assert target.stat().st_size > 0 and "support" in out
+
+
+def test_readout_certify_dps_sets_the_digits(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(capsys, "readout", "dof", *LAW, "--lam", "0.5", "--certify",
+                             "--dps", "60", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    w = data["w"]
+    assert Fraction(w["rad"]) <= Fraction(1, 10**60) * Fraction(w["mid"])
+    assert data["prec_bits"] >= 60 * 3

@@ -8,12 +8,15 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
 from freege import numeric
 from freege.errors import DomainError
+from freege.numeric import _symbolic
 from freege.params import Ratios
+from freege.symbolic.symbols import G, theta1, z
 
 certify = pytest.importorskip("freege.numeric.certify")
 pytest.importorskip("flint")
@@ -134,7 +137,6 @@ def test_certificate_refused_where_roots_cannot_be_isolated() -> None:
 def _mp_ridge(case: str, ratios: Ratios, lam: Fraction, sigma2: Fraction, dps: int) -> tuple:
     """w(lam) and E(lam) by mpmath.polyroots on F(., lam) (an independent route): the real
     root in (0, w_max) on the larger lam branch (2 a2 lam + a1 > 0), theory §5."""
-    from freege.numeric import _symbolic
     from freege.symbolic.symbols import lam as lam_s
     from freege.symbolic.symbols import w as w_s
 
@@ -217,3 +219,104 @@ def test_missing_python_flint_is_one_clear_error(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(certify, "flint", None)
     with pytest.raises(DomainError, match="needs python-flint"):
         certify.certified_atoms(numeric.law(*CASES["mha-atom"]))
+
+
+# ---------------------------------------------------------------------- issue 16
+def test_smooth_point_next_to_an_edge_gives_a_ball() -> None:
+    """value-tied, beta 1, h 4, gK 1/2: a point 4e-5 above the lower edge used to be
+    refused ("neither certainly real nor certainly non-real": the isolation balls of a
+    conjugate pair overlapped); now a ball that encloses the 50-digit density."""
+    the_law = numeric.law("value-tied", Ratios(beta=1, h=4, gK="0.5", gV="0.5", gO=1,
+                                               sharing="tied"))
+    x = Fraction("0.421556798371955186978889996702")
+    ball = certify.certified_pdf(the_law, [x])[0]
+    assert ball.certified, ball
+    with mpmath.workdps(REF_DPS):
+        ref = the_law.with_dps(REF_DPS).pdf([mpmath.mpf(x.numerator) / x.denominator])[0]
+    assert encloses(ball, ref), (str(ball), ref)
+    assert ball.rad_exact <= Fraction(1, 10**30) * ball.mid_exact
+
+
+def _discriminant_sign(disc: sp.Expr, x: Fraction, t1: mpmath.mpf) -> int:
+    """Sign of the sympy-route discriminant ``disc(z, theta1)`` at the exact ``x``."""
+    poly = sp.Poly(disc.subs(z, sp.Rational(x.numerator, x.denominator)), theta1)
+    value = mpmath.polyval([mpmath.mpf(c.p) / c.q for c in poly.all_coeffs()], t1)
+    return int(mpmath.sign(value))
+
+
+def test_wide_coefficient_edges_reach_30_digits_by_default() -> None:
+    """mha, beta 4 (theta1 = e^16 - 1), h = gK = gO = 1000, gV = 1e-3: at 128 bits the
+    edge balls have 7 digits; by default the precision is raised until the relative radius
+    is <= 1e-30. Checked against an independent route: the discriminant in G computed
+    by sympy (not FLINT) changes sign across each edge ball, at 300 digits."""
+    ratios = Ratios(beta=4, h=1000, gK=1000, gV="0.001", gO=1000)
+    the_law = numeric.law("mha", ratios)
+    loose = certify.certified_support(the_law, prec=128, max_prec=128, rtol=None)
+    edges = certify.certified_support(the_law)
+    assert len(loose) == len(edges) == 1
+    assert any(e.rad_exact > Fraction(1, 10**20) * e.mid_exact for e in loose[0])
+    params = dict(zip(_symbolic.PARAMETERS[1:], (16, 1000, 1000, sp.Rational(1, 1000), 1000),
+                      strict=True))
+    disc = sp.Poly(sp.expand(_symbolic.cauchy_polynomial("mha", False).as_expr()
+                             .subs(params)), G).discriminant()
+    with mpmath.workdps(300):
+        t1 = mpmath.expm1(16)
+        for edge, coarse in zip(edges[0], loose[0], strict=True):
+            assert edge.certified and edge.rad_exact <= certify.EDGE_RTOL * edge.mid_exact
+            assert abs(edge.mid_exact - coarse.mid_exact) <= edge.rad_exact + coarse.rad_exact
+            lo, hi = edge.mid_exact - edge.rad_exact, edge.mid_exact + edge.rad_exact
+            assert _discriminant_sign(disc, lo, t1) * _discriminant_sign(disc, hi, t1) < 0
+
+
+def test_requested_relative_radius_is_met_for_density_and_dof() -> None:
+    the_law = numeric.law(*CASES["mha-atom"])
+    rtol = Fraction(1, 10**70)
+    ball = certify.certified_pdf(the_law, [Fraction(3)], rtol=rtol)[0]
+    w = certify.certified_dof(the_law, Fraction(1, 2), rtol=rtol)
+    for b in (ball, w):
+        assert b.certified and b.rad_exact <= rtol * abs(b.mid_exact) and b.prec > 128
+    default = certify.certified_pdf(the_law, [Fraction(3)])[0]
+    assert abs(ball.mid_exact - default.mid_exact) <= ball.rad_exact + default.rad_exact
+
+
+def test_relative_radius_not_reachable_returns_the_honest_ball() -> None:
+    """Below ``max_prec`` the radius asked for cannot be met: the ball comes back as it is
+    (its radius says which digits are certified), not a refusal and not a narrower one."""
+    the_law = numeric.law(*CASES["mha-atom"])
+    ball = certify.certified_pdf(the_law, [Fraction(3)], prec=64, max_prec=64,
+                                 rtol=Fraction(1, 10**60))[0]
+    assert ball.certified and ball.prec == 64
+    assert not certify.narrow(ball, Fraction(1, 10**60))
+
+
+def _fuzz_law(k: int) -> tuple:
+    """Law ``k`` of benchmarks/certify_fuzz.py (seed 16): its first laws, one per case."""
+    from benchmarks.certify_fuzz import random_law
+
+    case, params = random_law(16, k)
+    return case, Ratios(**params)
+
+
+@pytest.mark.parametrize("k", range(7))
+def test_fuzz_slice_edges_have_30_digits_and_agree_with_float64(k: int) -> None:
+    """A slice of the edge fuzz (one random law per case over the declared domain): every
+    edge certified with relative radius <= 1e-30 by default, and the float64 layer's edges
+    (an independent route) inside the balls up to its own 1e-12 relative accuracy; the
+    density certainly positive inside, next to the edges too (law 4, mha with h = 25, was
+    refused 1e-6 inside its upper edge: arb's root finder failed on ``Q(., x)``)."""
+    case, ratios = _fuzz_law(k)
+    the_law = numeric.law(case, ratios)
+    support = certify.certified_support(the_law)
+    assert not isinstance(support, certify.Uncertified), support
+    from benchmarks.certify_fuzz import pdf_points
+
+    xs = pdf_points(support)  # the middles, and 1e-6 of the width inside each edge
+    for x, ball in zip(xs, certify.certified_pdf(the_law, xs), strict=True):
+        assert ball.certified and ball.mid_exact > ball.rad_exact, (float(x), str(ball))
+    f64 = the_law.intervals()
+    assert len(support) == len(f64)
+    for pair, ref in zip(support, f64, strict=True):
+        for edge, value in zip(pair, ref, strict=True):
+            assert edge.rad_exact <= certify.EDGE_RTOL * abs(edge.mid_exact), str(edge)
+            assert abs(Fraction(value) - edge.mid_exact) <= (
+                edge.rad_exact + Fraction(1, 10**12) * abs(edge.mid_exact)), (str(edge), value)
