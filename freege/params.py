@@ -87,6 +87,10 @@ MAX_DPS = 200
 #: supported gradient-flow times t of the readout loss L(t) (theory §5)
 T_MIN = Fraction(1, 10**6)
 T_MAX = Fraction(10**6)
+#: highest moment / cumulant / dof order the closed forms are derived to (the method is
+#: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes under a minute
+#: cold, normalized or not); here, sympy-free, for the CLI's help
+MAX_ORDER = 12
 
 
 def _number(name: str, value: object) -> int | Fraction:
