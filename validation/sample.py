@@ -72,6 +72,9 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 
 #: bytes a sample allocates besides its arrays (interpreter objects, generator state)
 COST_OVERHEAD_BYTES = 2**20
+#: array operations of a draw: per head and per draw (counted in the code below: the
+#: weights, the fused softmax, the GE terms; generators, W^O, Grams, eigenvalues)
+DRAW_OPERATIONS = (40, 40)
 
 
 @dataclass(frozen=True)
@@ -79,13 +82,17 @@ class Cost:
     """What one sample (a draw, a ladder trial) costs, estimated before running it: peak
     bytes of its float64 arrays, matrix-product flops, elements passed through
     elementwise operations (exp, scaling), and the sizes of its symmetric eigenvalue
-    problems. Counts are upper bounds up to lower-order terms (tests check them against
-    the measured peak)."""
+    problems; the normal random numbers it draws and the array operations it makes (each
+    costs the interpreter and NumPy a few microseconds: what small samples are made of).
+    Counts are upper bounds up to lower-order terms (tests check the memory against the
+    measured peak; ``benchmarks/sampling.py --sections estimate`` the time)."""
 
     peak_bytes: int
     matmul_flops: float
     elementwise: float
     eig_sizes: tuple[int, ...]
+    normals: float = 0.0
+    operations: float = 0.0
 
 
 def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
@@ -114,11 +121,19 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     in_place = n >= TWO_STAGE_MIN_N and two_stage_driver(np.dtype(dtype).name) is not None
     gram = block + held + n * n + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
-    per_head = 2 * n * n * (dK + dV) + 4 * n * dK * dV + 4 * n * dV * dV
-    matmul = h * per_head + 2 * 2 * n * h * dV * dO + 2 * 2 * n * n * dO
+    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
+    # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
+    # rate (benchmarks/sampling.py), counted as 3/4 of a product
+    matmul = h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+    groups = h if dims.sharing == "none" else dims.h_kv
+    values = 0 if dims.sharing == "tied" else dV
+    normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
+               + rows * dO * (1 if held else 2))
     return Cost(peak_bytes=itemsize * max(heads, block + output, gram) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
-                elementwise=float(6 * h * n * n + 8 * h * n * dV), eig_sizes=(n, n))
+                elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
+                normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h
+                                                          + DRAW_OPERATIONS[1]))
 
 
 def thetas(beta: float) -> tuple[float, float]:

@@ -23,31 +23,42 @@ from typing import Any
 
 #: a run estimated to take longer than this (seconds) needs ``--yes``
 CONFIRM_SECONDS = 3600
-#: size of the calibration problems (matrix product, eigenvalues, elementwise pass)
-CALIBRATION_SIZE = 256
+#: size of the calibration problems (matrix product, eigenvalues, elementwise pass, normals)
+CALIBRATION_SIZE = 384
+#: a second, smaller eigenvalue problem: the growth of eigenvalue time below
+#: :data:`CALIBRATION_SIZE` is fitted between the two (LAPACK's efficiency drops with n)
+SMALL_EIG_SIZE = 96
 
 
 @dataclass(frozen=True)
 class Speeds:
     """Measured speeds of a backend: matrix-product flops per second, array elements per
-    second of an elementwise exp, and seconds of a symmetric eigenvalue problem of size
-    :data:`CALIBRATION_SIZE` (its cost grows as n^3)."""
+    second of an elementwise exp, seconds of a symmetric eigenvalue problem of size
+    :data:`CALIBRATION_SIZE` and the exponent of its growth below that size (n^3 above),
+    normal random numbers per second, and seconds per array operation (the interpreter's
+    and the library's fixed cost of a call, from a tiny draw)."""
 
     matmul: float
     elementwise: float
     eig_seconds: float
+    eig_exponent: float = 3.0
+    normals: float = float("inf")
+    operation_seconds: float = 0.0
 
 
-def _best_time(run: Any, sync: Any, repeats: int = 2) -> float:
+def _typical_time(run: Any, sync: Any, repeats: int = 3) -> float:
+    """Median seconds of ``repeats`` calls of ``run`` after a warm-up: the machine as it
+    is now, other load included (a best time predicted runs 1.5-2x too fast on the
+    shared machine)."""
     run()  # warm-up: library handles, caches, kernel compilation
     sync()
-    best = float("inf")
+    times = []
     for _ in range(repeats):
         start = time.perf_counter()
         run()
         sync()
-        best = min(best, time.perf_counter() - start)
-    return max(best, 1e-9)
+        times.append(time.perf_counter() - start)
+    return max(sorted(times)[len(times) // 2], 1e-9)
 
 
 @cache
@@ -66,22 +77,49 @@ def speeds(backend: Any) -> Speeds:
 
 
 def _measure(backend: Any) -> Speeds:
+    import math
+
     import numpy as np
 
-    xp, m = backend.xp, CALIBRATION_SIZE
+    from freege.params import Dims
+    from freege.validation.sample import draw, draw_cost
+
+    xp, m, k = backend.xp, CALIBRATION_SIZE, SMALL_EIG_SIZE
     gen = backend.generator(np.random.SeedSequence(0))
     a = backend.normal(gen, (m, m))
     sym = a @ a.T
-    t_mm = _best_time(lambda: a @ a, backend.synchronize)
-    t_exp = _best_time(lambda: xp.exp(a), backend.synchronize)
-    t_eig = _best_time(lambda: xp.linalg.eigvalsh(sym), backend.synchronize)
-    return Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig)
+    small = sym[:k, :k].copy()
+    t_mm = _typical_time(lambda: a @ a, backend.synchronize)
+    t_exp = _typical_time(lambda: xp.exp(a), backend.synchronize)
+    t_eig = _typical_time(lambda: xp.linalg.eigvalsh(sym), backend.synchronize)
+    t_small = _typical_time(lambda: xp.linalg.eigvalsh(small), backend.synchronize)
+    t_rng = _typical_time(lambda: backend.normal(gen, (m, m)), backend.synchronize)
+    exponent = min(3.0, max(1.0, math.log(t_eig / t_small) / math.log(m / k)))
+    partial = Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig,
+                     eig_exponent=exponent, normals=m * m / t_rng)
+    tiny = Dims(n=8, h=2, dK=2, dV=2, dO=4)
+    t_draw = _typical_time(lambda: draw(tiny, seed=0, backend=backend), backend.synchronize)
+    cost = draw_cost(tiny, backend.dtype)
+    work = seconds(cost, partial)
+    return Speeds(matmul=partial.matmul, elementwise=partial.elementwise,
+                  eig_seconds=t_eig, eig_exponent=exponent, normals=partial.normals,
+                  operation_seconds=max(t_draw - work, 0.0) / cost.operations)
+
+
+def eig_seconds(n: int, speed: Speeds) -> float:
+    """Estimated seconds of a symmetric eigenvalue problem of size ``n``: n^3 growth from
+    :data:`CALIBRATION_SIZE` on, the fitted exponent below."""
+    ratio = n / CALIBRATION_SIZE
+    return speed.eig_seconds * ratio ** (3.0 if ratio >= 1 else speed.eig_exponent)
 
 
 def seconds(cost: Any, speed: Speeds) -> float:
-    """Estimated seconds of one sample of ``cost`` at ``speed``."""
-    eig = sum(speed.eig_seconds * (n / CALIBRATION_SIZE) ** 3 for n in cost.eig_sizes)
-    return cost.matmul_flops / speed.matmul + cost.elementwise / speed.elementwise + eig
+    """Estimated seconds of one sample of ``cost`` at ``speed``: its products, elementwise
+    passes, eigenvalue problems, normal draws and array operations."""
+    eig = sum(eig_seconds(n, speed) for n in cost.eig_sizes)
+    return (cost.matmul_flops / speed.matmul + cost.elementwise / speed.elementwise + eig
+            + getattr(cost, "normals", 0.0) / speed.normals
+            + getattr(cost, "operations", 0.0) * speed.operation_seconds)
 
 
 def _meminfo_available() -> int | None:
@@ -161,13 +199,14 @@ def duration_text(s: float) -> str:
     return f"{s:.2g} s"
 
 
-def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool) -> None:
+def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool,
+              each_means: str | None = None) -> None:
     """Refuse a run before it starts, or announce it (one line on stderr).
 
     ``count`` samples of ``cost`` on ``backend``: a ValueError (one line, exit 2) when one
     sample needs more memory than is available, or when the run is estimated to exceed
     :data:`CONFIRM_SECONDS` and ``confirmed`` (``--yes``) is false; otherwise prints the
-    estimated time and memory."""
+    estimated time and memory (``each_means``: what the per-sample time covers)."""
     free = available_memory(backend)
     if free is not None and cost.peak_bytes > free:
         raise ValueError(
@@ -183,6 +222,8 @@ def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool) -
             f"each on {backend.name}); pass --yes to run anyway, or ask for fewer"
         )
     room = "" if free is None else f" of {size_text(free)} available"
-    print(f"freege: estimate: {plural} on {backend.name}, about {duration_text(each)} each, "
+    what = f" ({each_means})" if each_means else ""
+    print(f"freege: estimate: {plural} on {backend.name}, about {duration_text(each)} each"
+          f"{what}, "
           f"{duration_text(total)} in all; peak memory about {size_text(cost.peak_bytes)}"
           f"{room}", file=sys.stderr, flush=True)

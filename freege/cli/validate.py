@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
 #: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
+#: what the one per-draw time a validation reports (estimate, progress, result) measures
+PER_DRAW_MEANS = "mean wall time of a draw: sampling and both models' eigenvalues"
 #: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
 
@@ -48,23 +50,27 @@ class Progress:
     """Progress on stderr. On a terminal, one bar redrawn in place (``\\r``):
     ``label [####....] i/N  t s each``; otherwise (a log file, a pipe) plain lines with no
     control characters: ``label: i/N  t s each``, at most one per :data:`LOG_INTERVAL_S`
-    and always the last."""
+    and always the last. ``t`` is the mean of the seconds each sample reports when they
+    are given (the figure the result prints), else wall time per sample."""
 
     def __init__(self, label: str, total: int, width: int = 24):
         self.label, self.total, self.width = label, total, width
         self.start = self.last_line = time.perf_counter()
         self.interactive = getattr(sys.stderr, "isatty", lambda: False)()
+        self.reported = 0.0
 
-    def __call__(self, done: int) -> None:
+    def __call__(self, done: int, seconds: float | None = None) -> None:
         now = time.perf_counter()
-        rate = (now - self.start) / max(done, 1)
+        if seconds is not None:
+            self.reported += seconds
+        rate = (self.reported if seconds is not None else now - self.start) / max(done, 1)
         if self.interactive:
             filled = self.width * done // self.total
             bar = "#" * filled + "." * (self.width - filled)
             end = "\n" if done == self.total else ""
-            line = f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.2f} s each{end}"
+            line = f"\r{self.label} [{bar}] {done}/{self.total}  {rate:.3g} s each{end}"
         elif done == self.total or (done and now - self.last_line >= LOG_INTERVAL_S):
-            line = f"{self.label}: {done}/{self.total}  {rate:.2f} s each\n"
+            line = f"{self.label}: {done}/{self.total}  {rate:.3g} s each\n"
             self.last_line = now
         else:
             return
@@ -180,13 +186,18 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
-    preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes)
-    from freege.validation.runner import validate  # scipy.stats, sympy: only once the run is on
+    # the summary's Student-t quantile (scipy.special) loads before the estimate, which
+    # then covers everything that follows
+    import scipy.special  # noqa: F401
+
+    preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
+              each_means=PER_DRAW_MEANS)
+    from freege.validation.runner import validate
 
     bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
     bar(0)
     result = validate(dims, draws=draws, seed=seed, backend=bk,
-                      on_draw=lambda i, _d: bar(i + 1))
+                      on_draw=lambda i, d: bar(i + 1, d.seconds))
     summary = result.summary()
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
@@ -221,7 +232,7 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"GE {pm(err['ge']['m1'])}",
         f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
         f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
-        f"  seconds per draw:                {d['seconds_per_draw']:.3f}",
+        f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),

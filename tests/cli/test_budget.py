@@ -3,11 +3,16 @@ the announced estimate."""
 
 from __future__ import annotations
 
+import time
+
+import numpy as np
 import pytest
 
 from freege.cli import budget
+from freege.params import Dims
+from freege.validation import ladder
 from freege.validation.backend import get_backend
-from freege.validation.sample import Cost
+from freege.validation.sample import Cost, draw, draw_cost
 
 NUMPY = get_backend("numpy")
 SMALL = Cost(peak_bytes=2**20, matmul_flops=1e6, elementwise=1e4, eig_sizes=(16,))
@@ -60,3 +65,25 @@ def test_size_text(value, text):
                                              (7200, "2 h"), (3 * 365.25 * 86400, "3 years")])
 def test_duration_text(value, text):
     assert budget.duration_text(value) == text
+
+
+@pytest.mark.parametrize("dims", [Dims(n=64, h=4, dK=16, dV=16, dO=64),
+                                  Dims(n=160, h=8, dK=20, dV=20, dO=160)], ids=str)
+def test_draw_estimate_is_near_the_measured_time(dims):
+    """The per-draw estimate against the median of three draws' own seconds (the figure
+    the run reports), generously (a shared machine: the benchmark prints the full table
+    from n = 64 to 4096)."""
+    estimate = budget.seconds(draw_cost(dims), budget.speeds(NUMPY))
+    measured = float(np.median([draw(dims, seed=(0, i)).seconds for i in range(3)]))
+    assert measured / 6 <= estimate <= 6 * measured
+
+
+def test_ladder_estimate_is_near_the_measured_time():
+    estimate = budget.seconds(ladder.trial_cost(48), budget.speeds(NUMPY))
+    times = []
+    for i in range(3):
+        start = time.perf_counter()
+        ladder.trial(48, seed=i)
+        times.append(time.perf_counter() - start)
+    measured = float(np.median(times))
+    assert measured / 6 <= estimate <= 6 * measured

@@ -59,8 +59,8 @@ def test_a_log_gets_one_line_per_interval(monkeypatch: pytest.MonkeyPatch) -> No
     bar(2)  # t = 40: a line
     bar(3)  # t = 41: too soon after it
     bar(4)  # t = 42: the last, always
-    assert log.getvalue().splitlines() == ["work: 2/4  20.00 s each",
-                                           "work: 4/4  10.50 s each"]
+    assert log.getvalue().splitlines() == ["work: 2/4  20 s each",
+                                           "work: 4/4  10.5 s each"]
 
 
 def test_a_real_process_with_stderr_in_a_pipe() -> None:
