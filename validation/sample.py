@@ -367,10 +367,12 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
         width = dims.dV
         for model in models:
             acc[model] = bk.empty((dims.n, dims.h * width))
+        scales = {model: _scale(case, model, dims.n, dims.h) for model in models}
         for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models)):
-            for model, t in terms.items():
-                acc[model][:, r * width:(r + 1) * width] = t
+            for model, t in terms.items():  # scaled as it is stored: no extra pass
+                bk.xp.multiply(t, scales[model], out=acc[model][:, r * width:(r + 1) * width])
             del terms
+        return acc, output_seq
     else:
         for terms in _head_terms(case, dims, bk, wgen, ngen, models):
             for model, t in terms.items():
