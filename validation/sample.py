@@ -7,7 +7,9 @@ Projected matrices are sampled directly (orthogonal inputs, theory §1): ``Q_r, 
 theory §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
 block at a time. Heads are *streamed*: only one n x n attention matrix is alive at a
 time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) -- never
-O(h n^2).
+O(h n^2). After the heads the models are finished one at a time (Z W^O, Gram,
+eigenvalues), each array released as soon as the next is made, so at most one Gram is
+alive: about 4 n^2 numbers at the paper's d = n sizes (benchmarks/sampling.py).
 
 Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
 and the GE noise, so the softmax and GE models of the same seed see the *same* weights,
