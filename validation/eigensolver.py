@@ -95,9 +95,11 @@ def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool 
     at n = 2048 about 0.4 s against 1.3 s for the reduction, one BLAS thread; MRRR
     ``?stemr`` is no faster there and failed on a rank-deficient Gram); then
     ``u_j^T y = z_j^T c``. A full ``eigh`` adds the back-transformation ``Q Z`` (2 n^3) and
-    costs 2-3x more (benchmarks/sampling.py). Within an eigenvalue cluster the ``u_j``
-    are not unique but the cluster's total weight is, and so is any curve. ``gram`` is
-    destroyed when ``overwrite`` and it is contiguous. ValueError for mismatched shapes;
+    cost about 3x more (measured at n = 1000 and 2048); a learning-curve draw costs about
+    what an eigenvalue-only draw costs (``benchmarks/sampling.py --sections targets``).
+    Within an eigenvalue cluster the ``u_j`` are not unique but the cluster's total weight
+    is, and so is any curve. ``gram`` is destroyed when ``overwrite`` and it is
+    contiguous. ValueError for mismatched shapes;
     ArithmeticError when LAPACK reports a failure."""
     from scipy.linalg import get_lapack_funcs
     from scipy.linalg.lapack import dstevd
