@@ -36,7 +36,7 @@ class Speeds:
     second of an elementwise exp, seconds of a symmetric eigenvalue problem of size
     :data:`CALIBRATION_SIZE` and the exponent of its growth below that size (n^3 above),
     normal random numbers per second, and seconds per array operation (the interpreter's
-    and the library's fixed cost of a call, from a tiny draw)."""
+    and the library's fixed cost of a call, from a small draw)."""
 
     matmul: float
     elementwise: float
@@ -97,9 +97,10 @@ def _measure(backend: Any) -> Speeds:
     exponent = min(3.0, max(1.0, math.log(t_eig / t_small) / math.log(m / k)))
     partial = Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig,
                      eig_exponent=exponent, normals=m * m / t_rng)
-    tiny = Dims(n=8, h=2, dK=2, dV=2, dO=4)
-    t_draw = _typical_time(lambda: draw(tiny, seed=0, backend=backend), backend.synchronize)
-    cost = draw_cost(tiny, backend.dtype)
+    small_draw = Dims(n=48, h=4, dK=12, dV=12, dO=48)  # small arrays cost more than tiny ones
+    t_draw = _typical_time(lambda: draw(small_draw, seed=0, backend=backend),
+                           backend.synchronize)
+    cost = draw_cost(small_draw, backend.dtype)
     work = seconds(cost, partial)
     return Speeds(matmul=partial.matmul, elementwise=partial.elementwise,
                   eig_seconds=t_eig, eig_exponent=exponent, normals=partial.normals,
