@@ -33,7 +33,7 @@ Sections (``--sections``, default all):
   ``eigh``; ``freege validate bert-base --draws 10`` as a process against a
   notebook-style script; a warm ``freege derive moments --case mha --order 6``;
 * ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
-  the measured seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
+  the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
   ``--estimate-sizes``.
 
 BLAS threads: run with ``OPENBLAS_NUM_THREADS=1`` to measure what one sweep worker
@@ -398,18 +398,19 @@ def section_estimate(args: argparse.Namespace) -> None:
 
     speed = budget.speeds(BK)
     print(f"\n{'n':>6}{'draw est s':>12}{'measured':>10}{'ratio':>7}"
-          f"{'trial est s':>13}{'measured':>10}{'ratio':>7}   (estimate vs median; one "
-          "sample at n >= 2048; ladder to --ladder-max)")
+          f"{'trial est s':>13}{'measured':>10}{'ratio':>7}   (CPU time; measured / estimate, "
+          "median of 3 samples, one at n >= 2048; ladder to --ladder-max)")
     for n in args.estimate_sizes:
         dims = Dims(n=n, h=8, dK=max(n // 8, 1), dV=max(n // 8, 1), dO=n)
         reps = 3 if n < 2048 else 1
         est = budget.seconds(draw_cost(dims), speed)
-        got = float(np.median([draw(dims, seed=(0, i)).seconds for i in range(reps)]))
+        got = float(np.median([cpu_seconds(lambda i=i, d=dims: draw(d, seed=(0, i)))
+                               for i in range(reps)]))
         row = f"{n:>6}{est:>12.4g}{got:>10.4g}{got / est:>7.2f}"
         if n <= args.ladder_max:
             t_est = budget.seconds(ladder.trial_cost(n), speed)
-            t_got = float(np.median([best(1, lambda i=i, n=n: ladder.trial(n, seed=(0, i)))
-                                        for i in range(reps)]))
+            t_got = float(np.median([cpu_seconds(lambda i=i, n=n: ladder.trial(n, seed=(0, i)))
+                                     for i in range(reps)]))
             row += f"{t_est:>13.4g}{t_got:>10.4g}{t_got / t_est:>7.2f}"
         print(row, flush=True)
 

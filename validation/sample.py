@@ -76,7 +76,7 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 COST_OVERHEAD_BYTES = 2**20
 #: array operations of a draw: per head and per draw (counted in the code below: the
 #: weights, the fused softmax, the GE terms; generators, W^O, Grams, eigenvalues)
-DRAW_OPERATIONS = (40, 40)
+DRAW_OPERATIONS = (80, 100)
 
 
 @dataclass(frozen=True)

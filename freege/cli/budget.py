@@ -5,10 +5,11 @@ the whole run against :data:`CONFIRM_SECONDS`.
 The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
 elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,
 :func:`freege.validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
-and backend, measured once per process on small problems (tens of milliseconds), so the
-estimate is rough (a factor of about two, more on a busy machine) but never off by the
-orders of magnitude that matter here. The speeds are one CPU core's (see :func:`speeds`):
-free cores make a run faster than announced, busy ones slower.
+and backend, measured once per process on small problems (about 0.1 s), so the estimate
+is rough (within a factor of two from n = 128 to 4096 in ``benchmarks/sampling.py
+--sections estimate``) but never off by the orders of magnitude that matter here. The
+speeds are one CPU core's, in CPU time (see :func:`speeds`): free cores make a run faster
+than announced, a machine busy with other processes slower.
 """
 
 from __future__ import annotations
@@ -46,18 +47,17 @@ class Speeds:
     operation_seconds: float = 0.0
 
 
-def _typical_time(run: Any, sync: Any, repeats: int = 3) -> float:
-    """Median seconds of ``repeats`` calls of ``run`` after a warm-up: the machine as it
-    is now, other load included (a best time predicted runs 1.5-2x too fast on the
-    shared machine)."""
+def _typical_time(run: Any, sync: Any, clock: Any = time.perf_counter,
+                  repeats: int = 3) -> float:
+    """Median seconds on ``clock`` of ``repeats`` calls of ``run`` after a warm-up."""
     run()  # warm-up: library handles, caches, kernel compilation
     sync()
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         run()
         sync()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return max(sorted(times)[len(times) // 2], 1e-9)
 
 
@@ -85,21 +85,28 @@ def _measure(backend: Any) -> Speeds:
     from freege.validation.sample import draw, draw_cost
 
     xp, m, k = backend.xp, CALIBRATION_SIZE, SMALL_EIG_SIZE
+    # on the CPU, CPU time of one thread: what one core does, whatever other processes
+    # take (wall-clock calibrations on the shared machine swung by 10x); a GPU's time is
+    # wall time after synchronising
+    clock = time.process_time if backend.name == "numpy" else time.perf_counter
+
+    def timed(run: Any) -> float:
+        return _typical_time(run, backend.synchronize, clock)
+
     gen = backend.generator(np.random.SeedSequence(0))
     a = backend.normal(gen, (m, m))
     sym = a @ a.T
     small = sym[:k, :k].copy()
-    t_mm = _typical_time(lambda: a @ a, backend.synchronize)
-    t_exp = _typical_time(lambda: xp.exp(a), backend.synchronize)
-    t_eig = _typical_time(lambda: xp.linalg.eigvalsh(sym), backend.synchronize)
-    t_small = _typical_time(lambda: xp.linalg.eigvalsh(small), backend.synchronize)
-    t_rng = _typical_time(lambda: backend.normal(gen, (m, m)), backend.synchronize)
+    t_mm = timed(lambda: a @ a)
+    t_exp = timed(lambda: xp.exp(a))
+    t_eig = timed(lambda: xp.linalg.eigvalsh(sym))
+    t_small = timed(lambda: xp.linalg.eigvalsh(small))
+    t_rng = timed(lambda: backend.normal(gen, (m, m)))
     exponent = min(3.0, max(1.0, math.log(t_eig / t_small) / math.log(m / k)))
     partial = Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig,
                      eig_exponent=exponent, normals=m * m / t_rng)
     small_draw = Dims(n=48, h=4, dK=12, dV=12, dO=48)  # small arrays cost more than tiny ones
-    t_draw = _typical_time(lambda: draw(small_draw, seed=0, backend=backend),
-                           backend.synchronize)
+    t_draw = timed(lambda: draw(small_draw, seed=0, backend=backend))
     cost = draw_cost(small_draw, backend.dtype)
     work = seconds(cost, partial)
     return Speeds(matmul=partial.matmul, elementwise=partial.elementwise,
@@ -224,7 +231,8 @@ def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool,
         )
     room = "" if free is None else f" of {size_text(free)} available"
     what = f" ({each_means})" if each_means else ""
-    print(f"freege: estimate: {plural} on {backend.name}, about {duration_text(each)} each"
+    where = f"{backend.name} at one core's speed" if backend.name == "numpy" else backend.name
+    print(f"freege: estimate: {plural} on {where}, about {duration_text(each)} each"
           f"{what}, "
           f"{duration_text(total)} in all; peak memory about {size_text(cost.peak_bytes)}"
           f"{room}", file=sys.stderr, flush=True)
