@@ -176,7 +176,7 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from freege.cli.budget import preflight
+    from freege.cli.budget import blas_threads, preflight
     from freege.validation.backend import get_backend
     from freege.validation.sample import draw_cost
 
@@ -190,14 +190,15 @@ def run_validate(args: argparse.Namespace) -> int:
     # then covers everything that follows
     import scipy.special  # noqa: F401
 
-    preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
-              each_means=PER_DRAW_MEANS)
+    each = preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
+                     each_means=PER_DRAW_MEANS)
     from freege.validation.runner import validate
 
     bar = Progress(f"{preset or 'validate'} on {bk.name}", draws)
     bar(0)
-    result = validate(dims, draws=draws, seed=seed, backend=bk,
-                      on_draw=lambda i, d: bar(i + 1, d.seconds))
+    with blas_threads(each, bk):
+        result = validate(dims, draws=draws, seed=seed, backend=bk,
+                          on_draw=lambda i, d: bar(i + 1, d.seconds))
     summary = result.summary()
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
@@ -271,7 +272,7 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
 
 
 def run_ladder(args: argparse.Namespace) -> int:
-    from freege.cli.budget import preflight
+    from freege.cli.budget import blas_threads, preflight
     from freege.params import check_beta
     from freege.validation import ladder
     from freege.validation.backend import get_backend
@@ -283,11 +284,13 @@ def run_ladder(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend)
-    preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
+    ladder.run(8, trials=1, backend=bk)  # first-call costs paid before the estimate
+    each = preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
     bar = Progress(f"ladder n={n} on {bk.name}", trials)
     bar(0)
-    result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
-                              on_trial=lambda i: bar(i + 1))
+    with blas_threads(each, bk):
+        result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
+                                  on_trial=lambda i: bar(i + 1))
     if args.plot is not None:
         from freege.validation.plots import ladder_histograms
 
