@@ -375,15 +375,14 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
                 bk.xp.multiply(t, scales[model], out=acc[model][:, r * width:(r + 1) * width])
             del terms
         return acc, output_seq
-    else:
-        for terms in _head_terms(case, dims, bk, wgen, ngen, models):
-            for model, t in terms.items():
-                piece = t @ t.T if case == "attention" else t
-                if model in acc:
-                    acc[model] += piece
-                else:
-                    acc[model] = piece
-            del terms
+    for terms in _head_terms(case, dims, bk, wgen, ngen, models):
+        for model, t in terms.items():
+            piece = t @ t.T if case == "attention" else t
+            if model in acc:
+                acc[model] += piece
+            else:
+                acc[model] = piece
+        del terms
     for model in models:
         s = _scale(case, model, dims.n, dims.h)
         acc[model] *= s * s if case == "attention" else s
