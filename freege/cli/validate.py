@@ -203,7 +203,7 @@ def run_validate(args: argparse.Namespace) -> int:
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
-            **resolved, **summary}
+            **resolved, **summary, "seconds_per_draw_means": PER_DRAW_MEANS}
     if args.plot is not None:
         distances = _plot_validation(args.plot, result, preset, dims)
         if distances is not None:
