@@ -156,7 +156,8 @@ def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
     return scores
 
 
-def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
+def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
+                           scores: Any | None = None) -> Any:
     """``A^perp V`` for ``A^perp = softmax_rows(beta Q K^T / sqrt(dK)) - 1 1^T / n``
     (theory §1), fused so that exp is the only pass over the n x n block: the shift that
     keeps exp in range is a per-row bound ``c_i = beta |q_i| max_j |k_j| / sqrt(dK)``
@@ -165,7 +166,10 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
     the value product through a ones column of V; normalisation and centring act on the
     n x dV result, ``A^perp V = diag(1/rowsum) (E V) - 1 (mean_rows V)``. When ``2 c_i``
     could underflow exp in the working dtype (very large ``beta`` or scores) the exact
-    row max is subtracted instead (two more passes). benchmarks/sampling.py."""
+    row max is subtracted instead (two more passes). ``scores``: an n x n buffer of
+    ``q``'s dtype to hold the block (reused across heads: a fresh n x n array costs page
+    faults, 9 ms at n = 4096, a quarter of a head's product at dK = 32); it is
+    overwritten. benchmarks/sampling.py."""
     n, dk = q.shape
     dv = v.shape[1]
     scale = beta / math.sqrt(dk)
@@ -176,10 +180,10 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
         qe[:, dk] = -shift
         ke[:, :dk] = k
         ke[:, dk] = 1.0
-        e = qe @ ke.T
+        e = xp.matmul(qe, ke.T, out=scores)
         del qe, ke
     else:
-        e = (q * scale) @ k.T
+        e = xp.matmul(q * scale, k.T, out=scores)
         e -= e.max(axis=1, keepdims=True)
     xp.exp(e, out=e)
     ve = xp.empty((n, dv + 1), dtype=v.dtype)
@@ -275,6 +279,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     t1, t2 = thetas(beta)
     sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
     value_noise = _GEValueNoise(bk, ngen)
+    scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
     for hd in _heads(bk, wgen, dims, case):
         terms: dict[str, Any] = {}
@@ -287,7 +292,9 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
                 del noise
                 terms["ge"] = y
             if "softmax" in models:
-                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta)
+                if scores is None:
+                    scores = bk.empty((n, n))
+                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta, scores)
             yield terms
             continue
         scores = hd.Q @ hd.K.T
