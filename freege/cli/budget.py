@@ -127,8 +127,7 @@ def seconds(cost: Any, speed: Speeds) -> float:
     passes, eigenvalue problems, normal draws and array operations."""
     eig = sum(eig_seconds(n, speed) for n in cost.eig_sizes)
     return (cost.matmul_flops / speed.matmul + cost.elementwise / speed.elementwise + eig
-            + getattr(cost, "normals", 0.0) / speed.normals
-            + getattr(cost, "operations", 0.0) * speed.operation_seconds)
+            + cost.normals / speed.normals + cost.operations * speed.operation_seconds)
 
 
 def _meminfo_available() -> int | None:
