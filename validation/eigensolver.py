@@ -26,8 +26,9 @@ import numpy as np
 #: from this size on the two-stage reduction is used. ``benchmarks/sampling.py --sections
 #: eig``, one BLAS thread, three runs on the shared 2-core CPU; speed-up NumPy time /
 #: two-stage time: 0.50 (n = 512), 0.62 (1024), 0.91-1.30 (1536-2048, mixed), 1.37 and
-#: 1.80 (3072), 1.06-1.16 (4096; the issue measured 1.7 at 4096 elsewhere)
-TWO_STAGE_MIN_N = 3072
+#: 1.80 (3072), 1.06-1.16 (4096; the issue measured 1.7 at 4096 elsewhere); in CPU time
+#: (medians of three, issue 18): 0.83 (1536), 1.04 (2048), 1.29 (2560), 1.41 (4096)
+TWO_STAGE_MIN_N = 2560
 
 _COLUMN_MAJOR = 102  # LAPACKE's LAPACK_COL_MAJOR
 
