@@ -7,9 +7,9 @@ elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`
 :func:`freege.validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
 and backend, measured once per process on small problems (about 0.1 s), so the estimate
 is rough (measured / estimated 0.7-1.0 in CPU time from n = 64 to 4096,
-``benchmarks/sampling.py --sections estimate``) but never off by the orders of magnitude that matter here. The
-speeds are one CPU core's, in CPU time (see :func:`speeds`): free cores make a run faster
-than announced, a machine busy with other processes slower.
+``benchmarks/sampling.py --sections estimate``) but never off by the orders of magnitude
+that matter here. The speeds are one CPU core's, in CPU time (see :func:`speeds`): free
+cores make a run faster than announced, a machine busy with other processes slower.
 """
 
 from __future__ import annotations
