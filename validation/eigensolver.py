@@ -100,7 +100,7 @@ def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool 
     what an eigenvalue-only draw costs (``benchmarks/sampling.py --sections targets``).
     Within an eigenvalue cluster the ``u_j`` are not unique but the cluster's total weight
     is, and so is any curve. ``gram`` is destroyed when ``overwrite`` and it is
-    contiguous. ValueError for mismatched shapes;
+    contiguous, never otherwise. ValueError for mismatched shapes;
     ArithmeticError when LAPACK reports a failure."""
     from scipy.linalg import get_lapack_funcs
     from scipy.linalg.lapack import dstevd
@@ -113,14 +113,16 @@ def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool 
     if np.dtype(a.dtype).name not in ("float32", "float64"):
         a = a.astype(np.float64)
     # a symmetric C-ordered matrix is its own Fortran-ordered transpose: no copy
-    own = a.flags.c_contiguous
-    fortran = a.T if own else np.asfortranarray(a)
+    if a.flags.c_contiguous or (overwrite and a.flags.f_contiguous):
+        fortran, destroy = (a.T if a.flags.c_contiguous else a), overwrite
+    else:
+        fortran, destroy = np.array(a, order="F"), True  # a private copy
     sytrd, sytrd_lwork, ormqr = get_lapack_funcs(("sytrd", "sytrd_lwork", "ormqr"), (a,))
     lwork, info = sytrd_lwork(n, lower=1)
     if info != 0:
         raise ArithmeticError(f"?sytrd workspace query failed (info {info})")
     c, d, e, tau, info = sytrd(fortran, lower=1, lwork=int(lwork),
-                               overwrite_a=int(overwrite or not own))
+                               overwrite_a=int(destroy))
     if info != 0:
         raise ArithmeticError(f"?sytrd failed (info {info})")
     coords = np.array(y, dtype=a.dtype).reshape(n, 1)

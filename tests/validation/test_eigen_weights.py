@@ -42,7 +42,9 @@ def test_float32_and_fortran_input_and_backend_route():
     # n eps32 ||g|| moves the curve by about as much
     tol = 60 * 4 * np.finfo(np.float32).eps * ref_vals[-1]
     assert np.max(np.abs(flow_loss_from_weights(v32, w32 / (y @ y), TIMES) - ref)) < tol
-    vf, wf = eigenvalues_and_weights(np.asfortranarray(g), y)
+    fortran = np.asfortranarray(g)
+    vf, wf = eigenvalues_and_weights(fortran, y)
+    assert np.array_equal(fortran, g)  # not destroyed without overwrite
     vb, wb = get_backend("numpy").eigenvalues_and_weights(g.copy(), y, overwrite=True)
     assert np.allclose(vf, vb, rtol=0, atol=1e-13) and np.allclose(wf, wb, rtol=1e-12)
 
