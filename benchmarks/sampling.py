@@ -22,32 +22,52 @@ Sections (``--sections``, default all):
   a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over the scale;
 * ``fused``: one head's ``A^perp V`` per preset, the fused product
   (:func:`freege.validation.sample.centred_softmax_values`) against
-  ``centred_softmax(Q K^T / sqrt(dK)) @ V``.
+  ``centred_softmax(Q K^T / sqrt(dK)) @ V``;
+* ``targets`` (issue 18): each target as a ratio, medians of ``--rounds`` interleaved
+  rounds (each round re-measures the dgemm rate next to what it times): a bert-base draw
+  and a ``--big-n`` draw (h = 16, dK = dV = n/16, dO = n: the paper's d = n sizes)
+  against their FLOP floor (:func:`floor_flops` at the measured 2048^2 dgemm rate) and
+  the big draw's peak memory in n^2 doubles; a draw returning learning curves at 50
+  times (:func:`freege.validation.eigensolver.eigenvalues_and_weights`) against an
+  eigenvalue-only draw at ``--curve-n``, and the curve's largest difference to a full
+  ``eigh``; ``freege validate bert-base --draws 10`` as a process against a
+  notebook-style script; a warm ``freege derive moments --case mha --order 6``;
+* ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
+  the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
+  ``--estimate-sizes``.
 
 BLAS threads: run with ``OPENBLAS_NUM_THREADS=1`` to measure what one sweep worker
 sees (``freege sweep`` holds each task to one thread).
 
-Run: ``python benchmarks/sampling.py [--presets ...] [--draws 3] [--ref-draws 1]
-[--sections ...] [--eig-sizes 512 1024 2048 4096]``.
+Run (from the repository root): ``python -m benchmarks.sampling [--presets ...]
+[--draws 3] [--ref-draws 1] [--sections ...] [--eig-sizes 512 1024 2048 4096] [--rounds 3]
+[--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import os
+import resource
 import subprocess
 import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import eigensolver, sample
+from freege.validation import eigensolver, finite_readout, sample
+from freege.validation.backend import get_backend
 from freege.validation.presets import PRESETS
 from freege.validation.sample import centred_softmax, centred_softmax_values, draw, thetas
+
+ROOT = Path(__file__).resolve().parent.parent
+BK = get_backend("numpy")
 
 
 def reference_draw(dims: Dims, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +246,176 @@ def section_fused(args: argparse.Namespace) -> None:
               f"{draws['fused']:>9.3f}{draws['plain'] / draws['fused']:>10.2f}", flush=True)
 
 
-SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused")
+def floor_flops(dims: Dims) -> float:
+    """The necessary floating-point work of one draw (both models): per head Q K^T and
+    A V (2 n^2 (dK + dV)), the GE signal Q (K^T V) and noise G L^T; per K/V group V^T V
+    and its Cholesky factor; both models' Z W^O; both Grams as symmetric products
+    (n^2 dO each); both eigenvalue problems by tridiagonal reduction (4/3 n^3 each)."""
+    n, h, dk, dv, do = dims.n, dims.h, dims.dK, dims.dV, dims.dO
+    per_head = 2 * n * n * (dk + dv) + 4 * n * dk * dv + 2 * n * dv * min(n, dv)
+    groups = dims.h_kv * (2 * n * dv * dv + dv**3 / 3)
+    return h * per_head + groups + 2 * (2 * n * h * dv * do + n * n * do + 4 / 3 * n**3)
+
+
+def big_dims(n: int) -> Dims:
+    """The paper's d = n configuration with 16 heads."""
+    return Dims(n=n, h=16, dK=n // 16, dV=n // 16, dO=n)
+
+
+def _curve_draw(dims: Dims, seed: object, times: np.ndarray) -> dict[str, np.ndarray]:
+    """A draw that returns each model's gradient-flow curve at ``times`` (theory §5):
+    the draw's Grams, then eigenvalues and target weights without eigenvectors."""
+    y = finite_readout.target(dims.n, 0)
+    curves = {}
+    for model, gram in sample._grams(sample.case_for(dims), dims, seed, BK, sample.MODELS):
+        vals, weights = eigensolver.eigenvalues_and_weights(gram, y, overwrite=True)
+        del gram
+        curves[model] = finite_readout.flow_loss_from_weights(vals, weights / (y @ y), times)
+    return curves
+
+
+NOTEBOOK = """
+import math
+from types import SimpleNamespace
+import numpy as np, scipy.stats
+
+
+def thetas(beta):
+    return math.expm1(beta**2), beta**2
+
+
+Dims = None
+{reference}
+dims = SimpleNamespace(n=512, h=12, dK=64, dV=64, dO=768, beta=1.0)  # bert-base
+w1, ks = [], []
+for i in range(10):
+    soft, ge = reference_draw(dims, i)
+    w1.append(scipy.stats.wasserstein_distance(soft, ge))
+    ks.append(scipy.stats.ks_2samp(soft, ge).statistic)
+for v in (w1, ks):
+    half = scipy.stats.t.ppf(0.975, 9) * np.std(v, ddof=1) / math.sqrt(10)
+    print(np.mean(v), half)
+"""
+
+
+def _process_seconds(argv: list[str]) -> float:
+    """CPU seconds (user + system) of a child process running ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cpu_rate(size: int = 2048, reps: int = 2) -> float:
+    """Best float64 FLOP/s of a size x size product in CPU time (one BLAS thread: CPU time
+    is what other processes on a shared machine do not inflate)."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((size, size)), rng.standard_normal((size, size))
+    return 2 * size**3 / best_cpu(reps, lambda: a @ b)
+
+
+def best_cpu(reps: int, fn: Callable[[], object]) -> float:
+    times = []
+    for _ in range(reps):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def cpu_seconds(fn: Callable[[], object]) -> float:
+    return best_cpu(1, fn)
+
+
+def section_targets(args: argparse.Namespace) -> None:
+    bert, big = PRESETS["bert-base"], big_dims(args.big_n)
+    curve_dims = Dims(n=args.curve_n, h=16, dK=args.curve_n // 16, dV=args.curve_n // 16,
+                      dO=args.curve_n)
+    times = np.geomspace(1e-2, 1e2, 50)
+    validate = [sys.executable, "-m", "freege", "validate", "bert-base", "--draws", "10",
+                "--backend", "numpy"]
+    notebook = [sys.executable, "-c",
+                NOTEBOOK.format(reference=inspect.getsource(reference_draw))]
+    derive = [sys.executable, "-m", "freege", "derive", "moments", "--case", "mha",
+              "--order", "6"]
+    _process_seconds(derive)  # warm the caches
+    draw(bert, seed=(99,))
+    _curve_draw(Dims(n=64, h=2, dK=8, dV=8, dO=64), (99,), times)  # imports scipy.linalg
+    ratios: dict[str, list[float]] = {k: [] for k in (
+        "bert", "big", "curve", "process", "derive")}
+    peak, diff = 0.0, 0.0
+    for r in range(args.rounds):
+        rate = cpu_rate()
+        bert_s = float(np.median([cpu_seconds(lambda i=i, r=r: draw(bert, seed=(r, i)))
+                                  for i in range(3)]))
+        ratios["bert"].append(bert_s * rate / floor_flops(bert))
+        if r < args.big_rounds:
+            t = time.process_time()
+            d = draw(big, seed=(r,))
+            big_s = time.process_time() - t
+            rate = (rate + cpu_rate()) / 2  # around a long draw
+            ratios["big"].append(big_s * rate / floor_flops(big))
+            peak = max(peak, d.peak_bytes / (8 * big.n**2))
+        plain = cpu_seconds(lambda r=r: draw(curve_dims, seed=(r,)))
+        curve = cpu_seconds(lambda r=r: _curve_draw(curve_dims, (r,), times))
+        ratios["curve"].append(curve / plain)
+        ratios["process"].append(_process_seconds(validate) / _process_seconds(notebook))
+        ratios["derive"].append(_process_seconds(derive))
+    # agreement of one curve with the full eigh route (trace-normalised Gram)
+    _, gram = next(sample._grams("mha", curve_dims, (0,), BK, ("softmax",)))
+    gram *= curve_dims.n / np.trace(gram)
+    y = finite_readout.target(curve_dims.n, 0)
+    vals, vecs = np.linalg.eigh(gram)
+    ref = finite_readout.gradient_flow_loss(vals, vecs, y, times)
+    lv, lw = eigensolver.eigenvalues_and_weights(gram, y)
+    diff = float(np.max(np.abs(finite_readout.flow_loss_from_weights(lv, lw / (y @ y), times)
+                               - ref)))
+    med = {k: float(np.median(v)) for k, v in ratios.items() if v}
+    print(f"\ntargets (CPU time, medians of {args.rounds} interleaved rounds; the big draw "
+          f"{min(args.rounds, args.big_rounds)} round(s); dgemm {rate / 1e9:.1f} GFLOP/s "
+          "in CPU time):")
+    print(f"  bert-base draw / FLOP floor ({floor_flops(bert) / 1e9:.3f} GFLOP):    "
+          f"{med['bert']:.2f}  (target <= 1.5)")
+    if "big" in med:
+        print(f"  n = {big.n}, h = 16, dK = {big.dK}, dO = {big.dO} draw / floor "
+              f"({floor_flops(big) / 1e9:.0f} GFLOP):  {med['big']:.2f}  (target <= 1.2)")
+        print(f"  its peak memory / n^2 doubles:                 {peak:.2f}  "
+              "(target <= 4.5)")
+    print(f"  learning-curve draw / eigenvalue draw, n = {curve_dims.n}:   "
+          f"{med['curve']:.2f}  (target <= 1.3)")
+    print(f"  curve vs full eigh, max |difference|:          {diff:.1e}  (target <= 1e-12)")
+    print(f"  validate bert-base --draws 10 / notebook script: {med['process']:.2f}  "
+          "(target <= 0.6)")
+    print(f"  warm derive moments --case mha --order 6:      {med['derive']:.2f} s CPU  "
+          "(target <= 0.3)", flush=True)
+
+
+def section_estimate(args: argparse.Namespace) -> None:
+    from freege.cli import budget
+    from freege.validation import ladder
+    from freege.validation.sample import draw_cost
+
+    speed = budget.speeds(BK)
+    print(f"\n{'n':>6}{'draw est s':>12}{'measured':>10}{'ratio':>7}"
+          f"{'trial est s':>13}{'measured':>10}{'ratio':>7}   (CPU time; measured / estimate, "
+          "median of 3 samples, one at n >= 2048; ladder to --ladder-max)")
+    for n in args.estimate_sizes:
+        dims = Dims(n=n, h=8, dK=max(n // 8, 1), dV=max(n // 8, 1), dO=n)
+        reps = 3 if n < 2048 else 1
+        est = budget.seconds(draw_cost(dims), speed)
+        got = float(np.median([cpu_seconds(lambda i=i, d=dims: draw(d, seed=(0, i)))
+                               for i in range(reps)]))
+        row = f"{n:>6}{est:>12.4g}{got:>10.4g}{got / est:>7.2f}"
+        if n <= args.ladder_max:
+            t_est = budget.seconds(ladder.trial_cost(n), speed)
+            t_got = float(np.median([cpu_seconds(lambda i=i, n=n: ladder.trial(n, seed=(0, i)))
+                                     for i in range(reps)]))
+            row += f"{t_est:>13.4g}{t_got:>10.4g}{t_got / t_est:>7.2f}"
+        print(row, flush=True)
+
+
+SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "estimate")
 
 
 def main() -> None:
@@ -238,11 +427,21 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument("--eig-sizes", nargs="+", type=int, default=[512, 1024, 2048])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--big-n", type=int, default=4096)
+    parser.add_argument("--big-rounds", type=int, default=1)
+    parser.add_argument("--curve-n", type=int, default=2048)
+    parser.add_argument("--estimate-sizes", nargs="+", type=int,
+                        default=[64, 128, 256, 512, 1024, 2048, 4096])
+    parser.add_argument("--ladder-max", type=int, default=2048)
     args = parser.parse_args()
     rate = matmul_rate()
+    from threadpoolctl import threadpool_info
+
+    threads = ", ".join(f"{i['internal_api']} {i['num_threads']}" for i in threadpool_info())
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
           f"float64 matmul (2048^2) {rate:.1f} GFLOP/s, OPENBLAS_NUM_THREADS="
-          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, BLAS threads: {threads}")
     for name in args.sections:
         if name == "pipeline":
             section_pipeline(args, rate)

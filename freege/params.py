@@ -121,6 +121,10 @@ MAX_WORKERS = 256
 SEED_MAX = 2**64 - 1
 #: evaluation points of a density (``freege law --pdf``), well inside float64
 X_MAX = Fraction(10**300)
+#: highest moment / cumulant / dof order the closed forms are derived to (the method is
+#: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes under a minute
+#: cold, normalized or not); here, sympy-free, for the CLI's help
+MAX_ORDER = 12
 
 
 @dataclass(frozen=True)

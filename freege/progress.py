@@ -57,6 +57,7 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.clock, self.interval = clock, interval
         self.done = self.printed = 0
+        self.reported = 0.0
         self.status: str | None = None
         self.start = self.last_line = clock()
         self.bar: Any = None
@@ -73,10 +74,14 @@ class Progress:
         """Set the number of finished steps to ``done``."""
         self.update(done - self.done)
 
-    def update(self, steps: int = 1, status: str | None = None) -> None:
+    def update(self, steps: int = 1, status: str | None = None,
+               seconds: float | None = None) -> None:
         """``steps`` more steps finished; ``status``: what is being done now (shown
-        beside the count)."""
+        beside the count); ``seconds``: the steps' own time as they report it (then the
+        lines' "s each" is its mean, the figure a result prints, not wall time)."""
         self.done += steps
+        if seconds is not None:
+            self.reported += seconds
         self.status = status if status is not None else self.status
         if self.verbosity == QUIET:
             return
@@ -114,7 +119,8 @@ class Progress:
         self.last_line, self.printed = now, self.done
         elapsed = now - self.start
         count = f"{self.done}" if self.total is None else f"{self.done}/{self.total}"
-        parts = [f"{count} {self.unit}s", f"{elapsed / self.done:.2f} s each"]
+        each = self.reported / self.done if self.reported else elapsed / self.done
+        parts = [f"{count} {self.unit}s", f"{each:.2f} s each"]
         if self.total is not None and self.done < self.total:
             parts.append(f"about {_seconds(elapsed / self.done * (self.total - self.done))} left")
         if self.status:

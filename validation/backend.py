@@ -106,6 +106,21 @@ class Backend:
             return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
         return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)
 
+    def eigenvalues_and_weights(self, gram: Any, y: np.ndarray, *, overwrite: bool = False
+                                ) -> tuple[np.ndarray, np.ndarray]:
+        """Ascending eigenvalues ``l_j`` of a symmetric matrix and the weights ``(u_j^T
+        y)^2`` of the NumPy vector ``y`` (theory §5 learning curves), float64 NumPy arrays:
+        on the CPU :func:`freege.validation.eigensolver.eigenvalues_and_weights` (no
+        eigenvector matrix), on the GPU cuSOLVER ``syevd`` with eigenvectors."""
+        if self.name == "numpy":
+            from freege.validation.eigensolver import eigenvalues_and_weights
+
+            return eigenvalues_and_weights(gram, y, overwrite=overwrite)
+        vals, vecs = self.xp.linalg.eigh(gram)
+        weights = (vecs.T @ self.xp.asarray(y, dtype=vecs.dtype)) ** 2
+        return (np.asarray(self.to_numpy(vals), dtype=np.float64),
+                np.asarray(self.to_numpy(weights), dtype=np.float64))
+
     def synchronize(self) -> None:
         if self.name == "cupy":
             self.xp.cuda.Stream.null.synchronize()

@@ -67,14 +67,21 @@ def gradient_flow_loss(eigvals: np.ndarray, eigvecs: np.ndarray, y: np.ndarray,
                        t: Sequence[float] | np.ndarray) -> np.ndarray:
     """``L(t) = sum_j exp(-2 t x_j) (u_j^T y)^2 / ||y||^2`` (theory §5 finite version) for
     eigenpairs ``(x_j, u_j)`` of ``F F^T`` (columns of ``eigvecs``); vectorised in t."""
-    times = _grid("t", t, allow_zero=True)
     y = np.asarray(y, dtype=np.float64)
     norm2 = float(y @ y)
     if not norm2 > 0:
         raise ValueError("target y must be non-zero")
-    weights = (eigvecs.T @ y) ** 2 / norm2
+    return flow_loss_from_weights(eigvals, (eigvecs.T @ y) ** 2 / norm2, t)
+
+
+def flow_loss_from_weights(eigvals: np.ndarray, weights: np.ndarray,
+                           t: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``L(t) = sum_j exp(-2 t x_j) w_j`` from the eigenvalues and the normalised weights
+    ``w_j = (u_j^T y)^2 / ||y||^2``
+    (:func:`freege.validation.eigensolver.eigenvalues_and_weights`)."""
+    times = _grid("t", t, allow_zero=True)
     x = np.clip(np.asarray(eigvals, dtype=np.float64), 0.0, None)
-    return np.exp(-2.0 * np.outer(times, x)) @ weights
+    return np.exp(-2.0 * np.outer(times, x)) @ np.asarray(weights, dtype=np.float64)
 
 
 def target(n: int, seed: Seed = 0) -> np.ndarray:
@@ -101,10 +108,9 @@ def measure(dims: Dims, *, draws: int, lam: Sequence[float], t: Sequence[float],
         feats = dict(zip(MODELS, mha_features(dims, seed=(seed, i), backend=bk),
                          strict=True))
         for model, f in feats.items():
-            vals, vecs = bk.xp.linalg.eigh(f @ f.T / m1)
-            vals, vecs = bk.to_numpy(vals), bk.to_numpy(vecs)
+            vals, weights = bk.eigenvalues_and_weights(f @ f.T / m1, y, overwrite=True)
             rows[model]["ridge"].append(ridge_error(vals, g_o, lam, sigma2))
-            rows[model]["loss"].append(gradient_flow_loss(vals, vecs, y, t))
+            rows[model]["loss"].append(flow_loss_from_weights(vals, weights / (y @ y), t))
     out: dict = {"lam": list(map(float, lam)), "t": list(map(float, t)), "sigma2": sigma2,
                  "draws": draws, "limiting_mean": m1}
     for model, r in rows.items():

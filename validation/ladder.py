@@ -84,11 +84,13 @@ def trial_cost(n: int) -> Cost:
     seven n x n float64 arrays alive at once (S, W, exp(beta S), A, a step's matrix, its
     Gram and LAPACK's copy of it) plus the overhead; S and the seven Grams as matrix
     products; the exp, the Horner passes of Q_p and the scalings as elementwise passes;
-    seven eigenvalue problems of size n."""
+    seven eigenvalue problems of size n; 3 n^2 normal draws; about 20 array operations
+    per step and 2 per Taylor term (the comparison with the reference included)."""
     p = taylor_degree(n)
     return Cost(peak_bytes=8 * 7 * n * n + COST_OVERHEAD_BYTES,
                 matmul_flops=float(2 * n**3 * (1 + len(STEPS))),
-                elementwise=float((2 * p + 20) * n * n), eig_sizes=(n,) * len(STEPS))
+                elementwise=float((2 * p + 20) * n * n), eig_sizes=(n,) * len(STEPS),
+                normals=float(3 * n * n), operations=float(20 * len(STEPS) + 2 * p + 20))
 
 
 @dataclass(frozen=True)

@@ -78,9 +78,11 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[
         raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1) (got {level})")
-    from scipy import stats  # 1 s to import: loaded only when a CI is asked for
+    # scipy.special's Student-t quantile: 0.4-0.6 s to import against 0.9-1.1 s for
+    # scipy.stats (fresh interpreters, interleaved, shared 2-core machine)
+    from scipy.special import stdtrit
 
-    half = stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
+    half = stdtrit(v.size - 1, 0.5 + level / 2) * v.std(ddof=1) / math.sqrt(v.size)
     return float(v.mean()), float(half)
 
 

@@ -11,9 +11,9 @@ distance that finite-n fluctuation alone produces at these dimensions (:func:`no
 no extra sampling). :data:`DEFINITIONS` says in one line what each printed metric is.
 
 Imports: the sampling path (this module, :mod:`freege.validation.sample`) loads neither sympy
-nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`, sympy) load when
-:func:`validate` starts and scipy.stats when :meth:`Validation.summary` forms the CIs
-(tests/validation/test_draws_imports.py).
+nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`) read generated
+source (sympy derives them once, on a cold cache) and :meth:`Validation.summary` takes
+its Student-t quantile from scipy.special (tests/validation/test_draws_imports.py).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
     bk = get_backend(backend, dtype)
-    from freege.validation.theory import limiting_moments  # sympy: not on the sampling path
+    from freege.validation.theory import limiting_moments  # sympy only on a cold cache
 
     limits = limiting_moments(case_for(dims), dims, 2)
     m1 = limits[0]

@@ -7,7 +7,9 @@ Projected matrices are sampled directly (orthogonal inputs, theory §1): ``Q_r, 
 theory §1.1, and ``W^O`` with i.i.d. N(0, 1/(h dV)) entries, drawn one (dV x dO) head
 block at a time. Heads are *streamed*: only one n x n attention matrix is alive at a
 time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) -- never
-O(h n^2).
+O(h n^2). After the heads the models are finished one at a time (Z W^O, Gram,
+eigenvalues), each array released as soon as the next is made, so at most one Gram is
+alive: about 4 n^2 numbers at the paper's d = n sizes (benchmarks/sampling.py).
 
 Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
 and the GE noise, so the softmax and GE models of the same seed see the *same* weights,
@@ -50,7 +52,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +74,9 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 
 #: bytes a sample allocates besides its arrays (interpreter objects, generator state)
 COST_OVERHEAD_BYTES = 2**20
+#: array operations of a draw: per head and per draw (counted in the code below: the
+#: weights, the fused softmax, the GE terms; generators, W^O, Grams, eigenvalues)
+DRAW_OPERATIONS = (80, 100)
 
 
 @dataclass(frozen=True)
@@ -79,42 +84,58 @@ class Cost:
     """What one sample (a draw, a ladder trial) costs, estimated before running it: peak
     bytes of its float64 arrays, matrix-product flops, elements passed through
     elementwise operations (exp, scaling), and the sizes of its symmetric eigenvalue
-    problems. Counts are upper bounds up to lower-order terms (tests check them against
-    the measured peak)."""
+    problems; the normal random numbers it draws and the array operations it makes (each
+    costs the interpreter and NumPy a few microseconds: what small samples are made of).
+    Counts are upper bounds up to lower-order terms (tests check the memory against the
+    measured peak; ``benchmarks/sampling.py --sections estimate`` the time)."""
 
     peak_bytes: int
     matmul_flops: float
     elementwise: float
     eig_sizes: tuple[int, ...]
+    normals: float = 0.0
+    operations: float = 0.0
 
 
 def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     """The :class:`Cost` of :func:`draw` for ``dims`` in working precision ``dtype``
-    (module docstring: heads streamed).
+    (module docstring: heads streamed, then one model at a time).
 
-    Peak arrays, the largest of three phases: the heads (both models' n x h dV blocks,
-    one n x n score matrix, Q/K/V of two consecutive heads, six n x dV temporaries of the
-    Gaussian equivalent, the dV x dV Cholesky factor); the output (the blocks, both
-    models' n x dO sums and, with several W^O row blocks, two n x dO products, one row
-    block and its contiguous n x step slice of the blocks); the Grams (two n x n Grams,
-    LAPACK's n x n copy, one n x dO factor). Below float64 one random draw is also staged
-    in float64 (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
+    Peak arrays, the largest of four phases: the heads (both models' n x h dV blocks,
+    one n x n score matrix, Q/K/V of two consecutive heads and the fused softmax's and the
+    Gaussian equivalent's n x dV temporaries, the dV x dV Cholesky factor); the first
+    model's output (both blocks, W^O held whole or one row block of it, the n x dO
+    product and, with several blocks, one partial product); the first model's Gram and
+    eigenvalues (the other model's block, W^O when held, the product or LAPACK's n x n
+    copy below :data:`freege.validation.eigensolver.TWO_STAGE_MIN_N`, the Gram); the second
+    model's output. Below float64 one random draw is also staged in float64
+    (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
+    from freege.validation.eigensolver import TWO_STAGE_MIN_N, two_stage_driver
+
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
     itemsize = np.dtype(dtype).itemsize
-    rows, step = h * dV, max(dV, min(n, 1024))
-    blocks = 2 * n * rows
-    heads = blocks + n * n + 4 * n * dK + 8 * n * dV + dV * dV + dK * dV
-    if rows <= step:  # one W^O block: the products are the sums
-        output = blocks + 2 * n * dO + rows * dO
-    else:
-        output = blocks + 4 * n * dO + step * (dO + n)
-    grams = 3 * n * n + n * dO
+    rows, step = h * dV, _output_rows(dims)
+    block = n * rows
+    heads = 2 * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
+    held = rows * dO if step >= rows else 0
+    products = n * dO if held else 2 * n * dO
+    output = block + (held or step * dO) + products
+    in_place = n >= TWO_STAGE_MIN_N and two_stage_driver(np.dtype(dtype).name) is not None
+    gram = block + held + n * n + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
-    per_head = 2 * n * n * (dK + dV) + 4 * n * dK * dV + 4 * n * dV * dV
-    matmul = h * per_head + 2 * 2 * n * h * dV * dO + 2 * 2 * n * n * dO
-    return Cost(peak_bytes=itemsize * max(heads, output, grams) + staging
+    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
+    # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
+    # rate (benchmarks/sampling.py), counted as 3/4 of a product
+    matmul = h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+    groups = h if dims.sharing == "none" else dims.h_kv
+    values = 0 if dims.sharing == "tied" else dV
+    normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
+               + rows * dO * (1 if held else 2))
+    return Cost(peak_bytes=itemsize * max(heads, block + output, gram) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
-                elementwise=float(6 * h * n * n + 8 * h * n * dV), eig_sizes=(n, n))
+                elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
+                normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h
+                                                          + DRAW_OPERATIONS[1]))
 
 
 def thetas(beta: float) -> tuple[float, float]:
@@ -135,17 +156,42 @@ def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
     return scores
 
 
-def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float) -> Any:
+def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
+                           scores: Any | None = None) -> Any:
     """``A^perp V`` for ``A^perp = softmax_rows(beta Q K^T / sqrt(dK)) - 1 1^T / n``
-    (theory §1), fused: the n x n block is only ``exp(beta S - rowmax)`` (``beta/sqrt(dK)``
-    folded into ``Q``, n dK work instead of two n x n passes); normalisation and centring
-    act on the n x dV product, ``A^perp V = diag(1/rowsum) (E V) - 1 (mean_rows V)``.
-    Four passes over the n x n block instead of eight (benchmarks/sampling.py)."""
-    e = (q * (beta / math.sqrt(q.shape[1]))) @ k.T
-    e -= e.max(axis=1, keepdims=True)
+    (theory §1), fused so that exp is the only pass over the n x n block: the shift that
+    keeps exp in range is a per-row bound ``c_i = beta |q_i| max_j |k_j| / sqrt(dK)``
+    (Cauchy-Schwarz: every exponent lies in ``[-2 c_i, 0]``), subtracted inside the
+    product through an extra column of Q (-c) and of K (ones); the row sums come out of
+    the value product through a ones column of V; normalisation and centring act on the
+    n x dV result, ``A^perp V = diag(1/rowsum) (E V) - 1 (mean_rows V)``. When ``2 c_i``
+    could underflow exp in the working dtype (very large ``beta`` or scores) the exact
+    row max is subtracted instead (two more passes). ``scores``: an n x n buffer of
+    ``q``'s dtype to hold the block (reused across heads: a fresh n x n array costs page
+    faults, 9 ms at n = 4096, a quarter of a head's product at dK = 32); it is
+    overwritten. benchmarks/sampling.py."""
+    n, dk = q.shape
+    dv = v.shape[1]
+    scale = beta / math.sqrt(dk)
+    shift = xp.sqrt((q * q).sum(axis=1)) * (scale * float(xp.sqrt((k * k).sum(axis=1)).max()))
+    if 2.0 * float(shift.max()) < 0.9 * -math.log(float(xp.finfo(q.dtype).tiny)):
+        qe, ke = xp.empty((n, dk + 1), dtype=q.dtype), xp.empty((n, dk + 1), dtype=k.dtype)
+        xp.multiply(q, scale, out=qe[:, :dk])
+        qe[:, dk] = -shift
+        ke[:, :dk] = k
+        ke[:, dk] = 1.0
+        e = xp.matmul(qe, ke.T, out=scores)
+        del qe, ke
+    else:
+        e = xp.matmul(q * scale, k.T, out=scores)
+        e -= e.max(axis=1, keepdims=True)
     xp.exp(e, out=e)
-    out = e @ v
-    out /= e.sum(axis=1, keepdims=True)
+    ve = xp.empty((n, dv + 1), dtype=v.dtype)
+    ve[:, :dv] = v
+    ve[:, dv] = 1.0
+    prod = e @ ve
+    del e, ve
+    out = prod[:, :dv] / prod[:, dv:]
     out -= v.mean(axis=0, keepdims=True)
     return out
 
@@ -233,16 +279,22 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     t1, t2 = thetas(beta)
     sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
     value_noise = _GEValueNoise(bk, ngen)
+    scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
     for hd in _heads(bk, wgen, dims, case):
         terms: dict[str, Any] = {}
         if with_values:
             if "ge" in models:
-                signal = hd.Q @ (hd.K.T @ hd.V) / math.sqrt(dims.dK)
-                y = (sq_sig * signal + sq_noise * value_noise(hd.V, hd.new_kv)) / math.sqrt(n)
+                y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
+                noise = value_noise(hd.V, hd.new_kv)
+                noise *= sq_noise / math.sqrt(n)
+                y += noise
+                del noise
                 terms["ge"] = y
             if "softmax" in models:
-                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta)
+                if scores is None:
+                    scores = bk.empty((n, n))
+                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta, scores)
             yield terms
             continue
         scores = hd.Q @ hd.K.T
@@ -257,32 +309,66 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
         yield terms
 
 
-def _output(zs: dict[str, Any], dims: Dims, bk: Backend, wgen: Any) -> dict[str, Any]:
-    """``Z W^O`` for every model's ``Z``, the same ``W^O`` (h dV x dO, i.i.d.
-    N(0, 1/(h dV))) for all, drawn in row blocks of max(dV, min(n, 1024)) rows, so it is
-    never held whole and a block costs O(n dO) memory (theory §1)."""
+def _output_rows(dims: Dims) -> int:
+    """Rows of a W^O block: the whole of W^O (h dV rows) when it is no larger than the
+    multi-block route's two n x dO buffers (a block of n rows and one product), else n
+    rows (at least dV). Blocks are consecutive rows of one row-major draw, so W^O is the
+    same whatever the block size."""
     rows = dims.h * dims.dV
-    step = max(dims.dV, min(dims.n, 1024))
-    out: dict[str, Any] = {}
+    return rows if rows <= 2 * dims.n else max(dims.dV, dims.n)
+
+
+def _output_blocks(dims: Dims, bk: Backend, seq: np.random.SeedSequence
+                   ) -> Iterator[tuple[int, int, Any]]:
+    """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))) from ``seq`` as ``(lo, hi, block)`` row
+    blocks of :func:`_output_rows` rows: never held whole when it is large (theory §1)."""
+    rows, step = dims.h * dims.dV, _output_rows(dims)
+    gen = bk.generator(seq)
     for lo in range(0, rows, step):
         hi = min(rows, lo + step)
-        block = bk.normal(wgen, (hi - lo, dims.dO))
+        block = bk.normal(gen, (hi - lo, dims.dO))
         block /= math.sqrt(rows)
-        for model, z in zs.items():
-            piece = z[:, lo:hi] @ block
-            if model in out:
-                out[model] += piece
-            else:
-                out[model] = piece
+        yield lo, hi, block
+
+
+def _output(z: Any, blocks: Iterable[tuple[int, int, Any]]) -> Any:
+    """``Z W^O`` from the row blocks of ``W^O`` (:func:`_output_blocks`): one product per
+    block, summed in place."""
+    out = None
+    for lo, hi, block in blocks:
+        piece = z[:, lo:hi] @ block
+        if out is None:
+            out = piece
+        else:
+            out += piece
+        del piece
     return out
 
 
+def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequence
+         ) -> Iterator[tuple[str, Any]]:
+    """``(model, Z W^O)`` one model at a time, each model's ``Z`` released as its product
+    is made (nothing is kept in this frame across a yield), the same ``W^O`` for all:
+    held when it is one block, else drawn again from ``seq`` for each model (the same
+    numbers)."""
+    held = (list(_output_blocks(dims, bk, seq)) if _output_rows(dims) >= dims.h * dims.dV
+            else None)
+    while zs:
+        model = next(iter(zs))
+        blocks = held if held is not None else _output_blocks(dims, bk, seq)
+        if len(zs) == 1:
+            held = None
+        yield model, _output(zs.pop(model), blocks)
+        del blocks
+
+
 def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
-              models: tuple[str, ...]) -> dict[str, Any]:
-    """The case matrix of each model (table above), heads streamed: attention is kept as
-    its running Gram ``s^2 sum_r T_r T_r^T`` (the n x hn concatenation is never formed),
-    head averages as ``s sum_r T_r``, value cases as ``s [T_r]_r`` (n x h dV), MHA as
-    ``s [T_r]_r W^O`` (n x dO). Only one head's n x n block is alive at a time."""
+              models: tuple[str, ...]) -> tuple[dict[str, Any], np.random.SeedSequence]:
+    """The case matrix of each model (table above), heads streamed, and the W^O seed:
+    attention is kept as its running Gram ``s^2 sum_r T_r T_r^T`` (the n x hn
+    concatenation is never formed), head averages as ``s sum_r T_r``, value cases and MHA
+    as ``s [T_r]_r`` (n x h dV; MHA's ``W^O`` is applied by :func:`_mha`). Only one head's
+    n x n block is alive at a time."""
     weights_seq, output_seq, noise_seq = np.random.SeedSequence(seed).spawn(3)
     wgen, ngen = bk.generator(weights_seq), bk.generator(noise_seq)
     acc: dict[str, Any] = {}
@@ -290,36 +376,47 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
         width = dims.dV
         for model in models:
             acc[model] = bk.empty((dims.n, dims.h * width))
+        scales = {model: _scale(case, model, dims.n, dims.h) for model in models}
         for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models)):
-            for model, t in terms.items():
-                acc[model][:, r * width:(r + 1) * width] = t
-    else:
-        for terms in _head_terms(case, dims, bk, wgen, ngen, models):
-            for model, t in terms.items():
-                piece = t @ t.T if case == "attention" else t
-                if model in acc:
-                    acc[model] += piece
-                else:
-                    acc[model] = piece
+            for model, t in terms.items():  # scaled as it is stored: no extra pass
+                bk.xp.multiply(t, scales[model], out=acc[model][:, r * width:(r + 1) * width])
+            del terms
+        return acc, output_seq
+    for terms in _head_terms(case, dims, bk, wgen, ngen, models):
+        for model, t in terms.items():
+            piece = t @ t.T if case == "attention" else t
+            if model in acc:
+                acc[model] += piece
+            else:
+                acc[model] = piece
+        del terms
     for model in models:
         s = _scale(case, model, dims.n, dims.h)
         acc[model] *= s * s if case == "attention" else s
-    if case.startswith("mha"):
-        acc = _output(acc, dims, bk, bk.generator(output_seq))
-    return acc
+    return acc, output_seq
 
 
 def _grams(case: str, dims: Dims, seed: Seed, bk: Backend,
-           models: tuple[str, ...]) -> dict[str, Any]:
-    """The n x n Gram matrix of each requested model (table above)."""
-    acc = _matrices(case, dims, seed, bk, models)
+           models: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+    """``(model, Gram)``: the n x n Gram of each requested model (table above), one at a
+    time, so that a caller that consumes each before the next holds one Gram only."""
+    acc, output_seq = _matrices(case, dims, seed, bk, models)
     if case == "attention":
-        return acc
-    for model in models:
-        m = acc.pop(model)
-        acc[model] = m @ m.T
+        yield from _pop_all(acc)
+        return
+    mats = _mha(acc, dims, bk, output_seq) if case.startswith("mha") else _pop_all(acc)
+    for model, m in mats:
+        gram = m @ m.T
         del m
-    return acc
+        yield model, gram
+        del gram
+
+
+def _pop_all(acc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """``acc``'s items, each removed from it as it is handed out."""
+    while acc:
+        model = next(iter(acc))
+        yield model, acc.pop(model)
 
 
 def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
@@ -335,8 +432,9 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
         raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
     _check_case(case, dims)
     bk = get_backend(backend, dtype)
-    gram = _grams(case, dims, seed, bk, (model,))[model]
-    return bk.eigvalsh(gram, overwrite=True)
+    for _model, gram in _grams(case, dims, seed, bk, (model,)):
+        return bk.eigvalsh(gram, overwrite=True)
+    raise AssertionError("unreachable: one model was asked for")
 
 
 @dataclass(frozen=True)
@@ -360,11 +458,13 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
     case = case_for(dims)
     start = time.perf_counter()
     with bk.memory() as meter:
-        grams = _grams(case, dims, seed, bk, MODELS)
-        soft = bk.eigvalsh(grams.pop("softmax"), overwrite=True)
-        ge = bk.eigvalsh(grams.pop("ge"), overwrite=True)
+        spectra = {}
+        for model, gram in _grams(case, dims, seed, bk, MODELS):
+            spectra[model] = bk.eigvalsh(gram, overwrite=True)
+            del gram  # before the next model's arrays are made
         bk.synchronize()
-    return Draw(soft, ge, time.perf_counter() - start, int(meter.peak_bytes or 0))
+    return Draw(spectra["softmax"], spectra["ge"], time.perf_counter() - start,
+                int(meter.peak_bytes or 0))
 
 
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
@@ -372,5 +472,6 @@ def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
     """``(MHA^perp, MHA^G / sqrt(n))`` as n x dO backend arrays for the same weights
     (theory §2, §5): both Grams tend to the same law with mean m1 (module table)."""
     bk = get_backend(backend, dtype)
-    acc = _matrices(case_for(dims), dims, seed, bk, MODELS)
-    return acc["softmax"], acc["ge"]
+    acc, output_seq = _matrices(case_for(dims), dims, seed, bk, MODELS)
+    out = dict(_mha(acc, dims, bk, output_seq))
+    return out["softmax"], out["ge"]

@@ -1,30 +1,31 @@
 """Limiting moments of the theory §4 laws at a finite configuration's ratios.
 
 The exact layer is the single source of truth: the moments are the sympy expressions
-of :func:`freege.symbolic.moments` (in theta1, theta2, h, gK, gV, gO),
-lambdified once per (case, order) and evaluated in float64 at ``theta1 = e^{beta^2} -
-1``, ``theta2 = beta^2`` and the exact ratios of the configuration (theory §1.2).
+of :func:`freege.symbolic.moments` (in theta1, theta2, h, gK, gV, gO), printed once as
+plain arithmetic by :mod:`freege.numeric.compiled` (cached on disk, keyed by the symbolic
+sources, so a warm run imports no sympy) and evaluated in float64 at ``theta1 =
+e^{beta^2} - 1``, ``theta2 = beta^2`` and the exact ratios of the configuration (theory
+§1.2).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 
-import sympy as sp
-
-from freege.params import Dims
-from freege.symbolic import moments
-from freege.symbolic.cases import check_case
-from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
-
-_PARAMETERS = (theta1, theta2, h, gK, gV, gO)
+from freege.params import Dims, check_case
 
 
-@functools.cache
-def _moment_functions(case: str, order: int) -> Callable[..., list[float]]:
-    return sp.lambdify(_PARAMETERS, moments(case, order), modules="math")
+def _moment_function(case: str, order: int) -> Callable[..., list]:
+    """``[m_1..m_order]`` of ``case`` as a generated function of the parameters."""
+    from freege.numeric import compiled
+
+    def build() -> list:
+        from freege.symbolic import moments
+
+        return list(moments(case, order))
+
+    return compiled.function(f"limiting-moments-{case}-{order}", build)
 
 
 def limiting_moments(case: str, dims: Dims, order: int = 1) -> list[float]:
@@ -34,6 +35,6 @@ def limiting_moments(case: str, dims: Dims, order: int = 1) -> list[float]:
         raise ValueError(f"order must be an integer >= 1 (got {order!r})")
     r = dims.ratios
     b2 = float(r.beta) ** 2
-    values = _moment_functions(case, order)(math.expm1(b2), b2, r.h, float(r.gK),
-                                            float(r.gV), float(r.gO))
+    values = _moment_function(case, order)(math.expm1(b2), b2, float(r.h), float(r.gK),
+                                           float(r.gV), float(r.gO), lambda p, q: p / q)
     return [float(v) for v in values]

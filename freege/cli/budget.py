@@ -5,10 +5,11 @@ and the time of the whole run against :data:`CONFIRM_SECONDS`.
 The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
 elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,
 :func:`freege.validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
-and backend, measured once per process on small problems (tens of milliseconds), so the
-estimate is rough (a factor of about two, more on a busy machine) but never off by the
-orders of magnitude that matter here. The speeds are one CPU core's (see :func:`speeds`):
-free cores make a run faster than announced, busy ones slower.
+and backend, measured once per process on small problems (about 0.1 s), so the estimate
+is rough (measured / estimated 0.7-1.0 in CPU time from n = 64 to 4096,
+``benchmarks/sampling.py --sections estimate``) but never off by the orders of magnitude
+that matter here. The speeds are one CPU core's, in CPU time (see :func:`speeds`): free
+cores make a run faster than announced, a machine busy with other processes slower.
 """
 
 from __future__ import annotations
@@ -18,37 +19,48 @@ import resource
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 #: a run estimated to take longer than this (seconds) needs ``--yes``
 CONFIRM_SECONDS = 3600
-#: size of the calibration problems (matrix product, eigenvalues, elementwise pass)
-CALIBRATION_SIZE = 256
+#: size of the calibration problems (matrix product, eigenvalues, elementwise pass, normals)
+CALIBRATION_SIZE = 384
+#: a second, smaller eigenvalue problem: the growth of eigenvalue time below
+#: :data:`CALIBRATION_SIZE` is fitted between the two (LAPACK's efficiency drops with n)
+SMALL_EIG_SIZE = 96
 
 
 @dataclass(frozen=True)
 class Speeds:
     """Measured speeds of a backend: matrix-product flops per second, array elements per
-    second of an elementwise exp, and seconds of a symmetric eigenvalue problem of size
-    :data:`CALIBRATION_SIZE` (its cost grows as n^3)."""
+    second of an elementwise exp, seconds of a symmetric eigenvalue problem of size
+    :data:`CALIBRATION_SIZE` and the exponent of its growth below that size (n^3 above),
+    normal random numbers per second, and seconds per array operation (the interpreter's
+    and the library's fixed cost of a call, from a small draw)."""
 
     matmul: float
     elementwise: float
     eig_seconds: float
+    eig_exponent: float = 3.0
+    normals: float = float("inf")
+    operation_seconds: float = 0.0
 
 
-def _best_time(run: Any, sync: Any, repeats: int = 2) -> float:
+def _typical_time(run: Any, sync: Any, clock: Any = time.perf_counter,
+                  repeats: int = 3) -> float:
+    """Median seconds on ``clock`` of ``repeats`` calls of ``run`` after a warm-up."""
     run()  # warm-up: library handles, caches, kernel compilation
     sync()
-    best = float("inf")
+    times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         run()
         sync()
-        best = min(best, time.perf_counter() - start)
-    return max(best, 1e-9)
+        times.append(clock() - start)
+    return max(sorted(times)[len(times) // 2], 1e-9)
 
 
 @cache
@@ -67,22 +79,56 @@ def speeds(backend: Any) -> Speeds:
 
 
 def _measure(backend: Any) -> Speeds:
+    import math
+
     import numpy as np
 
-    xp, m = backend.xp, CALIBRATION_SIZE
+    from freege.params import Dims
+    from freege.validation.sample import draw, draw_cost
+
+    xp, m, k = backend.xp, CALIBRATION_SIZE, SMALL_EIG_SIZE
+    # on the CPU, CPU time of one thread: what one core does, whatever other processes
+    # take (wall-clock calibrations on the shared machine swung by 10x); a GPU's time is
+    # wall time after synchronising
+    clock = time.process_time if backend.name == "numpy" else time.perf_counter
+
+    def timed(run: Any) -> float:
+        return _typical_time(run, backend.synchronize, clock)
+
     gen = backend.generator(np.random.SeedSequence(0))
     a = backend.normal(gen, (m, m))
     sym = a @ a.T
-    t_mm = _best_time(lambda: a @ a, backend.synchronize)
-    t_exp = _best_time(lambda: xp.exp(a), backend.synchronize)
-    t_eig = _best_time(lambda: xp.linalg.eigvalsh(sym), backend.synchronize)
-    return Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig)
+    small = sym[:k, :k].copy()
+    t_mm = timed(lambda: a @ a)
+    t_exp = timed(lambda: xp.exp(a))
+    t_eig = timed(lambda: xp.linalg.eigvalsh(sym))
+    t_small = timed(lambda: xp.linalg.eigvalsh(small))
+    t_rng = timed(lambda: backend.normal(gen, (m, m)))
+    exponent = min(3.0, max(1.0, math.log(t_eig / t_small) / math.log(m / k)))
+    partial = Speeds(matmul=2 * m**3 / t_mm, elementwise=m * m / t_exp, eig_seconds=t_eig,
+                     eig_exponent=exponent, normals=m * m / t_rng)
+    small_draw = Dims(n=48, h=4, dK=12, dV=12, dO=48)  # small arrays cost more than tiny ones
+    t_draw = timed(lambda: draw(small_draw, seed=0, backend=backend))
+    cost = draw_cost(small_draw, backend.dtype)
+    work = seconds(cost, partial)
+    return Speeds(matmul=partial.matmul, elementwise=partial.elementwise,
+                  eig_seconds=t_eig, eig_exponent=exponent, normals=partial.normals,
+                  operation_seconds=max(t_draw - work, 0.0) / cost.operations)
+
+
+def eig_seconds(n: int, speed: Speeds) -> float:
+    """Estimated seconds of a symmetric eigenvalue problem of size ``n``: n^3 growth from
+    :data:`CALIBRATION_SIZE` on, the fitted exponent below."""
+    ratio = n / CALIBRATION_SIZE
+    return speed.eig_seconds * ratio ** (3.0 if ratio >= 1 else speed.eig_exponent)
 
 
 def seconds(cost: Any, speed: Speeds) -> float:
-    """Estimated seconds of one sample of ``cost`` at ``speed``."""
-    eig = sum(speed.eig_seconds * (n / CALIBRATION_SIZE) ** 3 for n in cost.eig_sizes)
-    return cost.matmul_flops / speed.matmul + cost.elementwise / speed.elementwise + eig
+    """Estimated seconds of one sample of ``cost`` at ``speed``: its products, elementwise
+    passes, eigenvalue problems, normal draws and array operations."""
+    eig = sum(eig_seconds(n, speed) for n in cost.eig_sizes)
+    return (cost.matmul_flops / speed.matmul + cost.elementwise / speed.elementwise + eig
+            + cost.normals / speed.normals + cost.operations * speed.operation_seconds)
 
 
 def _meminfo_available() -> int | None:
@@ -162,26 +208,48 @@ def duration_text(s: float) -> str:
     return f"{s:.2g} s"
 
 
-def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool) -> None:
+#: samples estimated shorter than this (seconds, one core) run on one BLAS thread
+ONE_THREAD_BELOW_S = 1.0
+
+
+def blas_threads(each_seconds: float, backend: Any) -> AbstractContextManager:
+    """One BLAS thread for samples under :data:`ONE_THREAD_BELOW_S` on the CPU: threads
+    cannot pay for themselves on small problems and on a busy machine cost up to 30x
+    (measured: ``freege ladder --n 64`` trials at 5-9 ms on one thread, 160-175 ms on
+    two, 2-core machine under load); the BLAS default otherwise."""
+    if backend.name != "numpy" or each_seconds >= ONE_THREAD_BELOW_S:
+        return nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    return threadpool_limits(1)
+
+
+def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool,
+              each_means: str | None = None) -> float:
     """Refuse a run before it starts, or announce it (one line on stderr).
 
     ``count`` samples of ``cost`` on ``backend``: a ValueError (one line, exit 2) when one
     sample needs more memory than is available, or when the run is estimated to exceed
     :data:`CONFIRM_SECONDS` and ``confirmed`` (``--yes``) is false; otherwise prints the
-    estimated time and memory."""
-    preflight_batch([(cost, count)], noun, backend, confirmed)
+    estimated time and memory (``each_means``: what the per-sample time covers). Returns
+    the estimated seconds of one sample."""
+    return preflight_batch([(cost, count)], noun, backend, confirmed, each_means=each_means)
 
 
 def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
-                    confirmed: bool, workers: int = 1, check_memory: bool = True) -> None:
+                    confirmed: bool, workers: int = 1, check_memory: bool = True,
+                    each_means: str | None = None) -> float:
     """:func:`preflight` of a run of several kinds of samples: ``count`` samples of each
     ``(cost, count)`` of ``batch`` (a sweep: one per grid point), spread over ``workers``
     processes that each hold one sample at a time. The memory is checked (``workers``
     of the largest sample) only when the samples run on this machine
-    (``check_memory``)."""
+    (``check_memory``). Returns the estimated seconds of one sample (0 when there is
+    nothing to run)."""
     batch = [(cost, count) for cost, count in batch if count > 0]
     if not batch:
-        return
+        return 0.0
     speed = speeds(backend)
     count = sum(n for _, n in batch)
     peak = max(cost.peak_bytes for cost, _ in batch)
@@ -205,6 +273,10 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
             "ask for fewer"
         )
     room = "" if free is None else f" of {size_text(free)} available"
-    print(f"freege: estimate: {plural} on {backend.name}{spread}, about {duration_text(each)} "
-          f"each, {duration_text(total)} in all; peak memory about {size_text(held * peak)}"
+    what = f" ({each_means})" if each_means else ""
+    where = f"{backend.name} at one core's speed" if backend.name == "numpy" else backend.name
+    print(f"freege: estimate: {plural} on {where}{spread}, about {duration_text(each)} each"
+          f"{what}, {duration_text(total)} in all; peak memory about "
+          f"{size_text(held * peak)}"
           f"{room}", file=sys.stderr, flush=True)
+    return each

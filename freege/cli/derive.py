@@ -15,25 +15,36 @@ JSON expressions are strings that plain ``sympy.sympify`` parses back, in ``beta
 gV, gO`` only (thetas expanded): names that mean something else to sympify are spelled
 ``Symbol('beta')`` and ``Symbol('S')`` (:func:`freege.symbolic.symbols.to_text`);
 :func:`freege.symbolic.symbols.parse` reads them with freege's symbols and assumptions. Results
-come from the cached derivations (:mod:`freege.symbolic.cache`).
+come from the cached derivations (:mod:`freege.symbolic.cache`); the printed output itself
+is cached too (plain JSON under ``$FREEGE_CACHE_DIR/derive``, keyed by the arguments and
+the sources), so a warm ``derive`` never imports sympy.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import json
+import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import sympy as sp
-
+from freege.cache_key import cache_dir, source_hash
 from freege.cli.common import emit
 from freege.cli.options import add_format_option
-from freege.symbolic import closed_forms
-from freege.symbolic.cases import CASES
-from freege.symbolic.symbols import PARAM_NAMES, in_beta, to_latex, to_text
+from freege.params import CASES, MAX_ORDER
+
+if TYPE_CHECKING:  # sympy loads only when a result is not in the output cache
+    import sympy as sp
 
 FORMATS = ("text", "latex", "json")
 THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
 THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
+#: a derivation's output: the JSON data and the rendered text or LaTeX (None for JSON)
+Output = tuple[dict, "str | None"]
 
 
 def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> None:
@@ -41,7 +52,7 @@ def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> N
     if order:
         parser.add_argument(
             "--order", required=True, type=int,
-            help=f"highest order, 1..{closed_forms.MAX_ORDER}",
+            help=f"highest order, 1..{MAX_ORDER}",
         )
     if normalized:
         parser.add_argument(
@@ -60,28 +71,91 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            ("cumulants", "free cumulants kappa_1..kappa_Q (theory §3)")):
         p = sub.add_parser(name, help=helptext)
         _common(p, order=True, normalized=True)
-        p.set_defaults(func=_sequence_handler(name))
+        p.set_defaults(func=_cached_output(_sequence(name)))
     p = sub.add_parser("s-transform", help="S-transform and its relation E(S, w) = 0 (theory §3)")
     _common(p, order=False, normalized=True)
-    p.set_defaults(func=_s_transform)
+    p.set_defaults(func=_cached_output(_s_transform))
     p = sub.add_parser("dof", help="large-lam series of the degrees of freedom w(lam) (theory §5)")
     _common(p, order=True, normalized=False)
-    p.set_defaults(func=_dof)
+    p.set_defaults(func=_cached_output(_dof))
     p = sub.add_parser("cauchy", help="Cauchy polynomial P(G, z) = 0 (theory §3)")
     _common(p, order=False, normalized=True)
-    p.set_defaults(func=_cauchy)
+    p.set_defaults(func=_cached_output(_cauchy))
 
 
-def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> Callable[[dict], str]:
-    """Text or LaTeX renderer of ``(text name, latex name, expression)`` lines."""
+def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> str | None:
+    """Text or LaTeX of ``(text name, latex name, expression)`` lines (None for JSON)."""
+    from freege.symbolic.symbols import to_latex
+
+    if fmt == "json":
+        return None
     if fmt == "latex":
         body = [f"{tex} = {to_latex(expr)}" for _, tex, expr in lines]
-        return lambda _data: "\n".join([f"% {title}", f"% {THETA_LATEX}", *body])
+        return "\n".join([f"% {title}", f"% {THETA_LATEX}", *body])
     body = [f"{name} = {expr}" for name, _, expr in lines]
-    return lambda _data: "\n".join([f"# {title}", f"# {THETA_LINE}", *body])
+    return "\n".join([f"# {title}", f"# {THETA_LINE}", *body])
+
+
+@functools.cache
+def _own_hash() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def _cache_path(args: argparse.Namespace) -> Path:
+    """Output cache file of this command: keyed by its arguments, the symbolic sources
+    (:func:`freege.cache_key.source_hash`) and this module's own source (the rendering)."""
+    key = json.dumps([args.quantity, args.case, getattr(args, "order", None),
+                      getattr(args, "normalized", False), args.format])
+    digest = hashlib.sha256(f"{source_hash()}|{_own_hash()}|{key}".encode()).hexdigest()
+    return cache_dir() / "derive" / f"{digest[:32]}.json"
+
+
+def _read_output(path: Path) -> Output | None:
+    """A cached output (plain JSON, never executed); None when absent or malformed."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(record, dict) or not isinstance(record.get("data"), dict)
+            or not isinstance(record.get("text"), str | None)):
+        return None
+    return record["data"], record["text"]
+
+
+def _write_output(path: Path, output: Output) -> None:
+    """Store ``output`` atomically (an unwritable cache folder is ignored)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as handle:
+            json.dump({"data": output[0], "text": output[1]}, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _cached_output(compute: Callable[[argparse.Namespace], Output]
+                   ) -> Callable[[argparse.Namespace], int]:
+    """The handler that emits ``compute(args)``, read from the output cache when there
+    (a warm ``derive`` imports no sympy), else computed and stored. The output is a pure
+    function of the key, so the cache never changes what is printed."""
+
+    def handler(args: argparse.Namespace) -> int:
+        path = _cache_path(args)
+        output = _read_output(path)
+        if output is None:
+            output = compute(args)
+            _write_output(path, output)
+        data, text = output
+        emit(data, args, lambda _data: text or "")
+        return 0
+
+    return handler
 
 
 def _header(args: argparse.Namespace) -> dict:
+    from freege.symbolic.symbols import PARAM_NAMES
+
     data = {"case": args.case, "symbols": list(PARAM_NAMES)}
     if getattr(args, "normalized", False):
         data["normalized"] = True
@@ -93,21 +167,26 @@ def _title(args: argparse.Namespace, what: str) -> str:
     return f"{what} of case {args.case}{norm}"
 
 
-def _sequence_handler(kind: str) -> Callable[[argparse.Namespace], int]:
-    def handler(args: argparse.Namespace) -> int:
+def _sequence(kind: str) -> Callable[[argparse.Namespace], Output]:
+    def compute(args: argparse.Namespace) -> Output:
+        from freege.symbolic import closed_forms
+        from freege.symbolic.symbols import in_beta, to_text
+
         derive = closed_forms.moments if kind == "moments" else closed_forms.cumulants
         values = derive(args.case, closed_forms.check_order(args.order), args.normalized)
         letter, tex = ("m", "m") if kind == "moments" else ("kappa", r"\kappa")
         lines = [(f"{letter}_{q}", f"{tex}_{{{q}}}", v) for q, v in enumerate(values, 1)]
         data = {**_header(args), kind: {str(q): to_text(in_beta(v)) for q, v in
                                         enumerate(values, 1)}}
-        emit(data, args, _render(args.format, lines, _title(args, kind)))
-        return 0
+        return data, _render(args.format, lines, _title(args, kind))
 
-    return handler
+    return compute
 
 
-def _s_transform(args: argparse.Namespace) -> int:
+def _s_transform(args: argparse.Namespace) -> Output:
+    from freege.symbolic import closed_forms
+    from freege.symbolic.symbols import in_beta, to_text
+
     relation = closed_forms.s_relation(args.case, args.normalized)
     result = closed_forms.s_transform(args.case, args.normalized)
     explicit = None if closed_forms.is_relation(result) else result
@@ -121,11 +200,13 @@ def _s_transform(args: argparse.Namespace) -> int:
         "relation": to_text(in_beta(relation)),
     }
     title = _title(args, "S-transform (branch S(0) = 1/m1; relation E(S, w) = 0)")
-    emit(data, args, _render(args.format, lines, title))
-    return 0
+    return data, _render(args.format, lines, title)
 
 
-def _dof(args: argparse.Namespace) -> int:
+def _dof(args: argparse.Namespace) -> Output:
+    from freege.symbolic import closed_forms
+    from freege.symbolic.symbols import in_beta, to_text
+
     coeffs = closed_forms.dof_series(args.case, closed_forms.check_order(args.order))
     lines = [(f"c_{k}", f"c_{{{k}}}", v) for k, v in enumerate(coeffs, 1)]
     total = closed_forms.dof_expression(args.case, args.order)
@@ -136,16 +217,17 @@ def _dof(args: argparse.Namespace) -> int:
         "series": to_text(in_beta(total)),
     }
     title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (theory §5)")
-    emit(data, args, _render(args.format, lines, title))
-    return 0
+    return data, _render(args.format, lines, title)
 
 
-def _cauchy(args: argparse.Namespace) -> int:
+def _cauchy(args: argparse.Namespace) -> Output:
+    import sympy as sp
+
     from freege.symbolic.equations import cauchy_polynomial
+    from freege.symbolic.symbols import in_beta, to_text
 
     poly = cauchy_polynomial(args.case, args.normalized)
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
     data = {**_header(args), "variables": ["G", "z"], "polynomial": to_text(in_beta(expr))}
     title = _title(args, "Cauchy polynomial P(G, z) = 0")
-    emit(data, args, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title))
-    return 0
+    return data, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title)

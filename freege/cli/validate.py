@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
 #: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
+#: what the one per-draw time a validation reports (estimate, progress, result) measures
+PER_DRAW_MEANS = "mean wall time of a draw: sampling and both models' eigenvalues"
 #: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
 
@@ -142,7 +144,7 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from freege.cli.budget import preflight
+    from freege.cli.budget import blas_threads, preflight
     from freege.validation.backend import get_backend
     from freege.validation.sample import draw_cost
 
@@ -152,15 +154,20 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
-    preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes)
-    from freege.validation.runner import validate  # scipy.stats, sympy: only once the run is on
+    # the summary's Student-t quantile (scipy.special) loads before the estimate, which
+    # then covers everything that follows
+    import scipy.special  # noqa: F401
+
+    each = preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
+                     each_means=PER_DRAW_MEANS)
+    from freege.validation.runner import validate
 
     with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
-                  verbosity=args.verbosity) as bar:
+                  verbosity=args.verbosity) as bar, blas_threads(each, bk):
         def on_draw(i: int, d: Draw) -> None:
             bar.note(f"draw {i + 1}/{draws}: {d.seconds:.2f} s, peak "
                      f"{d.peak_bytes / 2**20:.1f} MiB")
-            bar.update()
+            bar.update(seconds=d.seconds)
 
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
@@ -170,7 +177,7 @@ def run_validate(args: argparse.Namespace) -> int:
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
-            **resolved, **summary}
+            **resolved, **summary, "seconds_per_draw_means": PER_DRAW_MEANS}
     if args.plot is not None:
         distances = _plot_validation(args.plot, result, preset, dims)
         if distances is not None:
@@ -208,7 +215,7 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"GE {pm(err['ge']['m1'])}",
         f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
         f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
-        f"  seconds per draw:                {d['seconds_per_draw']:.3f}",
+        f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
         f"  s_1(MHA)^2/n (theory §4.1):      {pm(d['outlier'])}, limit {d['outlier']['limit']:.6g}"
         f", at this n {d['outlier']['finite_n_mean']:.6g}",
@@ -257,7 +264,7 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
 
 
 def run_ladder(args: argparse.Namespace) -> int:
-    from freege.cli.budget import preflight
+    from freege.cli.budget import blas_threads, preflight
     from freege.params import check_beta
     from freege.validation import ladder
     from freege.validation.backend import get_backend
@@ -269,9 +276,10 @@ def run_ladder(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend)
-    preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
+    ladder.run(8, trials=1, backend=bk)  # first-call costs paid before the estimate
+    each = preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
     with Progress(f"ladder n={n} on {bk.name}", trials, unit="trial",
-                  verbosity=args.verbosity) as bar:
+                  verbosity=args.verbosity) as bar, blas_threads(each, bk):
         result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
                                   on_trial=lambda i: bar(i + 1))
     if args.plot is not None:

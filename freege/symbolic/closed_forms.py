@@ -12,15 +12,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from freege.params import positive_int
+from freege.params import MAX_ORDER, positive_int
 from freege.symbolic.cache import cached
 from freege.symbolic.cases import case_law, check_case
 from freege.symbolic.symbols import S, lam
-
-#: highest moment / cumulant / dof order the closed forms are derived to (the method is
-#: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes under a minute
-#: cold, normalized or not)
-MAX_ORDER = 12
 
 
 def check_order(order: object) -> int:

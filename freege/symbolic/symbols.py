@@ -9,6 +9,8 @@ in LaTeX) and :class:`Derived` shows a derived expression as LaTeX in Jupyter.
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
@@ -46,12 +48,19 @@ def parse(text: str) -> sp.Expr:
     return expr.subs({sp.Symbol(s.name): s for s in ours})
 
 
+@functools.cache
+def _name_is_plain(name: str) -> bool:
+    """Whether plain ``sympy.sympify`` reads ``name`` back as a symbol (a pure function of
+    the name, so parsed once per name: a derivation prints thousands of symbols)."""
+    return isinstance(sp.sympify(name), sp.Symbol)
+
+
 class _PlainSympifyPrinter(StrPrinter):
     """Prints symbols whose bare name means something else to ``sympy.sympify`` (``beta``
     is the Beta function, ``S`` the singleton registry) as ``Symbol('name')``."""
 
     def _print_Symbol(self, expr: sp.Symbol) -> str:
-        if not isinstance(sp.sympify(expr.name), sp.Symbol):
+        if not _name_is_plain(expr.name):
             return f"Symbol('{expr.name}')"
         return super()._print_Symbol(expr)
 

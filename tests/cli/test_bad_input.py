@@ -78,7 +78,7 @@ REFUSED = [
     (["ladder", "--n", "3000", "--trials", "1000000", "--backend", "numpy"], "--yes"),
     # impossible sizes: the memory of one sample against the memory available
     (["validate", "--n", "10000000", "--h", "1", "--dk", "1", "--do", "1", "--draws", "2",
-      "--backend", "numpy"], "PiB of memory"),
+      "--backend", "numpy"], "TiB of memory"),
     (["ladder", "--n", "10000000", "--backend", "numpy"], "PiB of memory"),
 ]
 

@@ -3,11 +3,15 @@ the announced estimate."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from freege.cli import budget
+from freege.params import Dims
+from freege.validation import ladder
 from freege.validation.backend import get_backend
-from freege.validation.sample import Cost
+from freege.validation.sample import Cost, draw, draw_cost
 
 NUMPY = get_backend("numpy")
 SMALL = Cost(peak_bytes=2**20, matmul_flops=1e6, elementwise=1e4, eig_sizes=(16,))
@@ -60,3 +64,25 @@ def test_size_text(value, text):
                                              (7200, "2 h"), (3 * 365.25 * 86400, "3 years")])
 def test_duration_text(value, text):
     assert budget.duration_text(value) == text
+
+
+def _cpu_seconds(run) -> float:  # noqa: ANN001
+    start = time.process_time()
+    run()
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("dims", [Dims(n=96, h=4, dK=24, dV=24, dO=96),
+                                  Dims(n=160, h=8, dK=20, dV=20, dO=160)], ids=str)
+def test_draw_estimate_is_near_the_measured_time(dims):
+    """The per-draw estimate (one core's CPU time) against the CPU time of three draws,
+    within 5x either way (the benchmark prints the full table from n = 64 to 4096)."""
+    estimate = budget.seconds(draw_cost(dims), budget.speeds(NUMPY))
+    measured = min(_cpu_seconds(lambda i=i: draw(dims, seed=(0, i))) for i in range(3))
+    assert measured / 5 <= estimate <= 5 * measured
+
+
+def test_ladder_estimate_is_near_the_measured_time():
+    estimate = budget.seconds(ladder.trial_cost(64), budget.speeds(NUMPY))
+    measured = min(_cpu_seconds(lambda i=i: ladder.trial(64, seed=i)) for i in range(3))
+    assert measured / 5 <= estimate <= 5 * measured

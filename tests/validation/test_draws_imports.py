@@ -4,6 +4,9 @@ runner's module and a float32 draw in a fresh interpreter."""
 import subprocess
 import sys
 
+from freege.params import Dims
+from freege.validation.runner import validate
+
 HEAVY = "('sympy', 'scipy.stats')"
 
 
@@ -29,15 +32,13 @@ def test_float32_draw_and_other_cases_load_neither():
            "case_eigenvalues('attention', dims, seed=1, model='softmax')\n")
 
 
-def test_validate_loads_sympy_for_the_limits_only_when_it_runs():
-    """The runner's import is light; :func:`validate` itself needs the theory §4 limiting
-    moments (sympy) and its summary the Student-t quantile (scipy.stats)."""
-    subprocess.run([sys.executable, "-c",
-                    "import sys\nfrom freege.params import Dims\n"
-                    "from freege.validation.runner import validate\n"
-                    "assert 'sympy' not in sys.modules\n"
-                    "v = validate(Dims(n=24, h=2, dK=6, dV=6, dO=16), draws=2, "
-                    "backend='numpy')\n"
-                    "assert 'sympy' in sys.modules and 'scipy.stats' not in sys.modules\n"
-                    "v.summary()\nassert 'scipy.stats' in sys.modules\n"],
-                   check=True, timeout=300)
+def test_a_warm_validate_loads_neither_sympy_nor_scipy_stats():
+    """:func:`validate` needs the theory §4 limiting moments: sympy derives them once
+    (cold cache; here in-process first), a warm run reads their generated source; the
+    summary's Student-t quantile comes from scipy.special, never scipy.stats (issue 18)."""
+    dims = Dims(n=24, h=2, dK=6, dV=6, dO=16)
+    validate(dims, draws=2, backend="numpy")  # warms the cache if it is cold
+    _fresh("from freege.params import Dims\n"
+           "from freege.validation.runner import validate\n"
+           "v = validate(Dims(n=24, h=2, dK=6, dV=6, dO=16), draws=2, backend='numpy')\n"
+           "v.summary()\n")
