@@ -26,7 +26,9 @@ ValueError naming the parameter and the range):
   ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
   the scale of ``theta1`` (measured: the float64 law fails at beta = 8);
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
-  [1, :data:`H_MAX`] (theory §1.2);
+  [1, :data:`H_MAX`] (theory §1.2); in :class:`Ratios` ``h`` may be real (the
+  proportional-limit formulas are rational in ``h``, so curves interpolate between head
+  counts, theory §6.4); a finite :class:`Dims` needs an integer;
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
 * readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (theory §5).
 """
@@ -215,7 +217,7 @@ class Ratios:
     """
 
     beta: Number
-    h: int
+    h: Number
     gK: Number
     gV: Number
     gO: Number
@@ -223,10 +225,9 @@ class Ratios:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta("beta", self.beta))
-        h = positive_int("h", self.h)
-        if h > H_MAX:
-            raise ValueError(f"h must be an integer in [1, {H_MAX}] (got {self.h!r})")
-        object.__setattr__(self, "h", h)
+        # real h (theory §6.4 interpolates in h); an integral value is kept as an int
+        h = in_range("h", self.h, 1, H_MAX)
+        object.__setattr__(self, "h", int(h) if h == int(h) else h)
         for name in ("gK", "gV", "gO"):
             object.__setattr__(self, name, check_ratio(name, getattr(self, name)))
         check_sharing(self.sharing)
