@@ -1,6 +1,6 @@
 """``freege reproduce temperature|headcount|budget|budget-widths|sharing|arrival``: the
-theory §6.3 setups, theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
-``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
+theory §6.3 setups, theory side (:mod:`freege.experiments`): a text table or JSON with
+the same numbers, ``--plot FILE`` for the curves, progress on stderr (``--quiet`` silences it).
 
 JSON shapes:
 
