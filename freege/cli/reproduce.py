@@ -137,6 +137,10 @@ def _ints(option: str, texts: list[str]) -> list[int]:
 
 def run(args: argparse.Namespace) -> int:
     setup = args.setup
+    if setup == "paper" or getattr(args, "measure", False):
+        from freege.cli import paper
+
+        return paper.run(args, setup)
     if args.plot:
         check_plot_target(args.plot)
     settings = experiments.Readout(
@@ -174,6 +178,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     setups = parser.add_subparsers(dest="setup", metavar="SETUP")
     setups.required = True
+    from freege.cli import paper
+
+    sub = setups.add_parser(
+        "paper", help="the paper's experimental section end to end: --measure the softmax "
+        "points, write report.md/.json and one figure per panel (theory §6.4)",
+        description="Theory curves, measured softmax points on the sweep engine, the "
+        "paper's statistics, a report and figures (theory §6.4).")
+    paper.add_options(sub, "paper")
+    sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sub.set_defaults(func=run)
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
         if setup != "arrival":  # the ridge settings of the coefficient errors (theory §5)
@@ -201,6 +215,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             add_level_option(sub)
         add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
         sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        if setup in paper.SETUP_PANELS:
+            paper.add_options(sub, setup)
         add_format_option(sub)
         add_dps_option(sub)
         sub.set_defaults(func=run)

@@ -1,0 +1,162 @@
+"""Run the measured configurations of the paper reproduction (theory §6.4) on the sweep
+engine: one task per (configuration, draw), results appended to a checksummed JSON-lines
+store (:mod:`freege.validation.sweep_store`) as they complete, so a killed run resumes
+where it stopped and the finished records are never recomputed.
+
+With one worker and no scheduler the tasks run in this process (BLAS keeps its threads);
+otherwise they go to the Dask cluster of :mod:`freege.validation.sweep` (single-threaded
+workers). Each task's seeds depend only on the configuration's group and the draw index
+(:mod:`freege.validation.paper_measure`), so the records do not depend on the number of
+workers or the order of completion.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from freege.validation import paper_measure, sweep_store
+
+#: the identity a store must match to be resumed
+IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale")
+
+
+def header(configs: list[dict[str, Any]], seed: int, backend: str, scale: float
+           ) -> dict[str, Any]:
+    """The store header of a paper run (its identity)."""
+    return {"type": "header", "format": sweep_store.FORMAT,
+            "identity": {"kind": "freege-paper", "configs": configs, "seed": seed,
+                         "backend": backend, "scale": scale}}
+
+
+def check_store(path: Path, new: dict[str, Any]) -> sweep_store.Contents:
+    """The store's contents; ValueError when it was written by another run."""
+    contents = sweep_store.read(path)
+    if contents.header is not None:
+        old = contents.header.get("identity", {})
+        differs = [k for k in ("kind", *IDENTITY_KEYS) if old.get(k) != new["identity"][k]]
+        if differs:
+            raise ValueError(f"{str(path)!r} holds a different run (its {', '.join(differs)} "
+                             "differ); choose another --out")
+    return contents
+
+
+def pending(configs: list[dict[str, Any]], contents: sweep_store.Contents
+            ) -> list[tuple[dict[str, Any], int]]:
+    """The (configuration, draw) tasks without an ``ok`` record."""
+    done = sweep_store.finished(contents)
+    return [(c, i) for c in configs for i in range(c["draws"]) if (c["key"], i) not in done]
+
+
+def _limited_task(config: dict[str, Any], draw: int, seed: int, backend: str
+                  ) -> dict[str, Any]:
+    """:func:`paper_measure.task` with BLAS held to one thread (a Dask worker)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return paper_measure.task(config, draw, seed, backend)
+
+
+def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
+        scale: float, workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Run (or resume) every pending task into ``store``; returns counts
+    ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
+    run again on the next resume."""
+    new = header(configs, seed, backend, scale)
+    contents = check_store(store, new)
+    todo = pending(configs, contents)
+    total = sum(c["draws"] for c in configs)
+    counts = {"tasks": total, "skipped": total - len(todo), "ok": 0, "failed": 0}
+    with sweep_store.open_for_append(store, contents, new) as writer:
+        def record(rec: dict[str, Any]) -> None:
+            writer.append(rec)
+            counts["ok" if rec["status"] == "ok" else "failed"] += 1
+            if progress is not None:
+                progress(counts["ok"] + counts["failed"], len(todo))
+
+        if workers <= 1 and scheduler is None:
+            for config, i in todo:
+                record(_guarded(config, i, seed, backend))
+        elif todo:
+            _dask(todo, seed, backend, workers, scheduler, record)
+    return counts
+
+
+def _guarded(config: dict[str, Any], draw: int, seed: int, backend: str) -> dict[str, Any]:
+    try:
+        return paper_measure.task(config, draw, seed, backend)
+    except (ArithmeticError, MemoryError, RuntimeError, ValueError) as exc:
+        return _failed(config, draw, exc)
+
+
+def _failed(config: dict[str, Any], draw: int, exc: BaseException) -> dict[str, Any]:
+    return {"type": "draw", "point": config["key"], "draw": draw, "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
+          scheduler: str | None, record: Callable[[dict[str, Any]], None]) -> None:
+    """Submit every task to the sweep engine's cluster; record each as it completes."""
+    from dask.distributed import as_completed
+
+    from freege.validation import sweep
+
+    client, cluster = sweep._client(scheduler, workers, backend)
+    try:
+        futures = {client.submit(_limited_task, c, i, seed, backend, pure=False, retries=1,
+                                 key=f"freege-paper-{c['key']}-{seed}-{i}"): (c, i)
+                   for c, i in todo}
+        for fut in as_completed(list(futures)):
+            c, i = futures[fut]
+            if fut.status == "finished":
+                record(fut.result())
+            else:
+                record(_failed(c, i, fut.exception()))
+            fut.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:
+    """The ``ok`` records of a store by configuration key and draw (the last one wins)."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for rec in sweep_store.read(store).records:
+        if rec.get("status") == "ok":
+            out.setdefault(rec["point"], {})[rec["draw"]] = rec
+    return out
+
+
+def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
+             rate: float, workers: int) -> dict[str, float]:
+    """Pre-run estimate: seconds (pending draws' flops over ``rate`` flop/s per worker,
+    ``workers`` in parallel) and peak bytes per worker."""
+    from freege.validation import paper_panels
+
+    work = sum(paper_panels.flops(c) for c, _ in todo)
+    peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
+    return {"seconds": work / rate / max(1, workers), "peak_bytes": float(peak),
+            "gflop": work / 1e9}
+
+
+def measure_rate(backend: str = "numpy") -> float:
+    """Flop/s of this machine on a float64 matrix product and a symmetric eigensolve of
+    the sizes a run uses (a second or so)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((512, 512))
+    start = time.perf_counter()
+    g = a @ a.T
+    paper_measure.eigenvalues_and_weights(g, a[0])
+    seconds = time.perf_counter() - start
+    return (2 * 512**3 + 10 * 512**3) / max(seconds, 1e-6)
+
+
+def say(message: str) -> None:
+    print(f"freege: {message}", file=sys.stderr, flush=True)
