@@ -37,6 +37,9 @@ from freege.params import Dims
 from freege.validation.backend import Backend, get_backend
 
 KINDS: tuple[str, ...] = ("ridge", "flow", "spectrum", "ge")
+#: largest exponent taken without shifting a softmax row by its maximum (exp(600) ~ 1e260:
+#: a row sum of n such terms stays finite in float64)
+EXP_SAFE = 600.0
 
 
 def eigenvalues_and_weights(gram: Any, y: np.ndarray, bk: Backend | None = None
@@ -77,6 +80,7 @@ def outputs(dims: Dims, betas: Sequence[float], entropy: tuple[int, ...], bk: Ba
     n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
     z = {b: bk.empty((n, h * dV)) for b in betas}
     group, K, V = -1, None, None
+    buf = bk.empty((n, n))
     for r in range(h):
         Q = bk.normal(qg, (n, dK))
         if dims.kv_group(r) != group:
@@ -84,17 +88,18 @@ def outputs(dims: Dims, betas: Sequence[float], entropy: tuple[int, ...], bk: Ba
             K = bk.normal(kg, (n, dK))
             V = K if dims.sharing == "tied" else bk.normal(vg, (n, dV))
         scores = Q @ K.T
-        scores /= math.sqrt(dK)
+        scores *= 1.0 / math.sqrt(dK)
+        bound = max(float(scores.max()), -float(scores.min()))
         for b in betas:
-            e = scores * b
-            e -= e.max(axis=1, keepdims=True)
-            xp.exp(e, out=e)
-            block = e @ V
-            block /= e.sum(axis=1, keepdims=True)
+            xp.multiply(scores, b, out=buf)
+            if b * bound > EXP_SAFE:  # shift by the row maximum only where exp could overflow
+                buf -= buf.max(axis=1, keepdims=True)
+            xp.exp(buf, out=buf)
+            block = buf @ V
+            block /= buf.sum(axis=1, keepdims=True)
             if centred:
                 block -= V.mean(axis=0, keepdims=True)
             z[b][:, r * dV:(r + 1) * dV] = block
-            del e
     og = bk.generator(o_seq)
     w_o = bk.normal(og, (h * dV, dims.dO))
     w_o /= math.sqrt(h * dV)

@@ -185,18 +185,20 @@ def configurations(panels: list[str], scale: float, draws: int = DRAWS
     return out
 
 
-def flops(config: dict[str, Any]) -> float:
-    """Matrix-product flops of one draw (the run's time estimate): per head and beta the
-    scores and ``E V``, the output product, the Gram, and ``~10 n^3`` for eigenpairs
-    (``~4 n^3`` for eigenvalues); a ``ge`` draw costs about twice a softmax one."""
+def cost(config: dict[str, Any]) -> dict[str, float]:
+    """Work of one draw, for the run's time estimate: matrix-product flops (per head the
+    scores, per head and beta ``E V``; per beta the output product and the Gram),
+    elementwise passes over the n x n blocks (about five per head and beta: scale, max,
+    exp, sum, copy), and the eigenproblems as ``(n^3, with vectors)``. A ``ge`` draw
+    computes softmax and GE: about twice a softmax one."""
     d = config["dims"]
     n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
     betas = len(config["betas"])
-    heads = 2 * n * n * dk + betas * 2 * n * n * dv
-    per = betas * (2 * n * h * dv * do + 2 * n * n * do)
-    eig = betas * (10 if config["kind"] == "flow" else 4) * n**3
-    total = h * heads + per + eig
-    return float(2 * total if config["kind"] == "ge" else total)
+    matmul = h * (2 * n * n * dk + betas * 2 * n * n * dv) + betas * (
+        2 * n * h * dv * do + 2 * n * n * do)
+    factor = 2 if config["kind"] == "ge" else 1
+    return {"matmul": float(factor * matmul), "elementwise": float(factor * 5 * h * betas * n * n),
+            "eig": float(factor * betas * n**3), "vectors": float(config["kind"] == "flow")}
 
 
 def peak_bytes(config: dict[str, Any]) -> int:

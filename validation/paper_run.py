@@ -3,9 +3,11 @@ engine: one task per (configuration, draw), results appended to a checksummed JS
 store (:mod:`freege.validation.sweep_store`) as they complete, so a killed run resumes
 where it stopped and the finished records are never recomputed.
 
-With one worker and no scheduler the tasks run in this process (BLAS keeps its threads);
-otherwise they go to the Dask cluster of :mod:`freege.validation.sweep` (single-threaded
-workers). Each task's seeds depend only on the configuration's group and the draw index
+With one worker and no scheduler the tasks run in this process; otherwise they go to the
+Dask cluster of :mod:`freege.validation.sweep`. Either way BLAS runs one thread per
+worker: on a loaded machine a multi-threaded ``eigh`` was measured 10x slower than a
+single-threaded one (spinning threads), so parallelism comes from ``--workers``. Each
+task's seeds depend only on the configuration's group and the draw index
 (:mod:`freege.validation.paper_measure`), so the records do not depend on the number of
 workers or the order of completion.
 """
@@ -79,8 +81,11 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
                 progress(counts["ok"] + counts["failed"], len(todo))
 
         if workers <= 1 and scheduler is None:
-            for config, i in todo:
-                record(_guarded(config, i, seed, backend))
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):
+                for config, i in todo:
+                    record(_guarded(config, i, seed, backend))
         elif todo:
             _dask(todo, seed, backend, workers, scheduler, record)
     return counts
@@ -133,29 +138,55 @@ def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:
 
 
 def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
-             rate: float, workers: int) -> dict[str, float]:
-    """Pre-run estimate: seconds (pending draws' flops over ``rate`` flop/s per worker,
-    ``workers`` in parallel) and peak bytes per worker."""
+             rates: dict[str, float], workers: int) -> dict[str, float]:
+    """Pre-run estimate: seconds (the pending draws' work at the measured ``rates``,
+    :func:`measure_rates`, ``workers`` in parallel) and peak bytes per worker."""
     from freege.validation import paper_panels
 
-    work = sum(paper_panels.flops(c) for c, _ in todo)
+    seconds = work = 0.0
+    for c, _ in todo:
+        w = paper_panels.cost(c)
+        eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
+        seconds += (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
+                    + w["eig"] / eig_rate)
+        work += w["matmul"]
     peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
-    return {"seconds": work / rate / max(1, workers), "peak_bytes": float(peak),
+    return {"seconds": seconds / max(1, workers), "peak_bytes": float(peak),
             "gflop": work / 1e9}
 
 
-def measure_rate(backend: str = "numpy") -> float:
-    """Flop/s of this machine on a float64 matrix product and a symmetric eigensolve of
-    the sizes a run uses (a second or so)."""
+def measure_rates(size: int = 384) -> dict[str, float]:
+    """This machine's speed now (about a second), at a size like a run's blocks: matrix
+    product flop/s, elementwise passes (elements/s: exp, max, sum, scale on an n x n
+    block), and ``n^3`` per second of a symmetric eigensolve with and without vectors."""
     import numpy as np
+    from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((512, 512))
-    start = time.perf_counter()
-    g = a @ a.T
-    paper_measure.eigenvalues_and_weights(g, a[0])
-    seconds = time.perf_counter() - start
-    return (2 * 512**3 + 10 * 512**3) / max(seconds, 1e-6)
+    a = rng.standard_normal((size, size))
+    with threadpool_limits(limits=1):
+        timings = _timings(a, size)
+    return {"matmul": 2 * size**3 / timings["matmul"],
+            "elementwise": 5 * size**2 / timings["elementwise"],
+            "eigh": size**3 / timings["eigh"], "eigvalsh": size**3 / timings["eigvalsh"]}
+
+
+def _timings(a: Any, size: int) -> dict[str, float]:
+    import numpy as np
+
+    from freege.validation import backend
+
+    timings = {}
+    for name, job in (("matmul", lambda: a @ a.T),
+                      ("elementwise", lambda: np.exp(a * 0.5 - a.max(axis=1, keepdims=True))
+                       .sum(axis=1)),
+                      ("eigh", lambda: np.linalg.eigh(a + a.T)),
+                      ("eigvalsh", lambda: backend.get_backend("numpy").eigvalsh(a + a.T))):
+        start = time.perf_counter()
+        for _ in range(3):
+            job()
+        timings[name] = max((time.perf_counter() - start) / 3, 1e-9)
+    return timings
 
 
 def say(message: str) -> None:

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     store = out / STORE
     header = paper_run.header(configs, seed, backend, scale)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
-    est = paper_run.estimate(configs, todo, paper_run.measure_rate(backend), workers)
+    est = paper_run.estimate(configs, todo, paper_run.measure_rates(), workers)
     _confirm(est, len(todo), getattr(args, "yes", False))
     out.mkdir(parents=True, exist_ok=True)
     quiet = getattr(args, "quiet", False)
