@@ -75,3 +75,13 @@ def test_limiting_mean_matches_the_theory_means():
         case = "mha-tied" if extra else "mha"
         assert paper_measure.limiting_mean(dims, 1.0) == pytest.approx(
             limiting_moments(case, dims, 1)[0], rel=1e-12)
+
+
+def test_gpu_script_skips_cleanly_without_a_device(capsys):
+    from freege.validation import gpu_paper
+    from freege.validation.backend import cupy_problem
+
+    if cupy_problem() is None:
+        pytest.skip("a GPU is present: the script would run the panel")
+    assert gpu_paper.main(["--panels", "3b"]) == 0
+    assert "nothing to run" in capsys.readouterr().out
