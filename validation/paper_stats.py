@@ -135,25 +135,84 @@ def arrival(eigenvalues: np.ndarray, weights: np.ndarray, level: float = 0.1) ->
     return float(root)
 
 
+def arrivals(eigenvalues: np.ndarray, weights: np.ndarray, counts: np.ndarray,
+             level: float = 0.1, chunk: int = 64) -> np.ndarray:
+    """Arrival times of many reweighted mean curves at once: resample ``r`` has curve
+    ``sum_i counts[r, i] L_i(t) / sum_i counts[r, i]`` (a bootstrap resample of the draws
+    is such a count vector). Safeguarded Newton in ``t`` inside a bracket per resample
+    (a step leaving the bracket is replaced by bisection), started from the full
+    sample's root, to relative step :data:`ARRIVAL_RTOL`; ArithmeticError when it does
+    not converge in 200 steps."""
+    lam = np.clip(np.asarray(eigenvalues, dtype=float), 0.0, None)
+    w = np.asarray(weights, dtype=float)
+    c = np.asarray(counts, dtype=float)
+    c = c / c.sum(axis=1, keepdims=True)
+    start = arrival(lam, w, level)
+    out = np.empty(c.shape[0])
+    for lo_r in range(0, c.shape[0], chunk):
+        out[lo_r:lo_r + chunk] = _newton(lam, w, c[lo_r:lo_r + chunk], level, start)
+    return out
+
+
+def _curve_and_slope(lam: np.ndarray, w: np.ndarray, c: np.ndarray, t: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    e = w[None] * np.exp(-2.0 * t[:, None, None] * lam[None])  # (r, draws, n)
+    per_draw = e.sum(axis=2)
+    slope = -2.0 * (e * lam[None]).sum(axis=2)
+    return (c * per_draw).sum(axis=1), (c * slope).sum(axis=1)
+
+
+def _newton(lam: np.ndarray, w: np.ndarray, c: np.ndarray, level: float, start: float
+            ) -> np.ndarray:
+    lo, hi = np.full(c.shape[0], start), np.full(c.shape[0], start)
+    for _ in range(60):  # grow each bracket by 4 until the curve crosses the level
+        low_side, _ = _curve_and_slope(lam, w, c, lo)
+        high_side, _ = _curve_and_slope(lam, w, c, hi)
+        if (low_side >= level).all() and (high_side <= level).all():
+            break
+        lo = np.where(low_side < level, lo / 4, lo)
+        hi = np.where(high_side > level, hi * 4, hi)
+    else:
+        raise ValueError(f"a resampled mean curve does not cross level {level}")
+    t = np.full(c.shape[0], start)
+    for _ in range(200):
+        value, slope = _curve_and_slope(lam, w, c, t)
+        f = value - level
+        lo, hi = np.where(f > 0, t, lo), np.where(f > 0, hi, t)
+        step = np.where(slope < 0, -f / np.where(slope < 0, slope, -1.0), np.inf)
+        new = t + step
+        bad = ~((new > lo) & (new < hi))
+        new = np.where(bad, np.sqrt(lo * hi), new)
+        done = np.abs(new - t) <= ARRIVAL_RTOL * new
+        t = new
+        if done.all():
+            return t
+    raise ArithmeticError("bootstrap arrival times did not converge in 200 Newton steps")
+
+
 def bootstrap_arrival(eigenvalues: np.ndarray, weights: np.ndarray, level: float = 0.1,
                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Interval:
     """Measured arrival time (:func:`arrival`) with the 2.5 and 97.5 percentiles of
     ``resamples`` bootstrap resamples of the draws (rows; the target is fixed): each
     resample's arrival time is that of its mean curve (``scipy.stats.bootstrap``,
-    percentile method, seeded)."""
+    percentile method, seeded; resamples solved together by :func:`arrivals`)."""
     from scipy import stats
 
     lam, w = np.asarray(eigenvalues, dtype=float), np.asarray(weights, dtype=float)
     if lam.ndim != 2 or lam.shape[0] < 2:
         raise ValueError("bootstrap needs at least 2 draws (rows)")
+    k = lam.shape[0]
 
-    def statistic(index: np.ndarray) -> float:
-        rows = index.astype(int)
-        return arrival(lam[rows], w[rows], level)
+    def statistic(index: np.ndarray, axis: int = -1) -> np.ndarray:
+        idx = np.moveaxis(np.asarray(index), axis, -1).astype(int)
+        flat = idx.reshape(-1, k)
+        counts = np.zeros((flat.shape[0], k))
+        np.add.at(counts, (np.arange(flat.shape[0])[:, None], flat), 1.0)
+        return arrivals(lam, w, counts, level).reshape(idx.shape[:-1])
 
     result = stats.bootstrap(
-        (np.arange(lam.shape[0], dtype=float),), statistic, n_resamples=resamples,
-        confidence_level=LEVEL, method="percentile", vectorized=False,
+        (np.arange(k, dtype=float),), statistic, n_resamples=resamples,
+        confidence_level=LEVEL, method="percentile", vectorized=True,
         rng=np.random.default_rng(seed),
     )
     ci = result.confidence_interval

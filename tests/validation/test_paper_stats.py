@@ -84,6 +84,16 @@ def test_bootstrap_percentiles_match_a_direct_resampling() -> None:
     assert (again.low, again.high) == (got.low, got.high)
 
 
+def test_vectorised_arrivals_equal_the_root_of_each_reweighted_mean_curve() -> None:
+    lam = RNG.uniform(0.0, 3.0, (10, 5))
+    w = RNG.dirichlet(np.ones(5), 10)
+    idx = RNG.integers(0, 10, (7, 10))
+    counts = np.stack([np.bincount(row, minlength=10) for row in idx])
+    got = paper_stats.arrivals(lam, w, counts)
+    want = [paper_stats.arrival(lam[row], w[row]) for row in idx]
+    np.testing.assert_allclose(got, want, rtol=1e-11)
+
+
 def test_largest_bars_take_absolute_and_relative_maxima_separately() -> None:
     bars = [paper_stats.Interval(10.0, 9.0, 10.5), paper_stats.Interval(0.1, 0.05, 0.12)]
     assert paper_stats.largest_bars(bars) == {"absolute": 1.0, "relative": 0.5}
