@@ -178,15 +178,13 @@ def _newton(lam: np.ndarray, w: np.ndarray, c: np.ndarray, level: float, start: 
     for _ in range(200):
         value, slope = _curve_and_slope(lam, w, c, t)
         f = value - level
-        lo, hi = np.where(f > 0, t, lo), np.where(f > 0, hi, t)
-        step = np.where(slope < 0, -f / np.where(slope < 0, slope, -1.0), np.inf)
+        lo, hi = np.where(f >= 0, t, lo), np.where(f <= 0, t, hi)
+        step = -f / np.where(slope < 0, slope, -np.inf)
+        if (np.abs(step) <= ARRIVAL_RTOL * t).all():
+            return t + step
         new = t + step
-        bad = ~((new > lo) & (new < hi))
-        new = np.where(bad, np.sqrt(lo * hi), new)
-        done = np.abs(new - t) <= ARRIVAL_RTOL * new
-        t = new
-        if done.all():
-            return t
+        bad = ~((new >= lo) & (new <= hi)) | (slope >= 0)
+        t = np.where(bad, np.sqrt(lo * hi), new)
     raise ArithmeticError("bootstrap arrival times did not converge in 200 Newton steps")
 
 
