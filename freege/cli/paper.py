@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     quiet = getattr(args, "quiet", False)
 
     def progress(done: int, total: int) -> None:
-        if not quiet:
+        if not quiet and (done == total or done % max(1, total // 20) == 0):
             paper_run.say(f"paper: {done}/{total} draws measured")
 
     counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
