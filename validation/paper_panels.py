@@ -151,16 +151,17 @@ def panel_table2(s: float) -> list[dict[str, Any]]:
 
 
 def panel_d1(s: float) -> list[dict[str, Any]]:
-    """Spectra of the centred MHA Gram: head splitting at fixed h dV = n, output width,
-    within-head tying against across-head sharing (one draw each)."""
-    rows = [("heads", "h = 4", dict(h=4, dK=512, dV=512, dO=2048)),
-            ("heads", "h = 32", dict(h=32, dK=64, dV=64, dO=2048)),
-            ("output", "dO = n/2", dict(h=16, dK=128, dV=128, dO=1024)),
-            ("output", "dO = 2n", dict(h=16, dK=128, dV=128, dO=4096)),
-            ("sharing", "independent", dict(h=16, dK=128, dV=128, dO=2048)),
-            ("sharing", "GQA h_kv = 4", dict(h=16, dK=128, dV=128, dO=2048, sharing="gqa",
+    """Spectra of the centred MHA Gram: head splitting at fixed h dV = 2n, output width,
+    within-head tying against across-head sharing (one draw each; gK = gV = 2 keeps the
+    densities bounded at 0)."""
+    rows = [("heads", "h = 4", dict(h=4, dK=1024, dV=1024, dO=4096)),
+            ("heads", "h = 32", dict(h=32, dK=128, dV=128, dO=4096)),
+            ("output", "dO = n/2", dict(h=16, dK=256, dV=256, dO=1024)),
+            ("output", "dO = 2n", dict(h=16, dK=256, dV=256, dO=4096)),
+            ("sharing", "independent", dict(h=16, dK=256, dV=256, dO=4096)),
+            ("sharing", "GQA h_kv = 4", dict(h=16, dK=256, dV=256, dO=4096, sharing="gqa",
                                              h_kv=4)),
-            ("sharing", "tied K = V", dict(h=16, dK=128, dV=128, dO=2048, sharing="tied"))]
+            ("sharing", "tied K = V", dict(h=16, dK=256, dV=256, dO=4096, sharing="tied"))]
     return [_config(f"d1/{group}/{name}", "d1", "spectrum",
                     _dims(s, n=2048, d=2048, **kw), draws=1, group=f"d1/{group}",
                     facet=group, name=name)

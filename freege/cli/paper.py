@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     header = paper_run.header(configs, seed, backend, scale)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
     est = paper_run.estimate(configs, todo, paper_run.measure_rates(), workers)
-    _confirm(est, len(todo), getattr(args, "yes", False))
+    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers)
     out.mkdir(parents=True, exist_ok=True)
     quiet = getattr(args, "quiet", False)
 
@@ -112,12 +112,19 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     return 1 if counts["failed"] else 0
 
 
-def _confirm(est: dict[str, float], tasks: int, yes: bool) -> None:
-    from freege.cli.budget import CONFIRM_SECONDS, duration_text
+def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
+             workers: int) -> None:
+    from freege.cli.budget import CONFIRM_SECONDS, available_memory, duration_text, size_text
+    from freege.validation.backend import get_backend
 
+    free = available_memory(get_backend(backend)) if tasks else None
+    if free is not None and est["peak_bytes"] * workers > free:
+        raise ValueError(f"{workers} worker(s) need about {size_text(est['peak_bytes'])} "
+                         f"each but only {size_text(free)} is available; use a larger "
+                         "--scale or fewer --workers")
     line = (f"paper: {tasks} draws to measure, about {est['gflop']:.0f} GFLOP: estimated "
             f"{duration_text(est['seconds'])}, peak memory about "
-            f"{est['peak_bytes'] / 2**20:.0f} MiB per worker")
+            f"{size_text(est['peak_bytes'])} per worker")
     print(f"freege: {line}", file=sys.stderr, flush=True)
     if est["seconds"] > CONFIRM_SECONDS and not yes:
         raise ValueError(f"the run would take about {duration_text(est['seconds'])}; pass "
@@ -131,8 +138,8 @@ def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: An
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
             "backend": backend, "target_seed": paper_panels.TARGET_SEED}
-    opts = {"resamples": resamples, "seed": seed,
-            "n_2b": paper_panels.scaled(4096, scale), "dk_2b": paper_panels.scaled(64, scale)}
+    # 2(b) is theory only: the limit depends on the ratios, drawn at the paper's widths
+    opts = {"resamples": resamples, "seed": seed, "n_2b": 4096, "dk_2b": 64}
     if not quiet:
         print("freege: paper: theory and statistics", file=sys.stderr, flush=True)
     report = paper_report.build(panels, configs, recs, meta, opts)
