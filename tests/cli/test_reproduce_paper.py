@@ -91,3 +91,16 @@ def test_unwritable_folder(capsys, tmp_path):
 
 def test_measure_is_required(capsys, tmp_path):
     assert "needs --measure" in bad(capsys, "reproduce", "paper", "--out", str(tmp_path / "x"))
+
+
+def test_a_setup_measures_its_panel_with_the_same_store(finished, tmp_path, capsys):
+    """``reproduce sharing --measure`` is panel 3(b): it resumes the paper run's store
+    (nothing left to measure) and writes the same report."""
+    out = tmp_path / "sharing"
+    out.mkdir()
+    (out / "store.jsonl").write_bytes((finished / "store.jsonl").read_bytes())
+    code, stdout, err = run_cli(capsys, "reproduce", "sharing", *TINY[:5], "--quiet",
+                                "--out", str(out), "--resume")
+    assert code == 0, err
+    assert "0 draws measured now, 20 already in the store" in stdout
+    assert (out / "report.md").read_bytes() == (finished / "report.md").read_bytes()
