@@ -76,7 +76,10 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
             iv = st.student(per_draw)
             bars.append(iv)
             diffs.append(abs(iv.estimate - lim))
-            rows.append({"h": c["label"]["h"], "t": t, **_interval_row(iv, lim)})
+            paper = (f"{PAPER['2a']['h128_t100_mean']} ± {PAPER['2a']['h128_t100_half_width']}"
+                     if (c["label"]["h"], t) == (128, 100.0) else None)
+            rows.append({"h": c["label"]["h"], "t": t, **_interval_row(iv, lim),
+                         "paper": paper})
     stats = [_stat("largest |measured - limit|", max(diffs, default=math.nan),
                    "< 0.003")]
     pick = [r for r in rows if r["h"] == 128 and r["t"] == 100.0]
@@ -102,8 +105,15 @@ def panel_2b(opts: dict[str, Any]) -> dict:
     grid = th.map_2b(n, dk, heads, g_outs)
     path_h = np.arange(16, 121, 2.0)
     budget_h = np.arange(32, 121, 2.0)
+    g = dk / n
+    stats = [_stat("fixed budget, h = 64 (h dV = n)", th.ridge_ratios(64, 64 * g, 64 * g,
+                                                                      6 / (64 * g) - 3)),
+             _stat("fixed budget, h = 96 (dO = n)", th.ridge_ratios(96, 96 * g, 96 * g,
+                                                                    6 / (96 * g) - 3)),
+             _stat("fixed output dO = n/2, h = 32 (h dV = dO)",
+                   th.ridge_ratios(32, 32 * g, 32 * g, 0.5))]
     return {"title": "2(b) limiting error over head count and output width", "rows": [],
-            "statistics": [], "incomplete": [], "columns": [],
+            "statistics": stats, "incomplete": [], "columns": [],
             "map": {"n": n, "dK": dk, "heads": heads.tolist(), "gO": g_outs.tolist(),
                     "error": grid.tolist()},
             "paths": {"fixed output": {"h": path_h.tolist(),
@@ -207,6 +217,9 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                **_interval_row(iv, theory)}
         if "width" in c["label"]:
             row["theory_exact_width"] = th.arrival_at_width(c["dims"], c["label"]["width"])
+        if c["label"]["h_kv"] == 1:
+            key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
+            row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
         rows.append(row)
     full = {r["path"]: r for r in rows if r["h_kv"] == 1}
     gap = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
@@ -397,10 +410,11 @@ def _table(panel: dict[str, Any]) -> list[str]:
                        f"{r['rel_w1_half_width']:.2g} | {r['ks']:.3g} ± "
                        f"{r['ks_half_width']:.2g} | {r['paper'] or ''} |")
         return out
-    out = ["| " + " | ".join(cols) + " | theory | measured [95% interval] | rel. diff. |",
-           "|" + "---|" * (len(cols) + 3)]
+    out = ["| " + " | ".join(cols) + " | theory | measured [95% interval] | rel. diff. | "
+           "paper (measured, S = 1) |", "|" + "---|" * (len(cols) + 4)]
     for r in panel["rows"]:
         interval = "" if r.get("low") is None else f" [{_fmt(r['low'])}, {_fmt(r['high'])}]"
         out.append("| " + " | ".join(_fmt(r[c]) for c in cols) + f" | {_fmt(r['theory'])} | "
-                   f"{_fmt(r['measured'])}{interval} | {_fmt(r['relative_difference'])} |")
+                   f"{_fmt(r['measured'])}{interval} | {_fmt(r['relative_difference'])} | "
+                   f"{_fmt(r.get('paper'))} |")
     return out
