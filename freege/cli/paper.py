@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from freege.cli.options import add_seed_option, add_yes_option
+from freege.cli.options import add_backend_option, add_seed_option, add_yes_option
 from freege.params import positive_int
 
 STORE = "store.jsonl"
@@ -50,8 +50,8 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
                         help="worker processes (default 1: in this process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="an existing Dask scheduler to run the tasks on")
-    parser.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
-                        help="array backend of the measurements (default numpy)")
+    add_backend_option(parser, ("numpy", "cupy"), "numpy",
+                       help="array backend of the measurements (default numpy)")
     add_seed_option(parser)
     add_yes_option(parser)
 
