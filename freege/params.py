@@ -26,9 +26,11 @@ ValueError naming the parameter and the range):
   ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
   the scale of ``theta1`` (measured: the float64 law fails at beta = 8);
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
-  [1, :data:`H_MAX`] (theory §1.2); in :class:`Ratios` ``h`` may be real (the
-  proportional-limit formulas are rational in ``h``, so curves interpolate between head
-  counts, theory §6.4); a finite :class:`Dims` needs an integer;
+  [1, :data:`H_MAX`] (theory §1.2); in :class:`Ratios` ``h`` may be any real number in
+  [:data:`RATIO_MIN`, :data:`H_MAX`] (the proportional-limit formulas are rational in
+  ``h``, so curves interpolate between head counts, theory §6.4; for ``h < 1`` the
+  factor ``MP_{1/h}`` puts mass ``1 - h`` at 0); a finite :class:`Dims` needs an
+  integer;
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
 * readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`] (theory §5).
 """
@@ -226,7 +228,7 @@ class Ratios:
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta("beta", self.beta))
         # real h (theory §6.4 interpolates in h); an integral value is kept as an int
-        h = in_range("h", self.h, 1, H_MAX)
+        h = in_range("h", self.h, RATIO_MIN, H_MAX)
         object.__setattr__(self, "h", int(h) if h == int(h) else h)
         for name in ("gK", "gV", "gO"):
             object.__setattr__(self, name, check_ratio(name, getattr(self, name)))

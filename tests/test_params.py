@@ -227,6 +227,7 @@ def test_ratios_accept_a_real_head_count_and_keep_integers_int():
     assert Ratios(beta=1, h="2.5", gK=1, gV=1, gO=1).h == Fraction(5, 2)
     whole = Ratios(beta=1, h=Fraction(6, 2), gK=1, gV=1, gO=1).h
     assert whole == 3 and isinstance(whole, int)
-    for bad in ("0.5", "0", "1e5"):
+    assert Ratios(beta=1, h="0.5", gK=1, gV=1, gO=1).h == Fraction(1, 2)
+    for bad in ("0", "1e-5", "1e5"):
         with pytest.raises(ValueError, match=r"h must be"):
             Ratios(beta=1, h=bad, gK=1, gV=1, gO=1)
