@@ -9,8 +9,11 @@ limiting predictions on them (features normalized to the mean-one MHA law):
 * :func:`headcount` -- n = d = 4096, dK = dV = 64: learning curves L(t) for
   h in {32, 64, 128} at dO = 2n, and coefficient errors at fixed output dO = 2048 for
   h from 16 to 120;
-* :func:`budget` -- the same with the per-head width solved from the fixed budget
-  ``h dK (3n + dO) = 6 n^2`` at each h;
+* :func:`budget` -- the paper's fixed-budget path: dK = dV = 64 fixed and the output
+  width solved from ``h dK (3n + dO) = 6 n^2`` at each h (``gO = 6/gV - 3``), whose error
+  has two peaks, near ``h dV = n`` (h = 64) and ``dO = n`` (h = 96);
+* :func:`budget_widths` -- another fixed-budget path: dO = 2048 fixed and the per-head
+  width dK = dV solved from the same budget;
 * :func:`sharing` -- n = 4096, d = 8192, dO = 2048, h dK = 2048, dK = dV: GQA with two
   query heads per K/V pair against complete within-head tying;
 * :func:`arrival` -- h = 64, n = d = 4096, dO = 2n: time to relative loss 0.1 against
@@ -53,6 +56,8 @@ TEMPERATURE_BETAS: tuple[Fraction, ...] = tuple(Fraction(k, 100) for k in range(
 #: heads of the learning-curve and fixed-output / fixed-budget setups
 CURVE_HEADS: tuple[int, ...] = (32, 64, 128)
 HEADCOUNT_HEADS: tuple[int, ...] = tuple(range(16, 121, 8))
+#: heads of the paper's fixed-budget path (dO solved; dO > 0 needs h < 2n/dK = 128)
+BUDGET_HEADS: tuple[int, ...] = tuple(range(32, 121, 8))
 SHARING_HEADS: tuple[int, ...] = (2, 4, 8, 16, 32)
 ARRIVAL_GROUPS: tuple[int, ...] = (64, 32, 16, 8, 4, 2, 1)
 #: learning-curve times: 1, 2, 5 per decade from 0.01 to 1000 (exact decimals)
@@ -167,6 +172,18 @@ def width_ratios(n: int, h: int, width: Fraction, dO: int, beta: Number,
     return Ratios(beta=beta, h=h, gK=g, gV=g, gO=Fraction(dO, n), sharing=sharing)
 
 
+def budget_output_width(h: Number, n: int = 4096, dK: int = 64) -> Fraction:
+    """Output width spending the fixed budget ``h dK (3n + dO) = 6 n^2`` at fixed
+    dK = dV (n = d; theory §6.3), exactly: ``dO = 6 n^2 / (h dK) - 3n``, i.e.
+    ``gO = 6/gV - 3``. ValueError when it is not positive (``h >= 2n/dK``)."""
+    h_ = positive("h", h)
+    d_out = Fraction(6 * n * n) / (Fraction(h_) * dK) - 3 * n
+    if d_out <= 0:
+        raise ValueError(f"h must be < 2n/dK = {Fraction(2 * n, dK)} for a positive "
+                         f"output width on the fixed budget (got {h})")
+    return d_out
+
+
 def budget_width(h: int, n: int = 4096, dO: int = 2048) -> Fraction:
     """Per-head width spending the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d)."""
     return width_for_budget(6 * n * n, n=n, h=h, dO=dO)
@@ -266,18 +283,45 @@ def headcount(
 
 
 def budget(
+    heads: Sequence[Number] = BUDGET_HEADS,
+    settings: Readout = Readout(),
+    dps: int | None = None,
+    progress: Progress = quiet,
+    n: int = 4096,
+    width: int = 64,
+) -> dict[str, Any]:
+    """Coefficient errors along the paper's fixed-budget path: n = d, dK = dV = ``width``
+    fixed and dO solved from ``h dK (3n + dO) = 6 n^2`` (:func:`budget_output_width`,
+    exact). ``heads`` may be real (the limit formulas are rational in h). Each row also
+    gives ``dO_rounded``, the integer width a finite model uses."""
+    outs = [budget_output_width(h, n, width) for h in heads]  # every input checked first
+    rows: list[Row] = []
+    for h, d_out in zip(heads, outs, strict=True):
+        progress(f"budget: h = {float(h):g}")
+        g = Fraction(positive("h", h)) * width / n
+        config = Ratios(beta=BETA, h=h, gK=g, gV=g, gO=d_out / n)
+        rows.append({
+            "h": number(h, dps) if not isinstance(h, int) else h, "dK": width, "dV": width,
+            "dO": number(d_out, dps), "dO_rounded": round(d_out),
+            "n_params": 6 * n * n, "error": error(config, settings, dps),
+        })
+    return {"rows": rows, "n_params": 6 * n * n}
+
+
+def budget_widths(
     heads: Sequence[int] = HEADCOUNT_HEADS,
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
 ) -> dict[str, Any]:
-    """Coefficient errors at the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d = 4096,
-    dO = 2048, dK = dV solved per h as a real width)."""
+    """Coefficient errors at the fixed budget ``h dK (3n + dO) = 6 n^2`` along the
+    fixed-output path (n = d = 4096, dO = 2048, dK = dV solved per h as a real width);
+    the paper's path is :func:`budget`."""
     n, d_out = 4096, 2048
     widths = [budget_width(h, n, d_out) for h in heads]  # every input checked first
     rows: list[Row] = []
     for h, width in zip(heads, widths, strict=True):
-        progress(f"budget: h = {h}")
+        progress(f"budget-widths: h = {h}")
         config = width_ratios(n, h, width, d_out, BETA)
         rows.append({
             "h": h, "dK": number(width, dps), "dV": number(width, dps), "dO": d_out,
@@ -342,5 +386,6 @@ def arrival(
 
 SETUPS: dict[str, Callable[..., dict[str, Any]]] = {
     "temperature": temperature, "headcount": headcount, "budget": budget,
+    "budget-widths": budget_widths,
     "sharing": sharing, "arrival": arrival,
 }

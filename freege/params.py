@@ -26,7 +26,11 @@ ValueError naming the parameter and the range):
   ``beta -> inf`` limits by less than that, while the polynomial method loses digits to
   the scale of ``theta1`` (measured: the float64 law fails at beta = 8);
 * ``gK, gV, gO`` in [:data:`RATIO_MIN`, :data:`RATIO_MAX`] and ``h`` in
-  [1, :data:`H_MAX`] (theory §1.2);
+  [1, :data:`H_MAX`] (theory §1.2); in :class:`Ratios` ``h`` may be any real number in
+  [:data:`RATIO_MIN`, :data:`H_MAX`] (the proportional-limit formulas are rational in
+  ``h``, so curves interpolate between head counts, theory §6.4; for ``h < 1`` the
+  factor ``MP_{1/h}`` puts mass ``1 - h`` at 0); a finite :class:`Dims` needs an
+  integer;
 * working precision ``dps`` <= :data:`MAX_DPS` digits;
 * readout times ``t`` in [:data:`T_MIN`, :data:`T_MAX`], ridge penalties ``lam`` in
   [:data:`LAM_MIN`, :data:`LAM_MAX`] and label noise ``sigma2`` in [0,
@@ -331,6 +335,9 @@ def _text(x: Fraction | int) -> str:
 BETA = Domain(BETA_MIN, BETA_MAX, why="theta1 = e^(beta^2) - 1 from about 1e-6 to 8.9e6")
 RATIO = Domain(RATIO_MIN, RATIO_MAX)
 HEADS = Domain(1, H_MAX, integer=True)
+#: the head count of a limit (:class:`Ratios`): real, the proportional-limit formulas
+#: interpolate between integers (theory §6.4)
+REAL_HEADS = Domain(RATIO_MIN, H_MAX)
 DIM = Domain(1, DIM_MAX, integer=True)
 TIME = Domain(T_MIN, T_MAX)
 LAM = Domain(LAM_MIN, LAM_MAX)
@@ -391,7 +398,7 @@ class Ratios:
     """
 
     beta: Number
-    h: int
+    h: Number
     gK: Number
     gV: Number
     gO: Number
@@ -399,7 +406,9 @@ class Ratios:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta("beta", self.beta))
-        object.__setattr__(self, "h", int(parse_number("h", self.h, HEADS)))
+        # real h (theory §6.4 interpolates in h); an integral value is kept as an int
+        h = parse_number("h", self.h, REAL_HEADS)
+        object.__setattr__(self, "h", int(h) if h == int(h) else h)
         for name in ("gK", "gV", "gO"):
             object.__setattr__(self, name, check_ratio(name, getattr(self, name)))
         check_sharing(self.sharing)

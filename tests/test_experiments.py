@@ -88,3 +88,15 @@ def test_dps_arithmetic_keeps_the_precision():
     with mpmath.workdps(30):
         assert row["difference"] == row["error_gqa"] - row["error_tied"]
         assert row["difference"] != 0
+
+
+def test_paper_budget_path_has_peaks_near_hdv_n_and_do_n():
+    """theory §6.3: with dK = dV = 64 fixed and dO solved from h dK (3n + dO) = 6 n^2, the
+    limiting error has local maxima at h dV = n (h = 64) and dO = n (h = 96)."""
+    heads = [60, 62, 63, 64, 65, 66, 68, 92, 94, 95, 96, 97, 98, 100]
+    rows = experiments.budget(heads=heads)["rows"]
+    err = {row["h"]: row["error"] for row in rows}
+    for h in (64, 96):
+        assert err[h - 1] < err[h] > err[h + 1]
+        assert err[h - 4] < err[h - 2] < err[h] > err[h + 2] > err[h + 4]
+    assert rows[3]["dO"] == 3 * 4096 and rows[10]["dO"] == 4096

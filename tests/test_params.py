@@ -216,3 +216,18 @@ def test_negative_mpmath_numbers_keep_their_sign():
     assert mpf_fraction(mpmath.mpf("0.5")) == Fraction(1, 2)
     with pytest.raises(ValueError, match="beta"):
         Ratios(beta=mpmath.mpf(-1), h=2, gK=1, gV=1, gO=1)
+
+
+def test_ratios_accept_a_real_head_count_and_keep_integers_int():
+    """theory §6.4: curves in h interpolate the proportional-limit formulas."""
+    from fractions import Fraction
+
+    from freege.params import Ratios
+
+    assert Ratios(beta=1, h="2.5", gK=1, gV=1, gO=1).h == Fraction(5, 2)
+    whole = Ratios(beta=1, h=Fraction(6, 2), gK=1, gV=1, gO=1).h
+    assert whole == 3 and isinstance(whole, int)
+    assert Ratios(beta=1, h="0.5", gK=1, gV=1, gO=1).h == Fraction(1, 2)
+    for bad in ("0", "1e-5", "1e5"):
+        with pytest.raises(ValueError, match=r"h must be"):
+            Ratios(beta=1, h=bad, gK=1, gV=1, gO=1)

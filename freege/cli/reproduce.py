@@ -1,7 +1,7 @@
-"""``freege reproduce temperature|headcount|budget|sharing|arrival``: the theory §6.3 setups,
-theory side (:mod:`freege.experiments`): a text table or JSON with the same numbers,
-``--plot FILE`` for the curves, progress on stderr (:mod:`freege.progress`; ``--quiet``
-silences it, ``--verbose`` names each step).
+"""``freege reproduce temperature|headcount|budget|budget-widths|sharing|arrival``: the
+theory §6.3 setups, theory side (:mod:`freege.experiments`): a text table or JSON with
+the same numbers, ``--plot FILE`` for the curves, progress on stderr
+(:mod:`freege.progress`; ``--quiet`` silences it, ``--verbose`` names each step).
 
 JSON shapes:
 
@@ -9,7 +9,10 @@ JSON shapes:
   "crossover_beta"}``;
 * headcount -- ``{"curves": [{"h", "dK", "dV", "dO", "t", "loss"}, ...],
   "rows": [{"h", "dK", "dV", "dO", "n_params", "error"}, ...]}``;
-* budget -- ``{"rows": [{"h", "dK", "dV", "dO", "n_params", "error"}, ...], "n_params"}``;
+* budget -- ``{"rows": [{"h", "dK", "dV", "dO", "dO_rounded", "n_params", "error"}, ...],
+  "n_params"}`` (the paper's path: dK = dV = 64, dO solved);
+* budget-widths -- ``{"rows": [{"h", "dK", "dV", "dO", "n_params", "error"}, ...],
+  "n_params"}`` (dO = 2048, dK = dV solved);
 * sharing -- ``{"rows": [{"h", "dK", "error_gqa", "error_tied", "difference"}, ...]}``;
 * arrival -- ``{"rows": [{"h_kv", "t_fixed_widths", "t_fixed_budget",
   "width_fixed_budget"}, ...], "n_params"}``.
@@ -44,7 +47,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "temperature": ("beta", "error_64_192", "error_128_128", "ratio"),
     "headcount": ("h", "dK", "dV", "dO", "n_params", "error"),
     "curves": ("h", "dK", "dV", "dO", "t", "loss"),
-    "budget": ("h", "dK", "dV", "dO", "n_params", "error"),
+    "budget": ("h", "dK", "dV", "dO", "dO_rounded", "n_params", "error"),
+    "budget-widths": ("h", "dK", "dV", "dO", "n_params", "error"),
     "sharing": ("h", "dK", "error_gqa", "error_tied", "difference"),
     "arrival": ("h_kv", "t_fixed_widths", "t_fixed_budget", "width_fixed_budget"),
 }
@@ -54,8 +58,10 @@ _HELP = {
     "their ratio and the crossover beta (h = 96, n = 8192, d = dO = 12288)",
     "headcount": "learning curves for h in {32, 64, 128} (dO = 2n) and errors at fixed "
     "output dO = 2048 for h from 16 to 120 (n = d = 4096, dK = dV = 64)",
-    "budget": "errors at the fixed budget h dK (3n + dO) = 6 n^2, width solved per h "
-    "(n = d = 4096, dO = 2048)",
+    "budget": "errors at the fixed budget h dK (3n + dO) = 6 n^2 with dK = dV = 64 fixed "
+    "and dO solved per h (the paper's path; n = d = 4096; h < 128)",
+    "budget-widths": "errors at the fixed budget h dK (3n + dO) = 6 n^2 with dO = 2048 "
+    "fixed and the width dK = dV solved per h (n = d = 4096)",
     "sharing": "GQA (2 query heads per K/V pair) vs tied K = V: errors and their difference "
     "(n = 4096, d = 8192, dO = 2048, h dK = 2048)",
     "arrival": "time to relative loss --level vs h_kv at fixed widths and at fixed N_par "
@@ -113,10 +119,10 @@ def plot(setup: str, path: str, data: dict[str, Any]) -> None:
             series[rf"loss, $h$ = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
         plotting.curves(path, series, r"training time $t$", r"loss $L(t)$",
                         "theory §6.3 learning curves ($d_O = 2n$)", logx=True)
-    elif setup == "budget":
-        plotting.curves(path, {r"$\mathcal{E}$ at fixed budget":
+    elif setup in ("budget", "budget-widths"):
+        plotting.curves(path, {rf"$\mathcal{{E}}$ at fixed budget ({setup})":
                                (_column(rows, "h"), _column(rows, "error"))},
-                        HEADS_LABEL, ERROR_LABEL, "theory §6.3 fixed budget")
+                        HEADS_LABEL, ERROR_LABEL, f"theory §6.3 fixed budget ({setup})")
     elif setup == "sharing":
         x = _column(rows, "h")
         plotting.curves(path, {r"$\mathcal{E}$, GQA (2 heads per K/V pair)":
@@ -147,6 +153,10 @@ def _ints(option: str, texts: list[str]) -> list[int]:
 
 def run(args: argparse.Namespace) -> int:
     setup = args.setup
+    if setup == "paper" or getattr(args, "measure", False):
+        from freege.cli import paper
+
+        return paper.run(args, setup)
     if args.plot:
         check_plot_target(args.plot)
     settings = experiments.Readout(
@@ -165,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             kwargs["curve_heads"] = _ints("--curve-heads", args.curve_heads)
         if args.times:
             kwargs["times"] = [check_time("--times", t) for t in args.times]
-    if setup in ("headcount", "budget", "sharing") and args.heads:
+    if setup in ("headcount", "budget", "budget-widths", "sharing") and args.heads:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
@@ -185,6 +195,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     setups = parser.add_subparsers(dest="setup", metavar="SETUP")
     setups.required = True
+    from freege.cli import paper
+
+    sub = setups.add_parser(
+        "paper", help="the paper's experimental section end to end: --measure the softmax "
+        "points, write report.md/.json and one figure per panel (theory §6.4)",
+        description="Theory curves, measured softmax points on the sweep engine, the "
+        "paper's statistics, a report and figures (theory §6.4).")
+    paper.add_options(sub, "paper")
+    sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sub.set_defaults(func=run)
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
         if setup != "arrival":  # the ridge settings of the coefficient errors (theory §5)
@@ -197,9 +217,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help="heads of the learning curves (default 32 64 128)")
             sub.add_argument("--times", nargs="+", metavar="T",
                              help="learning-curve times (default 0.01, 0.02, 0.05, ..., 1000)")
-        if setup in ("headcount", "budget"):
+        if setup in ("headcount", "budget-widths"):
             sub.add_argument("--heads", nargs="+", metavar="H",
                              help="heads (default 16, 24, ..., 120)")
+        if setup == "budget":
+            sub.add_argument("--heads", nargs="+", metavar="H",
+                             help="heads in [1, 128), real allowed (default 32, 40, ..., 120)")
         if setup == "sharing":
             sub.add_argument("--heads", nargs="+", metavar="H",
                              help="heads, even divisors of 2048 (default 2 4 8 16 32)")
@@ -209,6 +232,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             add_level_option(sub)
         add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
         add_verbosity_options(sub)
+        if setup in paper.SETUP_PANELS:
+            paper.add_options(sub, setup)
         add_format_option(sub)
         add_dps_option(sub)
         sub.set_defaults(func=run)

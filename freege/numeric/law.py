@@ -77,7 +77,7 @@ def parameter_values(ratios: Ratios) -> tuple[mpmath.mpf, ...]:
     ``beta -> theta`` is computed: ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2``
     (theory §2)."""
     b2 = to_mpf(ratios.beta) ** 2
-    return (mpmath.expm1(b2), b2, mpmath.mpf(ratios.h), to_mpf(ratios.gK),
+    return (mpmath.expm1(b2), b2, to_mpf(ratios.h), to_mpf(ratios.gK),
             to_mpf(ratios.gV), to_mpf(ratios.gO))
 
 

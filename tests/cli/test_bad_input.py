@@ -58,7 +58,7 @@ REFUSED = [
      "gK must be in [0.0001, 10000]"),
     (["law", *MHA[:4], "--gK", "1e-300", "--gV", "1", "--gO", "1", "--beta", "1"], "gK must be"),
     (["law", "--case", "mha", "--h", "100000", "--gK", "1", "--gV", "1", "--gO", "1",
-      "--beta", "1"], "h must be an integer in [1, 10000]"),
+      "--beta", "1"], "--h must be an integer in [1, 10000]"),
     (["validate", "--n", "128", "--h", "2", "--dk", "64", "--do", "128", "--beta", "50",
       "--draws", "2"], "beta must be in"),
     (["ladder", "--n", "100", "--trials", "1", "--beta", "50"], "beta must be in"),

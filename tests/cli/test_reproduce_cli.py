@@ -128,11 +128,18 @@ def test_headcount_and_budget_shapes(capsys):
     assert row["n_params"] == experiments.fixed_output_dims(64).n_params
     same_numbers(text, data["curves"], ("h", "dK", "dV", "dO", "t", "loss"))
     same_numbers(text, data["rows"], ("h", "dK", "dV", "dO", "n_params", "error"))
-    budget, text = reproduce(capsys, "budget", "--heads", "64")
+    budget, text = reproduce(capsys, "budget-widths", "--heads", "64")
     (brow,) = budget["rows"]
     assert brow["dK"] == brow["dV"] == pytest.approx(6 * 4096**2 / (64 * (3 * 4096 + 2048)))
     assert brow["n_params"] == budget["n_params"] == 6 * 4096**2
     same_numbers(text, budget["rows"], ("h", "dK", "dV", "dO", "n_params", "error"))
+    budget, text = reproduce(capsys, "budget", "--heads", "80")
+    (brow,) = budget["rows"]  # the paper's path: dK = dV = 64, dO solved
+    assert (brow["dK"], brow["dV"]) == (64, 64)
+    assert 80 * 64 * (3 * 4096 + brow["dO"]) == pytest.approx(6 * 4096**2, rel=1e-15)
+    assert brow["dO_rounded"] == round(brow["dO"])
+    same_numbers(text, budget["rows"], ("h", "dK", "dV", "dO", "dO_rounded", "n_params",
+                                        "error"))
 
 
 @pytest.mark.parametrize(
@@ -151,6 +158,7 @@ def test_headcount_and_budget_shapes(capsys):
         (["arrival", "--level", "1.5"], "--level"),
         (["budget", "--dps", "10"], "dps"),
         (["budget", "--plot", "out.jpg"], "--plot"),
+        (["budget", "--heads", "128"], "h must be < 2n/dK"),
     ],
 )
 def test_bad_input(capsys, argv, name):

@@ -1,0 +1,155 @@
+"""``freege reproduce paper --measure``: the paper's experimental section end to end
+(theory §6.4) -- theory curves, measured softmax points on the sweep engine
+(:mod:`freege.validation.paper_run`), the paper's statistics, ``report.md``,
+``report.json`` and one figure per panel (PDF and PNG) in ``--out DIR``.
+
+Every input is checked before any work: ``--scale`` a number >= 1, known ``--panels``,
+``--out`` a writable folder that is new or empty, or holds this same run and ``--resume``
+is given. The estimated time (draws x flops at this machine's measured rate) and memory
+are printed first; above :data:`freege.cli.budget.CONFIRM_SECONDS` the run needs
+``--yes``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from freege.cli.options import add_backend_option, add_seed_option, add_yes_option
+from freege.params import positive_int
+
+STORE = "store.jsonl"
+#: reproduce setups that also take --measure, and the panels they measure
+SETUP_PANELS: dict[str, str] = {"paper": ",".join(("2a", "2b", "2c", "2d", "3a", "3b",
+                                                   "table2", "d1")),
+                                "headcount": "2a,2c", "budget": "2c", "temperature": "2d",
+                                "arrival": "3a", "sharing": "3b"}
+
+
+def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
+    """The measurement options of ``reproduce SETUP --measure``."""
+    parser.add_argument("--measure", action="store_true",
+                        help="measure the softmax points (theory §6.4) and write a report")
+    parser.add_argument("--scale", default="1", metavar="S",
+                        help="divide n, d, dK, dV, dO by S >= 1 (default 1: the paper's)")
+    if setup == "paper":
+        parser.add_argument("--panels", default=SETUP_PANELS["paper"],
+                            help="comma-separated panels (default all: %(default)s)")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="folder for report.md, report.json, figures and the store "
+                        "(default paper-S<scale>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run already in --out")
+    parser.add_argument("--draws", default="10", help="draws per configuration (default 10)")
+    parser.add_argument("--resamples", default="2000",
+                        help="bootstrap resamples of arrival times (default 2000)")
+    parser.add_argument("--workers", default="1",
+                        help="worker processes (default 1: in this process)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="an existing Dask scheduler to run the tasks on")
+    add_backend_option(parser, ("numpy", "cupy"), "numpy",
+                       help="array backend of the measurements (default numpy)")
+    add_seed_option(parser)
+    add_yes_option(parser)
+
+
+def _out_folder(args: argparse.Namespace, scale: float) -> Path:
+    out = Path(args.out or f"paper-S{scale:g}")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} exists and is not a folder")
+    parent = out if out.exists() else out.absolute().parent
+    if not parent.is_dir():
+        raise ValueError(f"--out: folder {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out: folder {str(parent)!r} is not writable")
+    if out.exists() and any(out.iterdir()) and not args.resume:
+        raise ValueError(f"--out {str(out)!r} already holds files (an earlier run?); pass "
+                         "--resume to continue that run, or choose another folder")
+    if args.resume and out.exists() and any(out.iterdir()) and not (out / STORE).exists():
+        raise ValueError(f"--out {str(out)!r} holds no freege paper run to resume")
+    return out
+
+
+def run(args: argparse.Namespace, setup: str = "paper") -> int:
+    from freege.validation import paper_panels, paper_run
+
+    if not args.measure:
+        raise ValueError("reproduce paper needs --measure (the theory side alone: "
+                         "freege reproduce temperature|headcount|budget|sharing|arrival)")
+    scale = paper_panels.check_scale(args.scale)
+    names = getattr(args, "panels", None) or SETUP_PANELS[setup]
+    panels = paper_panels.check_panels([p.strip() for p in names.split(",") if p.strip()])
+    if not panels:
+        raise ValueError("--panels must name at least one panel")
+    draws = positive_int("--draws", args.draws, minimum=2)
+    resamples = positive_int("--resamples", args.resamples, minimum=100)
+    workers = positive_int("--workers", args.workers)
+    seed = positive_int("--seed", getattr(args, "seed", "0"), minimum=0)
+    backend = getattr(args, "backend", "numpy")
+    out = _out_folder(args, scale)
+    configs = paper_panels.configurations(panels, scale, draws)
+    store = out / STORE
+    header = paper_run.header(configs, seed, backend, scale)
+    todo = paper_run.pending(configs, paper_run.check_store(store, header))
+    est = paper_run.estimate(configs, todo, paper_run.measure_rates(), workers)
+    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers)
+    out.mkdir(parents=True, exist_ok=True)
+    quiet = getattr(args, "quiet", False)
+
+    def progress(done: int, total: int) -> None:
+        if not quiet and (done == total or done % max(1, total // 20) == 0):
+            paper_run.say(f"paper: {done}/{total} draws measured")
+
+    counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
+                           workers=workers, scheduler=args.scheduler, progress=progress)
+    _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
+           backend, quiet)
+    print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
+          f"{counts['skipped']} already in the store, {counts['failed']} failed)")
+    return 1 if counts["failed"] else 0
+
+
+def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
+             workers: int) -> None:
+    from freege.cli.budget import CONFIRM_SECONDS, available_memory, duration_text, size_text
+    from freege.validation.backend import get_backend
+
+    free = available_memory(get_backend(backend)) if tasks else None
+    if free is not None and est["peak_bytes"] * workers > free:
+        raise ValueError(f"{workers} worker(s) need about {size_text(est['peak_bytes'])} "
+                         f"each but only {size_text(free)} is available; use a larger "
+                         "--scale or fewer --workers")
+    line = (f"paper: {tasks} draws to measure, about {est['gflop']:.0f} GFLOP: estimated "
+            f"{duration_text(est['seconds'])}, peak memory about "
+            f"{size_text(est['peak_bytes'])} per worker")
+    print(f"freege: {line}", file=sys.stderr, flush=True)
+    if est["seconds"] > CONFIRM_SECONDS and not yes:
+        raise ValueError(f"the run would take about {duration_text(est['seconds'])}; pass "
+                         "--yes to run anyway, or use a larger --scale or fewer --panels")
+
+
+def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: Any,
+           scale: float, seed: int, draws: int, resamples: int, backend: str,
+           quiet: bool) -> None:
+    from freege.validation import paper_panels, paper_plots, paper_report
+
+    meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
+            "backend": backend, "target_seed": paper_panels.TARGET_SEED}
+    # 2(b) is theory only: the limit depends on the ratios, drawn at the paper's widths
+    opts = {"resamples": resamples, "seed": seed, "n_2b": 4096, "dk_2b": 64}
+    if not quiet:
+        print("freege: paper: theory and statistics", file=sys.stderr, flush=True)
+    report = paper_report.build(panels, configs, recs, meta, opts)
+    _atomic(out / "report.json", paper_report.to_json(report))
+    _atomic(out / "report.md", paper_report.to_markdown(report))
+    for name, panel in report["panels"].items():
+        paper_plots.figure(name, panel, out)
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)

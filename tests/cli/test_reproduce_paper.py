@@ -1,0 +1,106 @@
+"""``freege reproduce paper --measure`` (theory §6.4): bad input refused before any work,
+a damaged store resumed into an identical report, figures and both report files."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.cli.helpers import bad, run_cli
+
+TINY = ("--measure", "--scale", "64", "--draws", "2", "--panels", "3b", "--quiet")
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """One tiny finished run (panel 3b at S = 64, two draws)."""
+    from freege.cli import main
+
+    out = tmp_path_factory.mktemp("paper") / "run"
+    assert main(["reproduce", "paper", *TINY, "--out", str(out)]) == 0
+    return out
+
+
+def test_report_figures_and_statistics(finished):
+    report = json.loads((finished / "report.json").read_text())
+    assert report["scale"] == 64 and report["seed"] == 0 and "finite-size bias" in report["note"]
+    panel = report["panels"]["3b"]
+    schemes = {(r["h"], r["scheme"]) for r in panel["rows"]}
+    assert schemes == {(h, s) for h in (2, 4, 8, 16, 32) for s in ("GQA", "tied", "tied - GQA")}
+    for row in panel["rows"]:
+        assert row["low"] <= row["measured"] <= row["high"]
+    md = (finished / "report.md").read_text()
+    assert "| statistic | freege | paper |" in md and "0.75" in md
+    for ext in ("pdf", "png"):
+        assert (finished / f"panel_3b.{ext}").stat().st_size > 1000
+
+
+def test_damaged_store_resumes_to_an_identical_report(finished, tmp_path, capsys):
+    out = tmp_path / "again"
+    out.mkdir()
+    lines = (finished / "store.jsonl").read_bytes().splitlines(keepends=True)
+    # a kill -9 mid-run: the last records lost, the one in flight cut short
+    (out / "store.jsonl").write_bytes(b"".join(lines[:-6]) + lines[-6][:40])
+    with pytest.warns(UserWarning, match="truncated"):
+        code, _, err = run_cli(capsys, "reproduce", "paper", *TINY, "--out", str(out),
+                               "--resume")
+    assert code == 0, err
+    for name in ("report.json", "report.md"):
+        assert (out / name).read_bytes() == (finished / name).read_bytes()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--scale", "0.5"], "--scale must be a number >= 1"),
+    (["--scale", "four"], "--scale must be a number >= 1"),
+    (["--scale", "nan"], "--scale must be a number >= 1"),
+    (["--panels", "2a,9z"], "unknown panel '9z'"),
+    (["--draws", "1"], "--draws must be an integer >= 2"),
+])
+def test_bad_input_is_one_line_and_exit_2_before_any_work(capsys, tmp_path, argv, message):
+    out = tmp_path / "new"
+    assert message in bad(capsys, "reproduce", "paper", "--measure", "--out", str(out), *argv)
+    assert not out.exists()
+
+
+def test_existing_folder_needs_resume_and_the_same_run(capsys, finished, tmp_path):
+    assert "pass --resume" in bad(capsys, "reproduce", "paper", *TINY, "--out", str(finished))
+    other = [a if a != "64" else "32" for a in TINY]
+    assert "holds a different run" in bad(capsys, "reproduce", "paper", *other, "--out",
+                                          str(finished), "--resume")
+    full = tmp_path / "foreign"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    assert "pass --resume" in bad(capsys, "reproduce", "paper", *TINY, "--out", str(full))
+    assert "no freege paper run" in bad(capsys, "reproduce", "paper", *TINY, "--out",
+                                        str(full), "--resume")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_unwritable_folder(capsys, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        assert "not writable" in bad(capsys, "reproduce", "paper", *TINY, "--out",
+                                     str(locked / "run"))
+    finally:
+        locked.chmod(0o700)
+
+
+def test_measure_is_required(capsys, tmp_path):
+    assert "needs --measure" in bad(capsys, "reproduce", "paper", "--out", str(tmp_path / "x"))
+
+
+def test_a_setup_measures_its_panel_with_the_same_store(finished, tmp_path, capsys):
+    """``reproduce sharing --measure`` is panel 3(b): it resumes the paper run's store
+    (nothing left to measure) and writes the same report."""
+    out = tmp_path / "sharing"
+    out.mkdir()
+    (out / "store.jsonl").write_bytes((finished / "store.jsonl").read_bytes())
+    code, stdout, err = run_cli(capsys, "reproduce", "sharing", *TINY[:5], "--quiet",
+                                "--out", str(out), "--resume")
+    assert code == 0, err
+    assert "0 draws measured now, 20 already in the store" in stdout
+    assert (out / "report.md").read_bytes() == (finished / "report.md").read_bytes()

@@ -1,0 +1,87 @@
+"""The paper protocol's measured points (theory §6.4) against direct computations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import softmax
+
+from freege.params import Dims
+from freege.validation import finite_readout, paper_measure
+from freege.validation.backend import get_backend
+
+DIMS = {"n": 24, "d": 30, "h": 4, "dK": 3, "dV": 2, "dO": 20}
+
+
+def direct_output(dims: Dims, beta: float, entropy: tuple[int, ...]) -> np.ndarray:
+    """The uncentred MHA of theory §1 from the same four weight streams, written out:
+    X = sqrt(d)[I_n, 0] and N(0, 1/d) weights make X W^Q etc. N(0, 1) matrices."""
+    q_seq, k_seq, v_seq, o_seq = np.random.SeedSequence(entropy).spawn(4)
+    qg, kg, vg, og = (np.random.default_rng(s) for s in (q_seq, k_seq, v_seq, o_seq))
+    heads, group = [], -1
+    for r in range(dims.h):
+        q = qg.standard_normal((dims.n, dims.dK))
+        if dims.kv_group(r) != group:
+            group = dims.kv_group(r)
+            k = kg.standard_normal((dims.n, dims.dK))
+            v = k if dims.sharing == "tied" else vg.standard_normal((dims.n, dims.dV))
+        heads.append(softmax(beta * q @ k.T / math.sqrt(dims.dK), axis=1) @ v)
+    w_o = og.standard_normal((dims.h * dims.dV, dims.dO)) / math.sqrt(dims.h * dims.dV)
+    return np.hstack(heads) @ w_o
+
+
+@pytest.mark.parametrize("sharing", [{}, {"sharing": "gqa", "h_kv": 2},
+                                     {"sharing": "tied", "dV": 3}])
+def test_uncentred_output_and_the_same_weights_at_every_beta(sharing):
+    dims = Dims(**{**DIMS, **sharing})
+    got = dict(paper_measure.outputs(dims, [0.5, 2.0], (7, 1, 0), get_backend("numpy")))
+    for beta in (0.5, 2.0):
+        np.testing.assert_allclose(got[beta], direct_output(dims, beta, (7, 1, 0)),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def config(kind: str, **extra) -> dict:
+    return {"key": "k", "kind": kind, "dims": DIMS, "group": "g", "betas": [1.0],
+            "lam": 1e-4, "sigma2": 0.1, "target_seed": 3, "draws": 2, **extra}
+
+
+def test_ridge_and_flow_records_are_the_exact_conditional_quantities():
+    dims = Dims(**DIMS)
+    entropy = (0, paper_measure.group_word("g"), 1)
+    f = direct_output(dims, 1.0, entropy) / math.sqrt(paper_measure.limiting_mean(dims, 1.0))
+    gram = f @ f.T
+    ridge = paper_measure.task(config("ridge"), 1, 0)["values"][0]["error"]
+    want = finite_readout.ridge_error(np.linalg.eigvalsh(gram), 20 / 24, [1e-4], 0.1)[0]
+    # rank 8 < n: the zero eigenvalues carry float64 noise ~ eps ||G|| that enters
+    # lam^2/(x + lam)^2 relative to lam = 1e-4, so agreement is ~1e-11 ||G|| / lam
+    assert ridge == pytest.approx(want, rel=1e-11 * np.linalg.norm(gram, 2) / 1e-4)
+    flow = paper_measure.task(config("flow"), 1, 0)["values"][0]
+    y = finite_readout.target(24, 3)
+    vals, vecs = np.linalg.eigh(gram)
+    for t in (0.0, 0.3, 4.0):
+        curve = np.dot(flow["weights"], np.exp(-2 * t * np.clip(flow["eigenvalues"], 0, None)))
+        assert curve == pytest.approx(finite_readout.gradient_flow_loss(vals, vecs, y, [t])[0],
+                                      rel=1e-10)
+    assert sum(flow["weights"]) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_limiting_mean_matches_the_theory_means():
+    from freege.validation.theory import limiting_moments
+
+    for extra in ({}, {"sharing": "tied", "dV": 3}):
+        dims = Dims(**{**DIMS, **extra})
+        case = "mha-tied" if extra else "mha"
+        assert paper_measure.limiting_mean(dims, 1.0) == pytest.approx(
+            limiting_moments(case, dims, 1)[0], rel=1e-12)
+
+
+def test_gpu_script_skips_cleanly_without_a_device(capsys):
+    from freege.validation import gpu_paper
+    from freege.validation.backend import cupy_problem
+
+    if cupy_problem() is None:
+        pytest.skip("a GPU is present: the script would run the panel")
+    assert gpu_paper.main(["--panels", "3b"]) == 0
+    assert "nothing to run" in capsys.readouterr().out

@@ -1,0 +1,148 @@
+"""Measured points of the paper-reproduction protocol (theory §6.4): one task per
+configuration and draw.
+
+Features are the full, *uncentred* MHA output ``F = MHA(X) / sqrt(m)`` (``m`` the
+theory §4 limiting mean at the configuration's ratios and inverse temperature), with
+``X = sqrt(d) [I_n, 0]`` -- so ``X W`` is ``sqrt(d)`` times the first n rows of ``W``
+and the projected ``Q_r, K_r, V_r`` have i.i.d. N(0, 1) entries (theory §1); they are
+sampled directly. ``W^O`` has i.i.d. N(0, 1/(h dV)) entries.
+
+Seeds: a task's entropy is ``(seed, group word, draw)``. Q, K, V and W^O come from four
+independent streams spawned from it, drawn in head (Q), group (K, V) and row-block (W^O)
+order, so two configurations of one *group* (theory §6.4: the two allocations of a
+temperature replicate, GQA and tied of one head count) share every weight their shapes
+have in common; a tied model takes ``V_r = K_r``. Every inverse temperature of a task
+uses the same weights.
+
+A task returns, per inverse temperature: ``ridge`` -- the exact conditional ridge
+coefficient error (:func:`freege.validation.finite_readout.ridge_error`, all n
+eigenvalues of ``F F^T``); ``flow`` -- the eigenvalues ``l_j`` of ``F F^T`` and the
+weights ``(u_j^T y)^2 / ||y||^2`` of the fixed target ``y`` (learning curves, arrival
+times); ``spectrum`` -- the eigenvalues of the centred ``MHA^perp`` Gram over ``m``
+(theory §4 compares the bulk); ``ge`` -- the theory §6.1 relative W1 and KS of softmax
+against its Gaussian equivalent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from freege.params import Dims
+from freege.validation.backend import Backend, get_backend
+
+KINDS: tuple[str, ...] = ("ridge", "flow", "spectrum", "ge")
+#: largest exponent taken without shifting a softmax row by its maximum (exp(600) ~ 1e260:
+#: a row sum of n such terms stays finite in float64)
+EXP_SAFE = 600.0
+
+
+def group_word(group: str) -> int:
+    """A 64-bit word from the group name (seeds do not depend on Python's hash salt)."""
+    return int.from_bytes(hashlib.sha256(group.encode()).digest()[:8], "little")
+
+
+def limiting_mean(dims: Dims, beta: float) -> float:
+    """The theory §4 mean of the MHA law at ``dims``' ratios and inverse temperature
+    ``beta``: ``gO theta1`` (independent, GQA, MQA), ``gO (theta1 + h theta2 / gK)``
+    (tied)."""
+    theta1, theta2 = math.expm1(beta * beta), beta * beta
+    g_o, g_k = dims.dO / dims.n, dims.h * dims.dK / dims.n
+    if dims.sharing == "tied":
+        return g_o * (theta1 + dims.h * theta2 / g_k)
+    return g_o * theta1
+
+
+def outputs(dims: Dims, betas: Sequence[float], entropy: tuple[int, ...], bk: Backend,
+            centred: bool = False) -> Iterator[tuple[float, Any]]:
+    """``(beta, output)``: the n x dO MHA output at each ``beta`` (uncentred, or
+    ``MHA^perp`` when ``centred``), heads streamed, the same weights for every beta
+    (module docstring); each output is formed only when it is asked for."""
+    xp = bk.xp
+    q_seq, k_seq, v_seq, o_seq = np.random.SeedSequence(entropy).spawn(4)
+    qg, kg, vg = bk.generator(q_seq), bk.generator(k_seq), bk.generator(v_seq)
+    n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
+    z = {b: bk.empty((n, h * dV)) for b in betas}
+    group, K, V = -1, None, None
+    buf = bk.empty((n, n))
+    for r in range(h):
+        Q = bk.normal(qg, (n, dK))
+        if dims.kv_group(r) != group:
+            group = dims.kv_group(r)
+            K = bk.normal(kg, (n, dK))
+            V = K if dims.sharing == "tied" else bk.normal(vg, (n, dV))
+        scores = Q @ K.T
+        scores *= 1.0 / math.sqrt(dK)
+        bound = max(float(scores.max()), -float(scores.min()))
+        for b in betas:
+            xp.multiply(scores, b, out=buf)
+            if b * bound > EXP_SAFE:  # shift by the row maximum only where exp could overflow
+                buf -= buf.max(axis=1, keepdims=True)
+            xp.exp(buf, out=buf)
+            block = buf @ V
+            block /= buf.sum(axis=1, keepdims=True)
+            if centred:
+                block -= V.mean(axis=0, keepdims=True)
+            z[b][:, r * dV:(r + 1) * dV] = block
+    og = bk.generator(o_seq)
+    w_o = bk.normal(og, (h * dV, dims.dO))
+    w_o /= math.sqrt(h * dV)
+    for b in betas:
+        yield b, z.pop(b) @ w_o
+
+
+def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
+         ) -> dict[str, Any]:
+    """Measure draw ``draw`` of ``config`` (a configuration of
+    :mod:`freege.validation.paper_panels`: ``kind``, ``dims``, ``betas``, ``group``,
+    ``lam``, ``sigma2``, ``target_seed``) and return its store record."""
+    from freege.validation import finite_readout
+
+    start = time.perf_counter()
+    dims = Dims(**config["dims"])
+    kind = config["kind"]
+    entropy = (seed, group_word(config["group"]), draw)
+    bk = get_backend(backend)
+    out: dict[str, Any] = {}
+    if kind == "ge":
+        out.update(_ge(dims, entropy, bk))
+    else:
+        betas = [float(b) for b in config.get("betas", [float(dims.beta)])]
+        y = finite_readout.target(dims.n, config.get("target_seed", 0))
+        per_beta = []
+        for b, output in outputs(dims, betas, entropy, bk, centred=kind == "spectrum"):
+            gram = (output @ output.T) / limiting_mean(dims, b)
+            del output
+            if kind == "flow":
+                lam, w = bk.eigenvalues_and_weights(gram, y, overwrite=True)
+                per_beta.append({"eigenvalues": lam.tolist(),
+                                 "weights": (w / float(y @ y)).tolist()})
+            else:
+                eigs = bk.eigvalsh(gram, overwrite=True)
+                if kind == "ridge":
+                    err = finite_readout.ridge_error(eigs, dims.dO / dims.n,
+                                                     [config["lam"]], config["sigma2"])
+                    per_beta.append({"error": float(err[0])})
+                else:
+                    per_beta.append({"eigenvalues": eigs.tolist()})
+            del gram
+        out["values"] = per_beta
+    bk.synchronize()
+    return {"type": "draw", "point": config["key"], "draw": draw, "status": "ok",
+            "seconds": time.perf_counter() - start, **out}
+
+
+def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend) -> dict[str, Any]:
+    """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights."""
+    from freege.validation import metrics
+    from freege.validation.sample import draw
+
+    d = draw(dims, seed=entropy, backend=bk)
+    m1 = limiting_mean(dims, float(dims.beta))
+    return {"rel_w1": metrics.rel_w1(d.softmax, d.ge, m1),
+            "ks": metrics.ks(d.softmax, d.ge, metrics.zero_tolerance(bk.dtype))}

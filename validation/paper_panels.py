@@ -1,0 +1,212 @@
+"""The configurations of the paper's experimental section at a scale S (theory §6.4).
+
+``scale S`` divides n, d, dK, dV, dO by S (h, h_kv and beta unchanged; widths rounded to
+the nearest integer, at least 1); theory is evaluated at the realised widths. Every
+configuration is a plain JSON-able dict (the sweep store records it):
+
+``key`` (unique), ``panel``, ``kind`` (:data:`freege.validation.paper_measure.KINDS`),
+``dims`` (:class:`freege.params.Dims` fields), ``group`` (configurations of one group
+share the weights their shapes have in common, theory §6.4), ``betas``, ``lam``,
+``sigma2``, ``target_seed``, ``draws`` and ``label`` (what the report prints).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from freege import experiments
+from freege.params import Dims
+
+PANELS: tuple[str, ...] = ("2a", "2b", "2c", "2d", "3a", "3b", "table2", "d1")
+#: panels with measured points (2b is theory only)
+MEASURED: tuple[str, ...] = ("2a", "2c", "2d", "3a", "3b", "table2", "d1")
+DRAWS = 10
+SEED = 0
+TARGET_SEED = 0
+
+CURVE_HEADS = (32, 64, 128)
+#: 19 configurations in all on the two paths of panel 2(c)
+FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
+FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
+TEMPERATURE_BETAS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+ALLOCATIONS = ((128, 128), (64, 192))
+ARRIVAL_GROUPS = (64, 32, 16, 8, 4, 2, 1)
+SHARING_HEADS = (2, 4, 8, 16, 32)
+PRESET_NAMES = ("bert-base", "modernbert-large", "dinov3-l16", "llada-8b", "gpt3-175b",
+                "falcon-7b", "kayyam-1.2b")
+
+
+def check_scale(value: object) -> float:
+    """``S`` as a float >= 1, else a ValueError naming ``--scale``."""
+    try:
+        s = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"--scale must be a number >= 1 (got {value!r})") from None
+    if not math.isfinite(s) or s < 1:
+        raise ValueError(f"--scale must be a number >= 1 (got {value!r})")
+    return s
+
+
+def check_panels(names: list[str]) -> list[str]:
+    """The requested panels in the paper's order; ValueError naming an unknown one."""
+    for name in names:
+        if name not in PANELS:
+            raise ValueError(f"unknown panel {name!r}; panels: {', '.join(PANELS)}")
+    return [p for p in PANELS if p in names]
+
+
+def scaled(width: int | Fraction, scale: float) -> int:
+    """A width divided by the scale and rounded to the nearest integer (at least 1)."""
+    return max(1, round(float(width) / scale))
+
+
+def _dims(scale: float, **kw: Any) -> dict[str, Any]:
+    out = dict(kw)
+    for name in ("n", "d", "dK", "dV", "dO"):
+        out[name] = scaled(kw[name], scale)
+    Dims(**out)  # checked now, before any work
+    return out
+
+
+def _config(key: str, panel: str, kind: str, dims: dict[str, Any], *, group: str | None = None,
+            betas: tuple[float, ...] = (1.0,), draws: int = DRAWS, **label: Any
+            ) -> dict[str, Any]:
+    return {"key": key, "panel": panel, "kind": kind, "dims": dims, "group": group or key,
+            "betas": list(betas), "lam": float(experiments.LAM),
+            "sigma2": float(experiments.SIGMA2), "target_seed": TARGET_SEED, "draws": draws,
+            "label": label}
+
+
+def budget_output(n: int, dk: int, h: int) -> int:
+    """Rounded output width of the fixed budget ``h dK (3n + dO) = 6 n^2`` (theory §6.3)."""
+    return round(experiments.budget_output_width(h, n, dk))
+
+
+def panel_2a(s: float) -> list[dict[str, Any]]:
+    return [_config(f"2a/h={h}", "2a", "flow",
+                    _dims(s, n=4096, d=4096, h=h, dK=64, dV=64, dO=8192), h=h)
+            for h in CURVE_HEADS]
+
+
+def panel_2c(s: float) -> list[dict[str, Any]]:
+    out = [_config(f"2c/output/h={h}", "2c", "ridge",
+                   _dims(s, n=4096, d=4096, h=h, dK=64, dV=64, dO=2048),
+                   path="fixed output", h=h) for h in FIXED_OUTPUT_HEADS]
+    n, dk = scaled(4096, s), scaled(64, s)
+    for h in FIXED_BUDGET_HEADS:
+        dims = _dims(1, n=n, d=n, h=h, dK=dk, dV=dk, dO=budget_output(n, dk, h))
+        out.append(_config(f"2c/budget/h={h}", "2c", "ridge", dims, path="fixed budget", h=h))
+    return out
+
+
+def panel_2d(s: float) -> list[dict[str, Any]]:
+    return [_config(f"2d/dK={dk},dV={dv}", "2d", "ridge",
+                    _dims(s, n=8192, d=12288, h=96, dK=dk, dV=dv, dO=12288),
+                    group="2d", betas=TEMPERATURE_BETAS, allocation=f"({dk},{dv})")
+            for dk, dv in ALLOCATIONS]
+
+
+def panel_3a(s: float) -> list[dict[str, Any]]:
+    out = []
+    base = _dims(s, n=4096, d=4096, h=64, dK=64, dV=64, dO=8192)
+    reference = Dims(**base).n_params
+    for h_kv in ARRIVAL_GROUPS:
+        sharing = "none" if h_kv == 64 else "mqa" if h_kv == 1 else "gqa"
+        fixed = {**base, "sharing": sharing, "h_kv": h_kv}
+        out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", fixed,
+                           path="fixed widths", h_kv=h_kv))
+        width = experiments.width_for_budget(
+            reference, n=base["n"], d=base["d"], h=64, dO=base["dO"], sharing=sharing,
+            h_kv=h_kv)
+        grown = {**fixed, "dK": round(width), "dV": round(width)}
+        out.append(_config(f"3a/budget/h_kv={h_kv}", "3a", "flow", grown,
+                           path="fixed N_par", h_kv=h_kv, width=float(width)))
+    return out
+
+
+def panel_3b(s: float) -> list[dict[str, Any]]:
+    out = []
+    for h in SHARING_HEADS:
+        common = _dims(s, n=4096, d=8192, h=h, dK=2048 // h, dV=2048 // h, dO=2048)
+        out.append(_config(f"3b/gqa/h={h}", "3b", "ridge",
+                           {**common, "sharing": "gqa", "h_kv": h // 2},
+                           group=f"3b/h={h}", scheme="GQA", h=h))
+        out.append(_config(f"3b/tied/h={h}", "3b", "ridge", {**common, "sharing": "tied"},
+                           group=f"3b/h={h}", scheme="tied", h=h))
+    return out
+
+
+def panel_table2(s: float) -> list[dict[str, Any]]:
+    from freege.validation.presets import get_preset
+
+    out = []
+    for name in PRESET_NAMES:
+        p = get_preset(name)
+        dims = _dims(s, n=p.n, d=p.d, h=p.h, dK=p.dK, dV=p.dV, dO=p.dO,
+                     sharing=p.sharing, h_kv=p.h_kv)
+        out.append(_config(f"table2/{name}", "table2", "ge", dims, preset=name))
+    return out
+
+
+def panel_d1(s: float) -> list[dict[str, Any]]:
+    """Spectra of the centred MHA Gram: head splitting at fixed h dV = 2n, output width,
+    within-head tying against across-head sharing (one draw each; gK = gV = 2 keeps the
+    densities bounded at 0)."""
+    rows = [("heads", "h = 4", dict(h=4, dK=1024, dV=1024, dO=4096)),
+            ("heads", "h = 32", dict(h=32, dK=128, dV=128, dO=4096)),
+            ("output", "dO = n/2", dict(h=16, dK=256, dV=256, dO=1024)),
+            ("output", "dO = 2n", dict(h=16, dK=256, dV=256, dO=4096)),
+            ("sharing", "independent", dict(h=16, dK=256, dV=256, dO=4096)),
+            ("sharing", "GQA h_kv = 4", dict(h=16, dK=256, dV=256, dO=4096, sharing="gqa",
+                                             h_kv=4)),
+            ("sharing", "tied K = V", dict(h=16, dK=256, dV=256, dO=4096, sharing="tied"))]
+    return [_config(f"d1/{group}/{name}", "d1", "spectrum",
+                    _dims(s, n=2048, d=2048, **kw), draws=1, group=f"d1/{group}",
+                    facet=group, name=name)
+            for group, name, kw in rows]
+
+
+BUILDERS = {"2a": panel_2a, "2c": panel_2c, "2d": panel_2d, "3a": panel_3a,
+            "3b": panel_3b, "table2": panel_table2, "d1": panel_d1}
+
+
+def configurations(panels: list[str], scale: float, draws: int = DRAWS
+                   ) -> list[dict[str, Any]]:
+    """Every measured configuration of ``panels`` at ``scale`` (``draws`` per
+    configuration; d1 keeps its single draw)."""
+    out = []
+    for panel in panels:
+        if panel in BUILDERS:
+            for config in BUILDERS[panel](scale):
+                if config["draws"] != 1:
+                    config["draws"] = draws
+                out.append(config)
+    return out
+
+
+def cost(config: dict[str, Any]) -> dict[str, float]:
+    """Work of one draw, for the run's time estimate: matrix-product flops (per head the
+    scores, per head and beta ``E V``; per beta the output product and the Gram),
+    elementwise passes over the n x n blocks (about five per head and beta: scale, max,
+    exp, sum, copy), and the eigenproblems as ``(n^3, with vectors)``. A ``ge`` draw
+    computes softmax and GE: about twice a softmax one."""
+    d = config["dims"]
+    n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
+    betas = len(config["betas"])
+    matmul = h * (2 * n * n * dk + betas * 2 * n * n * dv) + betas * (
+        2 * n * h * dv * do + 2 * n * n * do)
+    factor = 2 if config["kind"] == "ge" else 1
+    return {"matmul": float(factor * matmul), "elementwise": float(factor * 5 * h * betas * n * n),
+            "eig": float(factor * betas * n**3), "vectors": float(config["kind"] == "flow")}
+
+
+def peak_bytes(config: dict[str, Any]) -> int:
+    """Peak float64 bytes of one draw: the per-beta head blocks, one output, the Gram and
+    its eigenvector copy."""
+    d = config["dims"]
+    n = d["n"]
+    betas = len(config["betas"])
+    return 8 * (betas * n * d["h"] * d["dV"] + 2 * n * d["dO"] + 3 * n * n
+                + d["h"] * d["dV"] * d["dO"])

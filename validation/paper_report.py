@@ -1,0 +1,420 @@
+"""The paper reproduction's report (theory §6.4): per panel a table of configuration |
+theory | measured mean and 95% interval | relative difference | the paper's value, then
+the paper's summary statistics beside freege's, as JSON (``report.json``) and Markdown
+(``report.md``).
+
+Everything is computed from the store's records (sorted by draw) and the theory at the
+realised widths, so a resumed run gives an identical report. A configuration with fewer
+than two finished draws is listed as incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from freege import experiments
+from freege.validation import paper_stats as st
+from freege.validation import paper_theory as th
+from freege.validation.paper_reference import PAPER, TABLE2
+
+Records = dict[str, dict[int, dict[str, Any]]]
+Row = dict[str, Any]
+
+CURVE_TIMES = [float(t) for t in experiments.CURVE_TIMES]
+BETA_GRID = [round(0.25 + 0.05 * k, 2) for k in range(26)]
+
+
+def _draws(config: dict[str, Any], recs: Records) -> list[dict[str, Any]]:
+    got = recs.get(config["key"], {})
+    return [got[i] for i in sorted(got) if i < config["draws"]]
+
+
+def _rel(measured: float, theory: float) -> float:
+    return (measured - theory) / theory if theory else math.nan
+
+
+def _interval_row(iv: st.Interval, theory: float) -> Row:
+    return {"measured": iv.estimate, "low": iv.low, "high": iv.high, "bar": iv.bar,
+            "theory": theory, "relative_difference": _rel(iv.estimate, theory)}
+
+
+def _stat(name: str, value: Any, paper: Any = None) -> Row:
+    return {"statistic": name, "freege": value, "paper": paper}
+
+
+def _bars(name: str, intervals: list[st.Interval], panel: str, suffix: str = "") -> list[Row]:
+    b = st.largest_bars(intervals)
+    ref = PAPER.get(panel, {})
+    return [_stat(f"maximum error bar, absolute{name}", b["absolute"],
+                  ref.get(f"max_bar_absolute{suffix}")),
+            _stat(f"maximum error bar, relative %{name}", 100 * b["relative"],
+                  ref.get(f"max_bar_relative_percent{suffix}"))]
+
+
+def _curves(draws: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    lam = np.array([d["values"][0]["eigenvalues"] for d in draws])
+    w = np.array([d["values"][0]["weights"] for d in draws])
+    return lam, w
+
+
+def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    rows, bars, diffs, incomplete = [], [], [], []
+    for c in configs:
+        draws = _draws(c, recs)
+        theory = th.loss(c["dims"], CURVE_TIMES)
+        if len(draws) < 2:
+            incomplete.append(c["key"])
+            continue
+        lam, w = _curves(draws)
+        for t, lim in zip(CURVE_TIMES, theory, strict=True):
+            per_draw = np.sum(w * np.exp(-2.0 * t * np.clip(lam, 0, None)), axis=1)
+            iv = st.student(per_draw)
+            bars.append(iv)
+            diffs.append(abs(iv.estimate - lim))
+            paper = (f"{PAPER['2a']['h128_t100_mean']} ± {PAPER['2a']['h128_t100_half_width']}"
+                     if (c["label"]["h"], t) == (128, 100.0) else None)
+            rows.append({"h": c["label"]["h"], "t": t, **_interval_row(iv, lim),
+                         "paper": paper})
+    stats = [_stat("largest |measured - limit|", max(diffs, default=math.nan),
+                   "< 0.003")]
+    pick = [r for r in rows if r["h"] == 128 and r["t"] == 100.0]
+    if pick:
+        stats += [_stat("mean loss at h = 128, t = 100", pick[0]["measured"],
+                        PAPER["2a"]["h128_t100_mean"]),
+                  _stat("its 95% half-width", pick[0]["bar"],
+                        PAPER["2a"]["h128_t100_half_width"])]
+    stats += _bars("", bars, "2a")
+    curves = {f"h = {c['label']['h']}": {"t": list(np.geomspace(1e-2, 1e3, 61)),
+                                         "loss": th.loss(c["dims"],
+                                                         list(np.geomspace(1e-2, 1e3, 61)))}
+              for c in configs}
+    return {"title": "2(a) learning curves", "rows": rows, "statistics": stats,
+            "curves": curves, "incomplete": incomplete,
+            "columns": ["h", "t"]}
+
+
+def panel_2b(opts: dict[str, Any]) -> dict:
+    n, dk = opts["n_2b"], opts["dk_2b"]
+    heads = np.linspace(8, 126, opts.get("grid_2b", 36)) + 0.37
+    g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", 36) - 6)
+    grid = th.map_2b(n, dk, heads, g_outs)
+    path_h = np.arange(16, 121, 2.0)
+    budget_h = np.arange(32, 121, 2.0)
+    g = dk / n
+    stats = [_stat("fixed budget, h = 64 (h dV = n)", th.ridge_ratios(64, 64 * g, 64 * g,
+                                                                      6 / (64 * g) - 3)),
+             _stat("fixed budget, h = 96 (dO = n)", th.ridge_ratios(96, 96 * g, 96 * g,
+                                                                    6 / (96 * g) - 3)),
+             _stat("fixed output dO = n/2, h = 32 (h dV = dO)",
+                   th.ridge_ratios(32, 32 * g, 32 * g, 0.5))]
+    return {"title": "2(b) limiting error over head count and output width", "rows": [],
+            "statistics": stats, "incomplete": [], "columns": [],
+            "map": {"n": n, "dK": dk, "heads": heads.tolist(), "gO": g_outs.tolist(),
+                    "error": grid.tolist()},
+            "paths": {"fixed output": {"h": path_h.tolist(),
+                                       "gO": [2048 / 4096] * len(path_h)},
+                      "fixed budget": {"h": budget_h.tolist(),
+                                       "gO": [6 * n / (h * dk) - 3 for h in budget_h]}}}
+
+
+def panel_2c(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    rows, bars, incomplete = [], [], []
+    for c in configs:
+        theory = th.ridge(c["dims"])
+        draws = _draws(c, recs)
+        if len(draws) < 2:
+            incomplete.append(c["key"])
+            continue
+        iv = st.student([d["values"][0]["error"] for d in draws])
+        bars.append(iv)
+        rows.append({"path": c["label"]["path"], "h": c["label"]["h"], "dO": c["dims"]["dO"],
+                     **_interval_row(iv, theory)})
+    worst = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
+    stats = [_stat("largest relative difference measured vs GE, %", 100 * worst,
+                   PAPER["2c"]["max_relative_difference_percent"])] + _bars("", bars, "2c")
+    n, dk = configs[0]["dims"]["n"], configs[0]["dims"]["dK"]
+    d_out = next(c["dims"]["dO"] for c in configs if c["label"]["path"] == "fixed output")
+    hs_out, hs_budget = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+    curves = {"fixed output": {"h": hs_out.tolist(),
+                               "error": th.fixed_output_curve(n, dk, d_out, hs_out)},
+              "fixed budget": {"h": hs_budget.tolist(),
+                               "error": th.fixed_budget_curve(n, dk, hs_budget)}}
+    return {"title": "2(c) fixed output vs fixed budget", "rows": rows, "statistics": stats,
+            "curves": curves, "incomplete": incomplete, "columns": ["path", "h", "dO"],
+            "boundaries": {"h dV = n": n / dk, "dO = n (fixed budget)": 1.5 * n / dk,
+                           "h dV = dO (fixed output)": d_out / dk}}
+
+
+def panel_2d(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    cx = next(c for c in configs if c["label"]["allocation"] == "(128,128)")
+    cy = next(c for c in configs if c["label"]["allocation"] == "(64,192)")
+    dx, dy = _draws(cx, recs), _draws(cy, recs)
+    paired = sorted(set(d["draw"] for d in dx) & set(d["draw"] for d in dy))
+    rows, bars = [], []
+    incomplete = [] if len(paired) >= 2 else [cx["key"], cy["key"]]
+    if not incomplete:
+        bx = {d["draw"]: d for d in dx}
+        by = {d["draw"]: d for d in dy}
+        for k, beta in enumerate(cx["betas"]):
+            x = [bx[i]["values"][k]["error"] for i in paired]
+            y = [by[i]["values"][k]["error"] for i in paired]
+            iv = st.fieller(x, y)
+            bars.append(iv)
+            rows.append({"beta": beta, "error_128_128": float(np.mean(x)),
+                         "error_64_192": float(np.mean(y)),
+                         **_interval_row(iv, th.temperature_ratio(cx["dims"], cy["dims"],
+                                                                  beta))})
+    worst = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
+    ratio_curve = [th.temperature_ratio(cx["dims"], cy["dims"], b) for b in BETA_GRID]
+    cross = None
+    for lo, hi, r0, r1 in zip(BETA_GRID, BETA_GRID[1:], ratio_curve, ratio_curve[1:],
+                              strict=False):
+        if (r0 - 1) * (r1 - 1) <= 0:
+            cross = th.crossover(cx["dims"], cy["dims"], lo, hi)
+            break
+    measured_cross = _linear_crossing([r["beta"] for r in rows], [r["measured"] for r in rows])
+    stats = [_stat("largest relative difference over the six ratios, %", 100 * worst,
+                   PAPER["2d"]["max_relative_difference_percent"]),
+             _stat("crossover beta_c (theory, realised widths)", cross,
+                   PAPER["2d"]["crossover_beta"]),
+             _stat("crossover beta_c (measured ratios, linear interpolation)",
+                   measured_cross)] + _bars("", bars, "2d")
+    return {"title": "2(d) temperature and Q/K-V allocation: E(64,192) / E(128,128)",
+            "rows": rows, "statistics": stats, "incomplete": incomplete,
+            "columns": ["beta", "error_128_128", "error_64_192"],
+            "curves": {"theory": {"beta": BETA_GRID, "ratio": ratio_curve}},
+            "crossover": cross}
+
+
+def _linear_crossing(x: list[float], y: list[float]) -> float | None:
+    for x0, x1, y0, y1 in zip(x, x[1:], y, y[1:], strict=False):
+        if (y0 - 1) * (y1 - 1) <= 0 and y1 != y0:
+            return x0 + (1 - y0) * (x1 - x0) / (y1 - y0)
+    return None
+
+
+def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    rows, incomplete = [], []
+    bars: dict[str, list[st.Interval]] = {"fixed widths": [], "fixed N_par": [], "shared": []}
+    for c in configs:
+        theory = th.arrival(c["dims"])
+        draws = _draws(c, recs)
+        if len(draws) < 2:
+            incomplete.append(c["key"])
+            continue
+        lam, w = _curves(draws)
+        iv = st.bootstrap_arrival(lam, w, resamples=opts["resamples"], seed=opts["seed"])
+        path = c["label"]["path"]
+        bars[path].append(iv)
+        if path == "fixed N_par" and c["label"]["h_kv"] < 64:
+            bars["shared"].append(iv)
+        row = {"path": path, "h_kv": c["label"]["h_kv"], "dK": c["dims"]["dK"],
+               **_interval_row(iv, theory)}
+        if "width" in c["label"]:
+            row["theory_exact_width"] = th.arrival_at_width(c["dims"], c["label"]["width"])
+        if c["label"]["h_kv"] == 1:
+            key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
+            row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
+        rows.append(row)
+    full = {r["path"]: r for r in rows if r["h_kv"] == 1}
+    gap = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
+    ref = PAPER["3a"]
+    stats = []
+    if "fixed widths" in full:
+        stats += [_stat("predicted, fixed widths, full sharing", full["fixed widths"]["theory"],
+                        ref["predicted_fixed_widths_full_sharing"]),
+                  _stat("measured, fixed widths, full sharing",
+                        full["fixed widths"]["measured"],
+                        ref["measured_fixed_widths_full_sharing"])]
+    if "fixed N_par" in full:
+        r = full["fixed N_par"]
+        stats += [_stat("predicted, fixed N_par, full sharing (exact width)",
+                        r.get("theory_exact_width"), ref["predicted_fixed_npar_full_sharing"]),
+                  _stat("predicted, fixed N_par, full sharing (rounded width)", r["theory"],
+                        ref["predicted_fixed_npar_full_sharing_rounded"]),
+                  _stat("measured, fixed N_par, full sharing", r["measured"],
+                        ref["measured_fixed_npar_full_sharing"])]
+    stats.append(_stat("largest gap measured vs predicted, %", 100 * gap,
+                       ref["max_gap_percent"]))
+    stats += _bars(" (fixed widths)", bars["fixed widths"], "3a", "_fixed_widths")
+    stats += _bars(" (fixed N_par)", bars["fixed N_par"], "3a", "_fixed_npar")
+    stats += _bars(" (six shared fixed-N_par)", bars["shared"], "3a", "_fixed_npar_shared")
+    return {"title": "3(a) arrival time vs K/V groups", "rows": rows, "statistics": stats,
+            "incomplete": incomplete, "columns": ["path", "h_kv", "dK"]}
+
+
+def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    rows, bars, incomplete, excludes = [], [], [], []
+    heads = sorted({c["label"]["h"] for c in configs})
+    for h in heads:
+        pair = {c["label"]["scheme"]: c for c in configs if c["label"]["h"] == h}
+        dg, dt = _draws(pair["GQA"], recs), _draws(pair["tied"], recs)
+        common = sorted(set(d["draw"] for d in dg) & set(d["draw"] for d in dt))
+        if len(common) < 2:
+            incomplete += [pair["GQA"]["key"], pair["tied"]["key"]]
+            continue
+        eg = [d["values"][0]["error"] for d in dg if d["draw"] in common]
+        et = [d["values"][0]["error"] for d in dt if d["draw"] in common]
+        tg, tt = th.ridge(pair["GQA"]["dims"]), th.ridge(pair["tied"]["dims"])
+        for scheme, values, theory in (("GQA", eg, tg), ("tied", et, tt)):
+            iv = st.student(values)
+            bars.append(iv)
+            rows.append({"h": h, "scheme": scheme, **_interval_row(iv, theory)})
+        diff = st.paired_difference(et, eg)
+        excludes.append(diff.low > 0 or diff.high < 0)
+        rows.append({"h": h, "scheme": "tied - GQA", **_interval_row(diff, tt - tg)})
+    errs = [r for r in rows if r["scheme"] != "tied - GQA"]
+    worst = max((abs(r["relative_difference"]) for r in errs), default=math.nan)
+    stats = [_stat("largest relative difference softmax vs GE, %", 100 * worst,
+                   PAPER["3b"]["max_relative_difference_percent"]),
+             _stat("difference intervals excluding zero", f"{sum(excludes)} of {len(excludes)}",
+                   "5 of 5")] + _bars("", bars, "3b")
+    return {"title": "3(b) across-head (GQA) vs within-head (tied) sharing", "rows": rows,
+            "statistics": stats, "incomplete": incomplete, "columns": ["h", "scheme"]}
+
+
+def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    rows, incomplete = [], []
+    for c in configs:
+        draws = _draws(c, recs)
+        if len(draws) < 2:
+            incomplete.append(c["key"])
+            continue
+        w1 = st.student([100 * d["rel_w1"] for d in draws])
+        ks = st.student([d["ks"] for d in draws])
+        paper = TABLE2.get(c["label"]["preset"])
+        rows.append({"preset": c["label"]["preset"], "n": c["dims"]["n"],
+                     "rel_w1_percent": w1.estimate, "rel_w1_half_width": w1.bar,
+                     "ks": ks.estimate, "ks_half_width": ks.bar,
+                     "paper": None if paper is None else
+                     f"{paper[0]} ± {paper[1]} % / {paper[2]} ± {paper[3]}"})
+    return {"title": "table 2: softmax vs GE at published dimensions (theory §6.1)",
+            "rows": rows, "statistics": [], "incomplete": incomplete, "columns": ["preset"]}
+
+
+def panel_d1(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    spectra, incomplete = [], []
+    for c in configs:
+        draws = _draws(c, recs)
+        if not draws:
+            incomplete.append(c["key"])
+            continue
+        eigs = np.array(draws[0]["values"][0]["eigenvalues"])
+        top = float(np.quantile(eigs, 0.995)) * 1.2
+        x = np.linspace(top / 400, top, 200)
+        dens, atom = th.density(c["dims"], x)
+        spectra.append({"facet": c["label"]["facet"], "name": c["label"]["name"],
+                        "eigenvalues": eigs.tolist(), "x": x.tolist(), "density": dens.tolist(),
+                        "atom": atom, "measured_atom": float(np.mean(eigs < 1e-8 * eigs.max()))})
+    rows = [{"facet": s["facet"], "name": s["name"], "theory": s["atom"],
+             "measured": s["measured_atom"], "low": None, "high": None, "bar": None,
+             "relative_difference": None} for s in spectra]
+    return {"title": "D.1 spectra: limiting densities over sampled histograms (atom at 0 "
+            "in the table)", "rows": rows, "statistics": [], "incomplete": incomplete,
+            "columns": ["facet", "name"], "spectra": spectra}
+
+
+SUMMARIES: dict[str, Callable[..., dict]] = {
+    "2a": panel_2a, "2c": panel_2c, "2d": panel_2d, "3a": panel_3a, "3b": panel_3b,
+    "table2": panel_table2, "d1": panel_d1,
+}
+
+
+def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
+          meta: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
+    """The report of ``panels`` from the records (``meta``: scale, seed, draws,
+    backend; ``opts``: resamples, seed and the 2(b) grid)."""
+    out = {**meta, "note": _note(meta["scale"]), "panels": {}}
+    for panel in panels:
+        if panel == "2b":
+            out["panels"][panel] = panel_2b(opts)
+        else:
+            mine = [c for c in configs if c["panel"] == panel]
+            out["panels"][panel] = SUMMARIES[panel](mine, recs, opts)
+    return out
+
+
+def _note(scale: float) -> str:
+    if scale == 1:
+        return "S = 1: the paper's dimensions."
+    return (f"S = {scale:g}: n, d, dK, dV, dO divided by {scale:g} (h, beta unchanged; theory "
+            "at the realised widths). Agreement statistics at S > 1 carry finite-size bias "
+            "and are not the paper's numbers.")
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """Deterministic JSON (NaN written as null)."""
+    return json.dumps(_clean(report), indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    if isinstance(x, float | np.floating):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer | np.bool_):
+        return x.item()
+    return x
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float | np.floating):
+        return "" if not math.isfinite(x) else f"{x:.5g}"
+    return str(x)
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """``report.md``: the run's parameters, then per panel its table and statistics."""
+    lines = ["# freege reproduce paper", "",
+             f"scale S = {report['scale']:g}, draws = {report['draws']}, seed = "
+             f"{report['seed']}, target seed = {report['target_seed']}, bootstrap resamples "
+             f"= {report['resamples']} (seed {report['seed']}), backend = "
+             f"{report['backend']}, beta = 1, lam = 1e-4, sigma2 = 0.1 unless varied.", "",
+             report["note"], "",
+             "Columns: theory at the realised widths; measured mean with its 95% interval "
+             "(Student-t; Fieller for 2(d) ratios; bootstrap percentiles for 3(a)); "
+             "relative difference (measured - theory) / theory. The paper's column holds "
+             "only the values the paper states.", ""]
+    for name, panel in report["panels"].items():
+        lines += [f"## {panel['title']}", "", f"Figure: `panel_{name}.pdf` / "
+                  f"`panel_{name}.png`.", ""]
+        if panel["rows"]:
+            lines += _table(panel)
+        if panel["statistics"]:
+            lines += ["", "| statistic | freege | paper |", "|---|---|---|"]
+            lines += [f"| {s['statistic']} | {_fmt(s['freege'])} | {_fmt(s['paper'])} |"
+                      for s in panel["statistics"]]
+        if panel["incomplete"]:
+            lines += ["", f"Incomplete (fewer than 2 finished draws): "
+                      f"{', '.join(panel['incomplete'])}."]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _table(panel: dict[str, Any]) -> list[str]:
+    cols = panel["columns"]
+    if panel["title"].startswith("table 2"):
+        head = "| preset | n | rel W1 % | KS | paper (rel W1 % / KS) |"
+        out = [head, "|---|---|---|---|---|"]
+        for r in panel["rows"]:
+            out.append(f"| {r['preset']} | {r['n']} | {r['rel_w1_percent']:.3g} ± "
+                       f"{r['rel_w1_half_width']:.2g} | {r['ks']:.3g} ± "
+                       f"{r['ks_half_width']:.2g} | {r['paper'] or ''} |")
+        return out
+    out = ["| " + " | ".join(cols) + " | theory | measured [95% interval] | rel. diff. | "
+           "paper (measured, S = 1) |", "|" + "---|" * (len(cols) + 4)]
+    for r in panel["rows"]:
+        interval = "" if r.get("low") is None else f" [{_fmt(r['low'])}, {_fmt(r['high'])}]"
+        out.append("| " + " | ".join(_fmt(r[c]) for c in cols) + f" | {_fmt(r['theory'])} | "
+                   f"{_fmt(r['measured'])}{interval} | {_fmt(r['relative_difference'])} | "
+                   f"{_fmt(r.get('paper'))} |")
+    return out

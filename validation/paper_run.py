@@ -1,0 +1,235 @@
+"""Run the measured configurations of the paper reproduction (theory §6.4) on the sweep
+engine: one task per (configuration, draw), results appended to a checksummed JSON-lines
+store (:mod:`freege.validation.sweep_store`) as they complete, so a killed run resumes
+where it stopped and the finished records are never recomputed.
+
+With one worker and no scheduler the tasks run in this process; otherwise they go to the
+Dask cluster of :mod:`freege.validation.sweep`. Either way BLAS runs one thread per
+worker: on a loaded machine a multi-threaded ``eigh`` was measured 10x slower than a
+single-threaded one (spinning threads), so parallelism comes from ``--workers``. Each
+task's seeds depend only on the configuration's group and the draw index
+(:mod:`freege.validation.paper_measure`), so the records do not depend on the number of
+workers or the order of completion.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from freege.validation import paper_measure, sweep_store
+
+#: the identity a store must match to be resumed
+IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale")
+
+
+def header(configs: list[dict[str, Any]], seed: int, backend: str, scale: float
+           ) -> dict[str, Any]:
+    """The store header of a paper run (its identity)."""
+    return {"type": "header", "format": sweep_store.FORMAT,
+            "identity": {"kind": "freege-paper", "configs": configs, "seed": seed,
+                         "backend": backend, "scale": scale}}
+
+
+def _store_header(header: dict[str, Any], source: str) -> dict[str, int]:
+    """Draws per configuration key of a paper store's header; ValueError when it is not
+    one."""
+    identity = header.get("identity")
+    configs = identity.get("configs") if isinstance(identity, dict) else None
+    if (not isinstance(identity, dict) or identity.get("kind") != "freege-paper"
+            or not isinstance(configs, list)
+            or not all(isinstance(c, dict) and isinstance(c.get("key"), str)
+                       and isinstance(c.get("draws"), int) and not isinstance(c["draws"], bool)
+                       for c in configs)):
+        raise ValueError(f"{source} is not a freege paper store (malformed header)")
+    return {c["key"]: c["draws"] for c in configs}
+
+
+def _store_record(record: dict[str, Any], draws: dict[str, int]) -> str | None:
+    """Why a stored task record is unusable (None when it is usable): ``point`` a
+    configuration of the run, ``draw`` an integer in its range, ``status`` ``failed`` with
+    an ``error`` text or ``ok`` with every measured value a finite number."""
+    from freege.validation.sweep_schema import finite_tree_problem
+
+    point, draw = record.get("point"), record.get("draw")
+    if record.get("type") != "draw":
+        return f"unknown record type {record.get('type')!r:.40}"
+    if not isinstance(point, str) or point not in draws:
+        return f"point {point!r:.40} is not a configuration of this run"
+    if isinstance(draw, bool) or not isinstance(draw, int) or not 0 <= draw < draws[point]:
+        return f"draw must be an integer in [0, {draws[point] - 1}] (got {draw!r:.40})"
+    if record.get("status") == "failed":
+        return None if isinstance(record.get("error"), str) else "error must be text"
+    if record.get("status") != "ok":
+        return f"status must be ok or failed (got {record.get('status')!r:.40})"
+    values = {k: v for k, v in record.items() if k not in ("type", "point", "draw", "status")}
+    return finite_tree_problem(values)
+
+
+def store_schema() -> Any:
+    """The :class:`freege.validation.sweep_schema.Schema` of a paper store."""
+    from freege.validation.sweep_schema import Schema
+
+    return Schema(_store_header, _store_record)
+
+
+def check_store(path: Path, new: dict[str, Any]) -> sweep_store.Contents:
+    """The store's contents; ValueError when it was written by another run."""
+    contents = sweep_store.read(path, store_schema())
+    if contents.header is not None:
+        old = contents.header.get("identity", {})
+        differs = [k for k in ("kind", *IDENTITY_KEYS) if old.get(k) != new["identity"][k]]
+        if differs:
+            raise ValueError(f"{str(path)!r} holds a different run (its {', '.join(differs)} "
+                             "differ); choose another --out")
+    return contents
+
+
+def pending(configs: list[dict[str, Any]], contents: sweep_store.Contents
+            ) -> list[tuple[dict[str, Any], int]]:
+    """The (configuration, draw) tasks without an ``ok`` record."""
+    done = sweep_store.finished(contents)
+    return [(c, i) for c in configs for i in range(c["draws"]) if (c["key"], i) not in done]
+
+
+def _limited_task(config: dict[str, Any], draw: int, seed: int, backend: str
+                  ) -> dict[str, Any]:
+    """:func:`paper_measure.task` with BLAS held to one thread (a Dask worker)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return paper_measure.task(config, draw, seed, backend)
+
+
+def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
+        scale: float, workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Run (or resume) every pending task into ``store``; returns counts
+    ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
+    run again on the next resume."""
+    new = header(configs, seed, backend, scale)
+    contents = check_store(store, new)
+    todo = pending(configs, contents)
+    total = sum(c["draws"] for c in configs)
+    counts = {"tasks": total, "skipped": total - len(todo), "ok": 0, "failed": 0}
+    with sweep_store.open_for_append(store, contents, new) as writer:
+        def record(rec: dict[str, Any]) -> None:
+            writer.append(rec)
+            counts["ok" if rec["status"] == "ok" else "failed"] += 1
+            if progress is not None:
+                progress(counts["ok"] + counts["failed"], len(todo))
+
+        if workers <= 1 and scheduler is None:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):
+                for config, i in todo:
+                    record(_guarded(config, i, seed, backend))
+        elif todo:
+            _dask(todo, seed, backend, workers, scheduler, record)
+    return counts
+
+
+def _guarded(config: dict[str, Any], draw: int, seed: int, backend: str) -> dict[str, Any]:
+    try:
+        return paper_measure.task(config, draw, seed, backend)
+    except (ArithmeticError, MemoryError, RuntimeError, ValueError) as exc:
+        return _failed(config, draw, exc)
+
+
+def _failed(config: dict[str, Any], draw: int, exc: BaseException) -> dict[str, Any]:
+    return {"type": "draw", "point": config["key"], "draw": draw, "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
+          scheduler: str | None, record: Callable[[dict[str, Any]], None]) -> None:
+    """Submit every task to the sweep engine's cluster; record each as it completes."""
+    from dask.distributed import as_completed
+
+    from freege.validation import sweep
+
+    client, cluster = sweep._client(scheduler, workers, backend)
+    try:
+        futures = {client.submit(_limited_task, c, i, seed, backend, pure=False, retries=1,
+                                 key=f"freege-paper-{c['key']}-{seed}-{i}"): (c, i)
+                   for c, i in todo}
+        for fut in as_completed(list(futures)):
+            c, i = futures[fut]
+            if fut.status == "finished":
+                record(fut.result())
+            else:
+                record(_failed(c, i, fut.exception()))
+            fut.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:
+    """The ``ok`` records of a store by configuration key and draw (the last one wins)."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for rec in sweep_store.read(store, store_schema()).records:
+        if rec.get("status") == "ok":
+            out.setdefault(rec["point"], {})[rec["draw"]] = rec
+    return out
+
+
+def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
+             rates: dict[str, float], workers: int) -> dict[str, float]:
+    """Pre-run estimate: seconds (the pending draws' work at the measured ``rates``,
+    :func:`measure_rates`, ``workers`` in parallel) and peak bytes per worker."""
+    from freege.validation import paper_panels
+
+    seconds = work = 0.0
+    for c, _ in todo:
+        w = paper_panels.cost(c)
+        eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
+        seconds += (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
+                    + w["eig"] / eig_rate)
+        work += w["matmul"]
+    peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
+    return {"seconds": seconds / max(1, workers), "peak_bytes": float(peak),
+            "gflop": work / 1e9}
+
+
+def measure_rates(size: int = 384) -> dict[str, float]:
+    """This machine's speed now (about a second), at a size like a run's blocks: matrix
+    product flop/s, elementwise passes (elements/s: exp, max, sum, scale on an n x n
+    block), and ``n^3`` per second of a symmetric eigensolve with and without vectors."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((size, size))
+    with threadpool_limits(limits=1):
+        timings = _timings(a, size)
+    return {"matmul": 2 * size**3 / timings["matmul"],
+            "elementwise": 5 * size**2 / timings["elementwise"],
+            "eigh": size**3 / timings["eigh"], "eigvalsh": size**3 / timings["eigvalsh"]}
+
+
+def _timings(a: Any, size: int) -> dict[str, float]:
+    import numpy as np
+
+    from freege.validation import backend
+
+    timings = {}
+    for name, job in (("matmul", lambda: a @ a.T),
+                      ("elementwise", lambda: np.exp(a * 0.5 - a.max(axis=1, keepdims=True))
+                       .sum(axis=1)),
+                      ("eigh", lambda: np.linalg.eigh(a + a.T)),
+                      ("eigvalsh", lambda: backend.get_backend("numpy").eigvalsh(a + a.T))):
+        start = time.perf_counter()
+        for _ in range(3):
+            job()
+        timings[name] = max((time.perf_counter() - start) / 3, 1e-9)
+    return timings
+
+
+def say(message: str) -> None:
+    print(f"freege: {message}", file=sys.stderr, flush=True)

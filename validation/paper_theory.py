@@ -1,0 +1,101 @@
+"""Theory side of the paper reproduction (theory §5, §6.4): limiting ridge errors,
+learning curves, arrival times and densities at a configuration's *realised* widths
+(float64 through :mod:`freege.experiments` and :mod:`freege.numeric.readout`), the
+head-count / output-width map of panel 2(b) and the dense curves the figures draw.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from freege import experiments
+from freege.numeric import readout
+from freege.params import Dims, Ratios
+
+
+def _dims(config_dims: dict[str, Any], beta: float = 1.0) -> Dims:
+    return Dims(**{**config_dims, "beta": beta})
+
+
+def ridge(config_dims: dict[str, Any], beta: float = 1.0) -> float:
+    """Limiting ridge coefficient error at the realised ratios (theory §5)."""
+    return float(experiments.error(_dims(config_dims, beta), experiments.Readout(), None))
+
+
+def law(config_dims: dict[str, Any]) -> Any:
+    """The normalized limiting MHA law at the realised ratios (theory §4)."""
+    return experiments.setup_law(_dims(config_dims), None)
+
+
+def loss(config_dims: dict[str, Any], times: list[float]) -> list[float]:
+    """Limiting learning curve ``L(t)`` (theory §5)."""
+    lw = law(config_dims)
+    return [float(readout.flow_loss(lw, t)) for t in times]
+
+
+def arrival(config_dims: dict[str, Any], level: float = 0.1) -> float:
+    """Limiting arrival time at ``level`` (theory §5)."""
+    return float(readout.arrival_time(law(config_dims), level))
+
+
+def arrival_at_width(config_dims: dict[str, Any], width: float, level: float = 0.1
+                     ) -> float:
+    """Limiting arrival time with the real (unrounded) per-head width ``width``."""
+    d = _dims(config_dims)
+    w = Fraction(width)
+    ratios = experiments.width_ratios(d.n, d.h, w, d.dO, d.beta)
+    return float(readout.arrival_time(experiments.setup_law(ratios, None), level))
+
+
+def ridge_ratios(h: float, g_k: float, g_v: float, g_o: float, beta: float = 1.0,
+                 sharing: str = "none") -> float:
+    """Limiting ridge error at real ratios (real h allowed)."""
+    ratios = Ratios(beta=beta, h=h, gK=g_k, gV=g_v, gO=g_o, sharing=sharing)
+    return float(experiments.error(ratios, experiments.Readout(), None))
+
+
+def fixed_output_curve(n: int, dk: int, d_out: int, heads: np.ndarray) -> list[float]:
+    """Error along the fixed-output path, real h (theory §6.3)."""
+    return [ridge_ratios(h, h * dk / n, h * dk / n, d_out / n) for h in heads]
+
+
+def fixed_budget_curve(n: int, dk: int, heads: np.ndarray) -> list[float]:
+    """Error along the fixed-budget path with the exact solved ``gO = 6/gV - 3``."""
+    out = []
+    for h in heads:
+        g = Fraction(float(h)) * dk / n
+        out.append(ridge_ratios(Fraction(float(h)), g, g, 6 / g - 3))
+    return out
+
+
+def map_2b(n: int, dk: int, heads: np.ndarray, g_outs: np.ndarray) -> np.ndarray:
+    """Limiting coefficient error over real head count and output ratio ``gO``
+    (dK = dV fixed): rows follow ``g_outs``, columns ``heads``."""
+    return np.array([[ridge_ratios(h, h * dk / n, h * dk / n, g) for h in heads]
+                     for g in g_outs])
+
+
+def temperature_ratio(dims_x: dict[str, Any], dims_y: dict[str, Any], beta: float) -> float:
+    """``E_Y / E_X`` of two allocations at ``beta`` (theory §6.3)."""
+    return ridge(dims_y, beta) / ridge(dims_x, beta)
+
+
+def crossover(dims_x: dict[str, Any], dims_y: dict[str, Any], lo: float, hi: float
+              ) -> float | None:
+    """The beta in ``[lo, hi]`` where the two allocations' errors are equal (None when
+    the ratio does not cross 1 there)."""
+    if (temperature_ratio(dims_x, dims_y, lo) - 1) * (temperature_ratio(dims_x, dims_y, hi)
+                                                      - 1) > 0:
+        return None
+    return float(readout.crossover(lambda b: ridge(dims_y, float(b)), lo, hi,
+                                   g=lambda b: ridge(dims_x, float(b))))
+
+
+def density(config_dims: dict[str, Any], x: np.ndarray) -> tuple[np.ndarray, float]:
+    """The normalized limiting density on ``x`` and its atom at 0 (theory §4)."""
+    lw = law(config_dims)
+    mass0 = float(sum(float(m) for m in lw.atoms().values()))
+    return np.asarray(lw.pdf(np.asarray(x, dtype=float)), dtype=float), mass0
