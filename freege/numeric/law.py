@@ -376,9 +376,9 @@ class Law:
             g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
             out[k] = mpmath.mpc(g.real, 0) if real and not where else g
         for j, ks in paths.items():
-            lower = self._intervals_mp()[j][0]
-            for k, g in zip(ks, self.equation.density_path_mp([zs[k] for k in ks], lower),
-                            strict=True):
+            lower, upper = self._intervals_mp()[j]
+            path = self.equation.density_path_mp([zs[k] for k in ks], lower, upper)
+            for k, g in zip(ks, path, strict=True):
                 out[k] = g
         return out
 

@@ -154,10 +154,6 @@ class CauchyEquation:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
-        # precisions at which the discriminant was asked for (directly or from the disk)
-        self._disc_precs: set[int] = set()
-        # points already continued along a support interval near 0, per lower edge
-        self._anchors: dict[float, list[tuple[mpmath.mpf, mpmath.mpc]]] = {}
         self._radius: float | None = None
         with mpmath.workdps(COEFF_DPS):
             matrix = self.matrix_mp()
@@ -244,9 +240,9 @@ class CauchyEquation:
         roots), at least 1 and the mean:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
-            # any discriminant already computed will do (one exact discriminant per law)
-            prec = max(self._disc_precs, default=None)
-            with mpmath.workprec(prec) if prec else mpmath.workdps(FLOAT64_EDGE_DPS):
+            # always at the same precision: R sets the float64/mpmath split, so it must not
+            # depend on which discriminant an earlier call happened to compute (issue 16)
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
                 moduli = self._remember("branch-point-moduli", FLOAT64_EDGE_DPS,
                                         self._branch_point_moduli)
             self._radius = max([1.0, abs(self.mean)] + moduli)
@@ -575,40 +571,39 @@ class CauchyEquation:
             g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
         return g
 
-    def density_path_mp(self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf) -> list[mpmath.mpc]:
+    def density_path_mp(
+        self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf, upper_edge: mpmath.mpf
+    ) -> list[mpmath.mpc]:
         """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
-        support interval with lower edge ``lower_edge``, all within :data:`NEAR_ZERO`
-        ``R`` of 0: continued *along the interval* (Euler in ``u = zG``, each step at most
-        half the distance to the lower edge, Newton) from the nearest point already
-        computed on this interval, or from one tracked point (:meth:`track_mp`); each
-        value is then verified by :meth:`polish`. Precision: the conditioning guard of the
-        smallest point (see :meth:`stieltjes_mp`)."""
+        support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``R``
+        of 0: continued *along the interval* (Euler in ``u = zG``, each step at most half
+        the distance to the nearer edge, Newton) from one fixed anchor, the middle of the
+        interval's part below ``NEAR_ZERO R``, tracked vertically (:meth:`track_mp`); each
+        value is then verified by :meth:`polish` and must be non-real (a root on another
+        sheet is real there). Nothing is kept between calls: the root a point gets depends
+        only on the law and the point (issue 16), and the precision (the conditioning
+        guard of the smallest point, see :meth:`stieltjes_mp`) only on the batch's
+        smallest point, so values agree after rounding to the working precision."""
         if not xs:
             return []
         prec = mpmath.mp.prec
         xs = [mpmath.mpf(x) for x in xs]
-        smallest, top = min(xs), max(xs)
-        anchors = self._anchors.setdefault(float(lower_edge), [])
-        dist = lambda x: abs(mpmath.log(x - lower_edge))  # noqa: E731
-        anchor = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top))) if anchors else None
-        # the path's precision: the conditioning guard of its smallest point
-        low = min(smallest, anchor[0]) if anchor else smallest
+        lo_e, hi_e = mpmath.mpf(lower_edge), mpmath.mpf(upper_edge)
+        with mpmath.workprec(prec + 10):
+            anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.radius()))) / 2
+        low = min(min(xs), anchor)
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
         with mpmath.workprec(prec + guard):
-            if anchor:
-                prev, g = anchor[0], self._newton_steps_mp(anchor[0], anchor[1], 3)
-            else:
-                prev, g = top, self.track_mp(top)
-            start, g0 = prev, g
-            below = sorted((k for k in range(len(xs)) if xs[k] <= start), key=lambda k: -xs[k])
-            above = sorted((k for k in range(len(xs)) if xs[k] > start), key=lambda k: xs[k])
+            g0 = self.track_mp(anchor)
+            below = sorted((k for k in range(len(xs)) if xs[k] <= anchor), key=lambda k: -xs[k])
+            above = sorted((k for k in range(len(xs)) if xs[k] > anchor), key=lambda k: xs[k])
             for ks in (below, above):
-                prev, g = start, g0
+                prev, g = anchor, g0
                 for k in ks:
                     x = xs[k]
                     while prev != x:
-                        half = (prev - lower_edge) / 2
+                        half = min(prev - lo_e, hi_e - prev) / 2
                         step_to = max(x, prev - half) if x < prev else min(x, prev + half)
                         g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
                         prev = step_to
@@ -616,10 +611,12 @@ class CauchyEquation:
         result = []
         for k, x in enumerate(xs):
             g = self.polish(x, out[k], prec + guard, True)
+            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the support reached a real root",
+                                       self.describe)
             with mpmath.workprec(prec):
                 result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
-        kmin, kmax = xs.index(smallest), xs.index(max(xs))
-        anchors += [(xs[kmin], out[kmin]), (xs[kmax], out[kmax])]
         return result
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
@@ -666,7 +663,6 @@ class CauchyEquation:
         from freege.symbolic.symbols import G, z
 
         prec = mpmath.mp.prec
-        self._disc_precs.add(prec)
         if prec not in self._disc_cache:
             exact = sp.Poly(self.exact().as_expr(), G)
             self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
@@ -684,7 +680,6 @@ class CauchyEquation:
 
     def discriminant_real_roots(self, dps: int) -> list[mpmath.mpf]:
         """Real roots of :meth:`discriminant` to ``dps`` digits (the candidate edges)."""
-        self._disc_precs.add(mpmath.mp.prec)
         return self._remember("discriminant-real-roots", dps,
                               lambda: real_roots(self.discriminant(), dps))
 
