@@ -307,24 +307,71 @@ class Law:
     def _edges_f64(self) -> np.ndarray:
         return np.array([float(e) for ab in self._intervals_mp() for e in ab])
 
-    def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Physical G in float64 and its error estimate, no rescue; the tracking stops
-        well below the distance to the nearest edge or to 0 (pole, hard edge)."""
-        edges = self._edges_f64()
-        R = self.equation.radius()
-        points = np.concatenate([edges, [0.0]])  # edges and the pole/hard edge at 0
+    def _tracked_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Physical G in float64 by vertical tracking (:meth:`roots.CauchyEquation.track`)
+        and its error estimate, no rescue; the tracking stops well below the distance to
+        the nearest edge or to 0 (pole, hard edge)."""
+        points = np.concatenate([self._edges_f64(), [0.0]])  # edges, pole/hard edge at 0
         dist = np.min(np.abs(zs[:, None] - points[None, :]), axis=1)
-        eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * R)
-        g, err = self.equation.stieltjes_f64(zs, eta_min)
+        eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
+        return self.equation.stieltjes_f64(zs, eta_min)
+
+    def _anchors_f64(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``: 19
+        interior points and ``a + w 2^-j``, ``b - w 2^-j`` (``w = b - a``, ``j = 3..50``),
+        each tracked vertically once per law (a pure function of the law: kept once
+        computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`) are left
+        out (mpmath there, theory §7.1)."""
+        key = ("anchors", k)
+        if key not in self._cache:
+            a, b = (float(e) for e in self._intervals_mp()[k])
+            w = b - a
+            steps = w * 2.0 ** -np.arange(3, 51)
+            xs = np.unique(np.concatenate([a + w * np.linspace(0.05, 0.95, 19),
+                                           a + steps, b - steps]))
+            xs = xs[(xs > a) & (xs < b) & (xs >= roots.NEAR_ZERO * self.equation.scale())]
+            g, _ = self._tracked_f64(xs + 0j)
+            good = np.isfinite(g) & (g.imag < 0)
+            xs, g = xs[good], g[good]
+            self._cache[key] = (xs, _logit(xs, a, b), g)
+        return self._cache[key]
+
+    def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Physical G in float64 and its error estimate, no rescue. Real points inside a
+        support interval are continued from the interval's nearest anchor
+        (:meth:`_anchors_f64`, :meth:`roots.CauchyEquation.continue_f64`: one companion
+        solve per point, vectorised); the others, and points whose root is in doubt
+        there, are tracked vertically (:meth:`_tracked_f64`)."""
+        g = np.full(zs.shape, np.nan + 0j)
+        err = np.full(zs.shape, np.inf)
+        todo = np.ones(zs.shape, dtype=bool)
         # theory §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
         # precision in its coefficients; no float64 seed there (mpmath tracks instead)
-        near = np.abs(zs) < roots.NEAR_ZERO * R
-        return np.where(near, np.nan, g), np.where(near, np.inf, err)
+        near = np.abs(zs) < roots.NEAR_ZERO * self.equation.scale()
+        todo &= ~near
+        real = (zs.imag == 0) & todo
+        for k, (lo, hi) in enumerate(self._intervals_mp()):
+            here = np.flatnonzero(real & (zs.real > float(lo)) & (zs.real < float(hi)))
+            if not here.size:
+                continue
+            xa, ta, ga = self._anchors_f64(k)
+            if not xa.size:
+                continue
+            t = _logit(zs.real[here], float(lo), float(hi))
+            j = np.clip(np.searchsorted(ta, t), 1, ta.size - 1) if ta.size > 1 else 0
+            if ta.size > 1:
+                j = np.where(np.abs(ta[j - 1] - t) < np.abs(ta[j] - t), j - 1, j)
+            j = np.broadcast_to(j, t.shape)
+            gk, ek, ok = self.equation.continue_f64(zs.real[here], xa[j], ga[j])
+            g[here[ok]], err[here[ok]] = gk[ok], ek[ok]
+            todo[here[ok]] = False
+        if todo.any():
+            g[todo], err[todo] = self._tracked_f64(zs[todo])
+        return g, err
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         """Physical G in float64; points whose error estimate exceeds
-        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO R`` of 0 (``R`` the
-        branch point radius), are recomputed at 30 digits (theory §7.1)."""
+        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`), are recomputed at 30 digits (theory §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
         inside = (zs.imag == 0) & self._inside(zs.real)
@@ -365,7 +412,7 @@ class Law:
             seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
         out: list[Any] = [None] * len(zs)
         paths: dict[int, list[int]] = {}
-        near = roots.NEAR_ZERO * self.equation.radius()
+        near = roots.NEAR_ZERO * self.equation.scale()
         for k, zv in enumerate(zs):
             real = mpmath.im(zv) == 0
             where = [j for j, (a, b) in enumerate(self._intervals_mp())
@@ -629,10 +676,10 @@ class Law:
 
     def _independent_one(self, method: str, zv: Any) -> Any:
         """One point of :meth:`estimate`'s independent route, at ``dps + 20`` digits plus
-        ``2 log10(R/|z|)`` within ``NEAR_ZERO R`` of 0 (the roots' conditioning there)."""
+        ``2 log10(R/|z|)`` within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`) (the roots' conditioning there)."""
         dps = (self.dps or REFERENCE_DPS) + 20
         R = self.equation.radius()
-        if abs(complex(zv)) < roots.NEAR_ZERO * R:
+        if abs(complex(zv)) < roots.NEAR_ZERO * self.equation.scale():
             dps += math.ceil(2 * math.log10(R / abs(complex(zv))))
         real = mpmath.im(zv) == 0
         inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
@@ -652,6 +699,13 @@ class Law:
             if method == "pdf":
                 return max(-g.imag / mpmath.pi, mpmath.mpf(0))
             return +g
+
+
+def _logit(x: np.ndarray, a: float, b: float) -> np.ndarray:
+    """``log((x - a)/(b - x))``: distances to both edges on one scale (anchors
+    :meth:`Law._anchors_f64` are evenly spread in it near the edges)."""
+    with np.errstate(all="ignore"):
+        return np.log(x - a) - np.log(b - x)
 
 
 def _mp_arg(v: complex) -> Any:

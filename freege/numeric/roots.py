@@ -155,6 +155,7 @@ class CauchyEquation:
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
         self._radius: float | None = None
+        self._scale: float | None = None
         with mpmath.workdps(COEFF_DPS):
             matrix = self.matrix_mp()
             self.A = np.array([[float(c) for c in row] for row in matrix])
@@ -247,6 +248,19 @@ class CauchyEquation:
                                         self._branch_point_moduli)
             self._radius = max([1.0, abs(self.mean)] + moduli)
         return self._radius
+
+    def scale(self) -> float:
+        """The law's size: the largest of 1e-300, the mean and the real branch points
+        (discriminant and leading-coefficient real roots; the largest support edge is one
+        of them), at one fixed precision. "Near 0" (:data:`NEAR_ZERO`, where float64 is not
+        used) is measured against it, not against :meth:`radius`: a far complex branch
+        point on another sheet does not make the whole support "near 0"."""
+        if self._scale is None:
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
+                reals = [abs(float(r)) for r in self.discriminant_real_roots(FLOAT64_EDGE_DPS)]
+            reals += [abs(float(r)) for r in self.lead_real_roots()]
+            self._scale = max([1e-300, abs(self.mean)] + reals)
+        return self._scale
 
     def _branch_point_moduli(self) -> list[float]:
         """``|r|`` of every root of the discriminant and of the leading coefficient."""
@@ -368,6 +382,36 @@ class CauchyEquation:
         with np.errstate(all="ignore"):  # overflow shows up as a non-finite error estimate
             return self._stieltjes_f64(np.asarray(zs, dtype=complex).ravel(), eta_min)
 
+    def continue_f64(
+        self, xs: np.ndarray, xa: np.ndarray, ga: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(G, error estimate, ok)`` at real points ``xs`` continued from anchors: ``ga``
+        is the physical ``G(xa + i0)`` at a nearby point ``xa`` of the same support
+        interval (elementwise), vectorised over all points.
+
+        An Euler step in ``u = zG`` from ``xa`` to ``x`` predicts ``G(x)``; of the
+        companion eigenvalues at ``x`` the one nearest the prediction is taken when it is
+        at most a quarter of the distance to the next one (the branch is then not in
+        doubt), non-real, and its refinement (:meth:`_refine`) stays within ``1e-6 |G|``
+        of it in the lower half plane. ``ok`` is False elsewhere (the caller tracks those
+        points, :meth:`track`). The anchors must lie so close (within a factor 2 of the
+        distance to the nearer edge) that the branch cannot change between them."""
+        xs = np.asarray(xs, dtype=float).ravel()
+        zs = xs + 0j
+        with np.errstate(all="ignore"):
+            pred = self._u_predict(np.asarray(xa, dtype=complex), zs, np.asarray(ga))
+            r = self.all_roots_f64(zs)
+            dist = np.abs(r - pred[:, None])
+            dist = np.where(np.isfinite(dist), dist, np.inf)
+            order = np.argsort(dist, axis=1)
+            rows = np.arange(xs.size)
+            first, second = dist[rows, order[:, 0]], dist[rows, order[:, 1]]
+            pick = r[rows, order[:, 0]]
+            ok = (first <= second / 4) & (pick.imag < 0) & np.isfinite(pick)
+            g, err = self._refine(zs, np.where(ok, pick, 1.0))
+            ok &= (np.abs(g - pick) <= 1e-6 * np.abs(pick)) & (g.imag < 0) & np.isfinite(err)
+        return g, err, ok
+
     def _stieltjes_f64(
         self, zs: np.ndarray, eta_min: np.ndarray | float | None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -445,7 +489,7 @@ class CauchyEquation:
         if zv == 0:
             raise ConvergenceError("Stieltjes transform", "z = 0 is a branch point",
                                    self.describe)
-        near = abs(zv) < NEAR_ZERO * self.radius()
+        near = abs(zv) < NEAR_ZERO * self.scale()
         guard = GUARD_BITS
         if near:
             guard += max(0, math.ceil(math.log2(self.radius() / float(abs(zv)))))
@@ -590,7 +634,7 @@ class CauchyEquation:
         xs = [mpmath.mpf(x) for x in xs]
         lo_e, hi_e = mpmath.mpf(lower_edge), mpmath.mpf(upper_edge)
         with mpmath.workprec(prec + 10):
-            anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.radius()))) / 2
+            anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.scale()))) / 2
         low = min(min(xs), anchor)
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
