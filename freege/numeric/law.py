@@ -320,8 +320,8 @@ class Law:
         """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``: 19
         interior points and ``a + w 2^-j``, ``b - w 2^-j`` (``w = b - a``, ``j = 3..50``),
         each tracked vertically once per law (a pure function of the law: kept once
-        computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`) are left
-        out (mpmath there, theory §7.1)."""
+        computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0
+        (``S``: :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
         key = ("anchors", k)
         if key not in self._cache:
             a, b = (float(e) for e in self._intervals_mp()[k])
@@ -371,7 +371,8 @@ class Law:
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         """Physical G in float64; points whose error estimate exceeds
-        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`), are recomputed at 30 digits (theory §7.1)."""
+        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO S`` of 0 (``S``:
+        :meth:`roots.CauchyEquation.scale`), are recomputed at 30 digits (theory §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
         inside = (zs.imag == 0) & self._inside(zs.real)
@@ -676,7 +677,8 @@ class Law:
 
     def _independent_one(self, method: str, zv: Any) -> Any:
         """One point of :meth:`estimate`'s independent route, at ``dps + 20`` digits plus
-        ``2 log10(R/|z|)`` within ``NEAR_ZERO S`` of 0 (``S`` the law's scale, :meth:`roots.CauchyEquation.scale`) (the roots' conditioning there)."""
+        ``2 log10(R/|z|)`` within ``NEAR_ZERO S`` of 0 (``S``:
+        :meth:`roots.CauchyEquation.scale`; the roots' conditioning there)."""
         dps = (self.dps or REFERENCE_DPS) + 20
         R = self.equation.radius()
         if abs(complex(zv)) < roots.NEAR_ZERO * self.equation.scale():
