@@ -11,7 +11,6 @@ a thin facade over modules with one job each:
 * :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
   Gauss-Legendre panels, convergence checked);
 * :mod:`freege.numeric.s_transform` -- ``s_transform`` (theory §3);
-* :mod:`freege.numeric.readout` -- ``dof`` (theory §5);
 * the exact symbolic moments for ``moment``/``mean``/``var``.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
@@ -289,12 +288,22 @@ class Law:
         ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
         eigenvalues, theory §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
         ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed;
-        float64 roots of the (non-square-free) polynomial are good to ~1e-4 at a fourfold
-        root, enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
-        with mpmath.workdps(REFERENCE_DPS):
-            coeffs = [float(c) for c in _zero_penalty_coefficients(self.case)(
-                *self.parameter_values(), compiled.mp_rational)]
-        return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
+        its roots are found at ``2 REFERENCE_DPS`` digits (``mpmath.polyroots``), good
+        to ~15 digits even at a fourfold root: ratios next to 1 (``gO = 0.999``, an atom
+        of 1e-3) are told apart, which float64 roots (~1e-4 there) could not (issue 16).
+        Enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
+        with mpmath.workdps(2 * REFERENCE_DPS):
+            coeffs = _zero_penalty_coefficients(self.case)(*self.parameter_values(),
+                                                           compiled.mp_rational)
+            coeffs = [mpmath.mpf(c) for c in coeffs]
+            while coeffs and coeffs[0] == 0:
+                coeffs = coeffs[1:]
+            try:
+                found = mpmath.polyroots(coeffs, maxsteps=4000, extraprec=4 * mpmath.mp.prec)
+            except mpmath.libmp.libhyper.NoConvergence as exc:
+                raise ConvergenceError("continuous mass w(0+)", "polyroots did not converge",
+                                       self.describe) from exc
+            return float(min(mpmath.re(r) for r in found if mpmath.re(r) > 1e-12))
 
     def atoms(self) -> dict[Any, Any]:
         """``{location: mass}`` of the point masses: at most one, at 0 (rank deficiency,
@@ -454,14 +463,16 @@ class Law:
         inside = self._inside(xs)
         if inside.any():
             out[inside] = -self._stieltjes_f64(xs[inside] + 0j).imag / math.pi
+        out[np.isnan(xs)] = np.nan  # scipy.stats: nan in, nan out
         return np.maximum(out, 0.0)
 
     def _pdf_mp_batch(self, xs: list[Any]) -> list[mpmath.mpf]:
         xs = [mpmath.mpf(v) for v in xs]
         inside = [any(a < v < b for a, b in self._intervals_mp()) for v in xs]
         gs = iter(self._stieltjes_mp_batch([v for v, k in zip(xs, inside, strict=True) if k]))
-        return [max(-mpmath.im(next(gs)) / mpmath.pi, mpmath.mpf(0)) if k else mpmath.mpf(0)
-                for k in inside]
+        return [max(-mpmath.im(next(gs)) / mpmath.pi, mpmath.mpf(0)) if k
+                else mpmath.mpf("nan") if mpmath.isnan(v) else mpmath.mpf(0)
+                for v, k in zip(xs, inside, strict=True)]
 
     def _hard_order(self, a: Any, b: Any) -> int | None:
         """Order ``m`` of a hard edge at ``a = 0`` (``pdf ~ x^(-m/(m+1))``, ``m`` ratios
@@ -494,11 +505,14 @@ class Law:
             flat = xs.ravel()
             atom = float(self._atom_mp())
             out = self.quadrature.cdf_f64(flat) + np.where(flat >= 0, atom, 0.0)
+            out[np.isnan(flat)] = np.nan  # scipy.stats: nan in, nan out
             return _shape(np.clip(out, 0.0, 1.0), xs)
         with self._ctx():
             return _map_batch(lambda vs: [self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
 
     def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
+        if mpmath.isnan(x):
+            return x
         total = self._atom_mp() if x >= 0 else mpmath.mpf(0)
         return total + self.quadrature.cdf_mp(x)
 
@@ -529,7 +543,7 @@ class Law:
             return _map_batch(lambda vs: [self._ppf_mp(mpmath.mpf(v)) for v in vs], q)
 
     def _check_q(self, q: Any) -> None:
-        if not 0 <= q <= 1:
+        if not 0 <= q <= 1 and not q != q:  # nan passes (scipy.stats: nan in, nan out)
             raise ValueError(f"q must be a probability in [0, 1] (got {q})")
 
     def _ppf_f64(self, qs: np.ndarray) -> np.ndarray:
@@ -539,6 +553,7 @@ class Law:
         atom = float(self._atom_mp())
         out = np.full(qs.shape, float(hi_s))
         out[qs <= atom] = float(lo_s)
+        out[np.isnan(qs)] = np.nan
         todo = (qs > atom) & (qs < 1)
         if todo.any():
             out[todo] = self.quadrature.ppf_f64(qs[todo] - atom)
@@ -546,6 +561,8 @@ class Law:
 
     def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
         self._check_q(q)
+        if mpmath.isnan(q):
+            return q
         atom = self._atom_mp()
         ivs = self._intervals_mp()
         if q <= atom and atom > 0:
@@ -631,13 +648,6 @@ class Law:
             return out.real if np.isrealobj(w) or np.all(vals.imag == 0) else out
         with self._ctx():
             return _map_batch(lambda vs: [self.s_relation.mp(v) for v in vs], w)
-
-    def dof(self, lam: Any) -> Any:
-        """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5);
-        see :func:`freege.numeric.readout.dof`."""
-        from freege.numeric import readout
-
-        return readout.dof(self, lam)
 
     # ------------------------------------------------------------------ accuracy
     def estimate(self, method: str, *args: Any) -> Estimate:
