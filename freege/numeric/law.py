@@ -221,11 +221,13 @@ class Law:
         return mpmath.mpf(_moment_function(self.case, q, self.normalized)(
             *self.parameter_values(), compiled.mp_rational))
 
-    def moment(self, q: int) -> Any:
-        """``m_q = int x^q dnu`` from the exact symbolic moment (theory §3, §4), q >= 1
-        (``m_0 = 1``). Float64 results are rounded from a 30-digit evaluation."""
+    def moment(self, order: int) -> Any:
+        """``m_q = int x^q dnu`` (``q = order``, scipy.stats' keyword) from the exact
+        symbolic moment (theory §3, §4), q >= 1 (``m_0 = 1``). Float64 results are rounded
+        from a 30-digit evaluation."""
+        q = order
         if isinstance(q, bool) or int(q) != q or q < 0:
-            raise ValueError(f"moment order q must be an integer >= 0 (got {q})")
+            raise ValueError(f"moment order must be an integer >= 0 (got {q})")
         q = int(q)
         if q == 0:
             return self._out(mpmath.mpf(1))
@@ -245,6 +247,36 @@ class Law:
         """``sqrt(var)``."""
         with self._ctx():
             return self._out(mpmath.sqrt(self._moment_mp(2) - self._moment_mp(1) ** 2))
+
+    def stats(self, moments: str = "mv") -> Any:
+        """Like ``scipy.stats``: the requested of mean ``m``, variance ``v``, skewness
+        ``s`` and excess kurtosis ``k`` (a tuple, or one value for one letter), from the
+        exact moments (theory §3, §4)."""
+        if not isinstance(moments, str) or not moments or set(moments) - set("mvsk"):
+            raise ValueError(f"moments must be letters of 'mvsk' (got {moments!r})")
+        with self._ctx():
+            m1, m2, m3, m4 = (self._moment_mp(q) for q in (1, 2, 3, 4))
+            var = m2 - m1**2
+            mu3 = m3 - 3 * m1 * m2 + 2 * m1**3
+            mu4 = m4 - 4 * m1 * m3 + 6 * m1**2 * m2 - 3 * m1**4
+            table = {"m": m1, "v": var, "s": mu3 / var**1.5, "k": mu4 / var**2 - 3}
+            out = tuple(self._out(table[c]) for c in moments)
+        return out[0] if len(out) == 1 else out
+
+    def entropy(self) -> Any:
+        """Differential entropy ``-int pdf log pdf`` (scipy.stats' ``entropy``), for a law
+        without atom (a law with an atom at 0 has none: ValueError)."""
+        with self._ctx():
+            if self._atom_mp() > 0:
+                raise ValueError("the law has an atom at 0: its differential entropy is "
+                                 "not defined")
+        if self.dps is None:
+            with np.errstate(divide="ignore"):
+                return float(self.quadrature.expect_f64(
+                    lambda x: -np.log(np.maximum(self._pdf_f64(x), 1e-300))))
+        with self._ctx():
+            return +self.quadrature.expect_mp(
+                lambda x: -mpmath.log(self._pdf_mp_batch([x])[0]))
 
     # ------------------------------------------------------------------ support, atoms
     def _edge_dps(self) -> int:
@@ -279,27 +311,31 @@ class Law:
         key = ("atom", self._edge_dps())
         if key not in self._cache:
             self._cache[key] = roots.atom_at_zero(self.equation, self._edge_dps(),
-                                                  self._continuous_mass())
+                                                  self._continuous_mass)
         return self._cache[key]
 
-    def _continuous_mass(self) -> float:
+    def _continuous_mass(self, precise: bool) -> float:
         """Mass of the continuous part (float64), to pick the atom among the exact
         candidates: ``w(0+)``, the smallest positive root of the ridge polynomial at
         ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
         eigenvalues, theory §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
-        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed;
-        its roots are found at ``2 REFERENCE_DPS`` digits (``mpmath.polyroots``), good
-        to ~15 digits even at a fourfold root: ratios next to 1 (``gO = 0.999``, an atom
-        of 1e-3) are told apart, which float64 roots (~1e-4 there) could not (issue 16).
-        Enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
-        with mpmath.workdps(2 * REFERENCE_DPS):
-            coeffs = _zero_penalty_coefficients(self.case)(*self.parameter_values(),
-                                                           compiled.mp_rational)
-            coeffs = [mpmath.mpf(c) for c in coeffs]
+        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed.
+        Float64 roots of that non-square-free polynomial are good to ~1e-4 at a fourfold
+        root (~1e-2 where ratios next to 1 make a cluster); ``precise`` finds them at
+        ``2 REFERENCE_DPS`` digits (``mpmath.polyroots``, ~15 digits in a cluster), which
+        tells ``gO = 0.999`` (an atom of 1e-3) from 1 (issue 16). Enough to choose
+        between exact candidates (:func:`roots.atom_at_zero`)."""
+        dps = 2 * REFERENCE_DPS if precise else REFERENCE_DPS
+        with mpmath.workdps(dps):
+            coeffs = [mpmath.mpf(c) for c in _zero_penalty_coefficients(self.case)(
+                *self.parameter_values(), compiled.mp_rational)]
             while coeffs and coeffs[0] == 0:
                 coeffs = coeffs[1:]
+            if not precise:
+                return float(min(r.real for r in np.roots([float(c) for c in coeffs])
+                                 if r.real > 1e-12))
             try:
-                found = mpmath.polyroots(coeffs, maxsteps=4000, extraprec=4 * mpmath.mp.prec)
+                found = mpmath.polyroots(coeffs, maxsteps=400, extraprec=mpmath.mp.prec)
             except mpmath.libmp.libhyper.NoConvergence as exc:
                 raise ConvergenceError("continuous mass w(0+)", "polyroots did not converge",
                                        self.describe) from exc
@@ -326,22 +362,44 @@ class Law:
         return self.equation.stieltjes_f64(zs, eta_min)
 
     def _anchors_f64(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``: 19
-        interior points and ``a + w 2^-j``, ``b - w 2^-j`` (``w = b - a``, ``j = 3..50``),
-        each tracked vertically once per law (a pure function of the law: kept once
-        computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0
+        """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``
+        (``[a, b]``, ``w = b - a``): 19 interior points ``a + w (0.05..0.95)``, tracked
+        vertically, then ``a + w 2^-j`` and ``b - w 2^-j`` (``j = 5, 7, .., 49``) each continued
+        from the one before (:meth:`roots.CauchyEquation.continue_f64`, all sides at once)
+        until a step is in doubt. Seeded once per law (a pure function of the law: kept
+        once computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0
         (``S``: :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
         key = ("anchors", k)
         if key not in self._cache:
             a, b = (float(e) for e in self._intervals_mp()[k])
             w = b - a
-            steps = w * 2.0 ** -np.arange(3, 51)
-            xs = np.unique(np.concatenate([a + w * np.linspace(0.05, 0.95, 19),
-                                           a + steps, b - steps]))
-            xs = xs[(xs > a) & (xs < b) & (xs >= roots.NEAR_ZERO * self.equation.scale())]
+            floor = roots.NEAR_ZERO * self.equation.scale()
+            xs = a + w * np.linspace(0.05, 0.95, 19)
+            xs = xs[(xs > a) & (xs < b) & (xs >= floor)]
             g, _ = self._tracked_f64(xs + 0j)
             good = np.isfinite(g) & (g.imag < 0)
-            xs, g = xs[good], g[good]
+            xs, g = list(xs[good]), list(g[good])
+            # the two edge chains start from the interior anchors nearest each edge
+            chains = [(a, 1.0, 0), (b, -1.0, -1)] if xs else []
+            prev = np.array([xs[i] for _, _, i in chains])
+            prev_g = np.array([g[i] for _, _, i in chains])
+            edge = np.array([e for e, _, _ in chains])
+            sign = np.array([d for _, d, _ in chains])
+            for step in 2.0 ** -np.arange(5, 51, 2):
+                if not prev.size:
+                    break
+                nxt = edge + sign * w * step
+                alive = (nxt > a) & (nxt < b) & (nxt >= floor) & (nxt != prev)
+                if not alive.any():
+                    break
+                gn, _, ok = self.equation.continue_f64(nxt[alive], prev[alive], prev_g[alive])
+                keep = np.flatnonzero(alive)[ok]
+                xs += list(nxt[keep])
+                g += list(gn[ok])
+                prev, prev_g = nxt[keep], gn[ok]
+                edge, sign = edge[keep], sign[keep]
+            order = np.argsort(xs)
+            xs, g = np.array(xs)[order], np.array(g, dtype=complex)[order]
             self._cache[key] = (xs, _logit(xs, a, b), g)
         return self._cache[key]
 
@@ -458,6 +516,10 @@ class Law:
         with self._ctx():
             return _map_batch(self._pdf_mp_batch, x)
 
+    def logpdf(self, x: Any) -> Any:
+        """``log pdf`` (``-inf`` outside the support), like ``scipy.stats``."""
+        return _log(self.pdf(x), self.dps)
+
     def _pdf_f64(self, xs: np.ndarray) -> np.ndarray:
         out = np.zeros(xs.shape)
         inside = self._inside(xs)
@@ -515,6 +577,14 @@ class Law:
             return x
         total = self._atom_mp() if x >= 0 else mpmath.mpf(0)
         return total + self.quadrature.cdf_mp(x)
+
+    def logcdf(self, x: Any) -> Any:
+        """``log cdf`` like ``scipy.stats`` (``-inf`` below the support)."""
+        return _log(self.cdf(x), self.dps)
+
+    def logsf(self, x: Any) -> Any:
+        """``log sf`` like ``scipy.stats`` (``-inf`` above the support)."""
+        return _log(self.sf(x), self.dps)
 
     def sf(self, x: Any) -> Any:
         """``nu((x, inf)) = 1 - cdf(x)``."""
@@ -616,18 +686,36 @@ class Law:
         return f64.ppf(u)
 
     # ------------------------------------------------------------------ expectation
-    def expect(self, func: Callable[[Any], Any]) -> Any:
-        """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
-        numpy arrays in float64 mode and mpmath numbers otherwise
+    def expect(self, func: Callable[..., Any] | None = None, args: tuple = (),
+               lb: Any = None, ub: Any = None, conditional: bool = False) -> Any:
+        """``int func dnu`` over ``[lb, ub]`` (None: the whole line; the atom at 0 counts
+        when it lies in the range), scipy.stats' keywords: ``func(x, *args)`` (default
+        ``x``), ``conditional`` divides by the mass of ``[lb, ub]``. Real or complex
+        ``func``; it must accept numpy arrays in float64 mode and mpmath numbers otherwise
         (:mod:`freege.numeric.quadrature`, convergence checked)."""
+        fn = (lambda x: x) if func is None else (lambda x: func(x, *args))
+        if lb is not None and ub is not None and lb > ub:
+            raise ValueError(f"lb must not exceed ub (got lb={lb}, ub={ub})")
+        total = self._expect(fn, lb, ub)
+        if conditional:
+            one = (lambda x: np.ones_like(x)) if self.dps is None else (lambda x: 1)
+            total = total / self._expect(one, lb, ub)
+        return total
+
+    def _expect(self, fn: Callable[[Any], Any], lb: Any, ub: Any) -> Any:
+        at_zero = (lb is None or lb <= 0) and (ub is None or ub >= 0)
         with self._ctx():
             if self.dps is None:
                 atom = float(self._atom_mp())
-                total = atom * func(np.zeros(1))[0] if atom > 0 else 0.0
-                return np.asarray(total + self.quadrature.expect_f64(func)).item()
+                total = atom * fn(np.zeros(1))[0] if atom > 0 and at_zero else 0.0
+                lb = None if lb is None else float(lb)
+                ub = None if ub is None else float(ub)
+                return np.asarray(total + self.quadrature.expect_f64(fn, lb, ub)).item()
             atom = self._atom_mp()
-            total = atom * func(mpmath.mpf(0)) if atom > 0 else mpmath.mpf(0)
-            return +(total + self.quadrature.expect_mp(func))
+            total = atom * fn(mpmath.mpf(0)) if atom > 0 and at_zero else mpmath.mpf(0)
+            lb = None if lb is None else mpmath.mpf(lb)
+            ub = None if ub is None else mpmath.mpf(ub)
+            return +(total + self.quadrature.expect_mp(fn, lb, ub))
 
     # ------------------------------------------------------------------ transforms
     @property
@@ -718,6 +806,19 @@ def _logit(x: np.ndarray, a: float, b: float) -> np.ndarray:
     :meth:`Law._anchors_f64` are evenly spread in it near the edges)."""
     with np.errstate(all="ignore"):
         return np.log(x - a) - np.log(b - x)
+
+
+def _log(values: Any, dps: int | None) -> Any:
+    """Elementwise natural log, ``log 0 = -inf`` (scipy.stats' convention)."""
+    if dps is None:
+        with np.errstate(divide="ignore"):
+            out = np.log(values)
+        return out.item() if np.ndim(out) == 0 else out
+    with mpmath.workdps(dps):
+        one = lambda v: mpmath.log(v) if v != 0 else mpmath.mpf("-inf")  # noqa: E731
+        if isinstance(values, np.ndarray):
+            return np.vectorize(one, otypes=[object])(values)
+        return one(values)
 
 
 def _mp_arg(v: complex) -> Any:

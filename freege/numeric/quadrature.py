@@ -267,19 +267,23 @@ class Quadrature:
         raise ConvergenceError("ppf", "Newton-bisection on a panel's cdf series did not "
                                "converge in 200 steps", self.describe)
 
-    def expect_f64(self, func: Callable[[np.ndarray], np.ndarray]) -> Any:
-        """``int func pdf`` over the continuous part (float64), adaptive in ``v`` (see
-        :meth:`_adaptive`) because ``func`` may be nearly singular near an edge."""
-        return sum(self._adaptive(p, func, False) for p in self._panels(False))
+    def expect_f64(self, func: Callable[[np.ndarray], np.ndarray], lb: Any = None,
+                   ub: Any = None) -> Any:
+        """``int func pdf`` over the continuous part in ``[lb, ub]`` (None: unbounded),
+        float64, adaptive in ``v`` (see :meth:`_adaptive`) because ``func`` may be nearly
+        singular near an edge."""
+        return sum(self._adaptive(p, func, False, *cut) for p in self._panels(False)
+                   if (cut := _v_range(p, lb, ub, False)) is not None)
 
-    def _adaptive(self, panel: Panel, func: Callable, mp: bool) -> Any:
+    def _adaptive(self, panel: Panel, func: Callable, mp: bool, v_lo: Any = 0,
+                  v_hi: Any = 1) -> Any:
         """``int_0^1 pdf dx/dv func dv`` on ``panel``: Gauss-Legendre on ``[lo, hi]`` with
         ``n`` and ``2n`` nodes (16 to :data:`ADAPTIVE_NODES`); a sub-interval that does not
         converge is halved (a near-singular ``func``, e.g. ``x/(x + lam)^2`` with a tiny
         ``lam`` next to a hard edge, needs geometric refinement towards it), at most
         :data:`ADAPTIVE_DEPTH` times; then :class:`ConvergenceError`. The tolerance of a
         sub-interval is its share ``(hi - lo)`` of the panel's."""
-        todo = [(0, 1, 0)] if not mp else [(mpmath.mpf(0), mpmath.mpf(1), 0)]
+        todo = [(v_lo, v_hi, 0)] if not mp else [(mpmath.mpf(v_lo), mpmath.mpf(v_hi), 0)]
         total = mpmath.mpf(0) if mp else 0.0
         while todo:
             lo, hi, depth = todo.pop()
@@ -366,9 +370,25 @@ class Quadrature:
             total += two if panel.sign > 0 else mass - two
         return total
 
-    def expect_mp(self, func: Callable[[Any], Any]) -> Any:
-        """``int func pdf`` over the continuous part at the ambient precision."""
-        return mpmath.fsum(self._adaptive(p, func, True) for p in self._panels(True))
+    def expect_mp(self, func: Callable[[Any], Any], lb: Any = None, ub: Any = None) -> Any:
+        """``int func pdf`` over the continuous part in ``[lb, ub]`` at the ambient
+        precision."""
+        return mpmath.fsum(self._adaptive(p, func, True, *cut) for p in self._panels(True)
+                           if (cut := _v_range(p, lb, ub, True)) is not None)
+
+
+def _v_range(panel: Panel, lb: Any, ub: Any, mp: bool) -> tuple[Any, Any] | None:
+    """The ``v`` interval of ``panel`` whose ``x`` lie in ``[lb, ub]`` (None: empty)."""
+    lo, hi = panel.bounds()
+    conv = mpmath.mpf if mp else float
+    if (lb is None or lb <= lo) and (ub is None or ub >= hi):
+        return conv(0), conv(1)
+    lo = lo if lb is None else max(lo, lb)
+    hi = hi if ub is None else min(hi, ub)
+    if lo >= hi:
+        return None
+    ends = sorted(conv(panel.v_of(conv(x))) for x in (lo, hi))
+    return ends[0], min(ends[1], conv(1))
 
 
 __all__ = ["Panel", "Quadrature", "gauss_legendre_mp", "panels"]

@@ -389,25 +389,39 @@ class CauchyEquation:
         is the physical ``G(xa + i0)`` at a nearby point ``xa`` of the same support
         interval (elementwise), vectorised over all points.
 
-        An Euler step in ``u = zG`` from ``xa`` to ``x`` predicts ``G(x)``; of the
-        companion eigenvalues at ``x`` the one nearest the prediction is taken when it is
-        at most a quarter of the distance to the next one (the branch is then not in
-        doubt), non-real, and its refinement (:meth:`_refine`) stays within ``1e-6 |G|``
-        of it in the lower half plane. ``ok`` is False elsewhere (the caller tracks those
-        points, :meth:`track`). The anchors must lie so close (within a factor 2 of the
-        distance to the nearer edge) that the branch cannot change between them."""
+        An Euler step in ``u = zG`` from ``xa`` to ``x`` predicts ``G(x)``; the root it
+        leads to must be the root nearest the prediction with a margin of four, so the
+        branch is not in doubt. First, Newton from the prediction, accepted where
+        ``|G - prediction| <= 0.2 sep`` with ``sep = 0.219/gamma(G)`` (:func:`_gamma`: no
+        other root of ``P(., x)`` is closer to ``G`` than ``(5 - sqrt 17)/(4 gamma)``,
+        Smale's alpha theory); elsewhere the companion eigenvalues, where the one nearest
+        the prediction is at most a quarter of the distance to the next one. The root
+        must be non-real and its refinement (:meth:`_refine`) must stay within ``1e-6
+        |G|`` of it in the lower half plane; ``ok`` is False elsewhere (the caller tracks
+        those points, :meth:`track`). The anchors must lie so close (within a factor 2
+        of the distance to the nearer edge) that the Euler step is accurate."""
         xs = np.asarray(xs, dtype=float).ravel()
         zs = xs + 0j
         with np.errstate(all="ignore"):
             pred = self._u_predict(np.asarray(xa, dtype=complex), zs, np.asarray(ga))
-            r = self.all_roots_f64(zs)
-            dist = np.abs(r - pred[:, None])
-            dist = np.where(np.isfinite(dist), dist, np.inf)
-            order = np.argsort(dist, axis=1)
-            rows = np.arange(xs.size)
-            first, second = dist[rows, order[:, 0]], dist[rows, order[:, 1]]
-            pick = r[rows, order[:, 0]]
-            ok = (first <= second / 4) & (pick.imag < 0) & np.isfinite(pick)
+            c = self.coeffs_f64(zs)
+            pick = pred
+            for _ in range(6):
+                p, dp = self._horner(c, pick)
+                pick = pick - p / dp
+            ok = (np.abs(pick - pred) * _gamma(c, pick) <= 0.2 * 0.219) & (pick.imag < 0)
+            ok &= np.isfinite(pick)
+            slow = np.flatnonzero(~ok)
+            if slow.size:
+                r = self.all_roots_f64(zs[slow])
+                dist = np.abs(r - pred[slow, None])
+                dist = np.where(np.isfinite(dist), dist, np.inf)
+                order = np.argsort(dist, axis=1)
+                sub = np.arange(slow.size)
+                first, second = dist[sub, order[:, 0]], dist[sub, order[:, 1]]
+                pick[slow] = r[sub, order[:, 0]]
+                ok[slow] = (first <= second / 4) & (pick[slow].imag < 0)
+                ok &= np.isfinite(pick)
             g, err = self._refine(zs, np.where(ok, pick, 1.0))
             ok &= (np.abs(g - pick) <= 1e-6 * np.abs(pick)) & (g.imag < 0) & np.isfinite(err)
         return g, err, ok
@@ -748,6 +762,25 @@ class CauchyEquation:
         return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
 
 
+def _gamma(c: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Smale's ``gamma = max_{k >= 2} |P^(k)(G) / (k! P'(G))|^(1/(k-1))`` of the
+    polynomials with ascending coefficients ``c`` (rows) at ``g`` (vectorised; Taylor
+    coefficients by the binomial sums). Any other root is at least ``(5 - sqrt 17)/(4
+    gamma)`` from a simple root ``G`` (Dedieu, Points fixes, zeros et la methode de
+    Newton, 2006), so ``gamma`` bounds the root separation from below."""
+    n = c.shape[1] - 1
+    powers = g[:, None] ** np.arange(n + 1)[None, :]
+    taylor = np.zeros(c.shape, dtype=complex)
+    for k in range(1, n + 1):
+        for i in range(k, n + 1):
+            taylor[:, k] += math.comb(i, k) * c[:, i] * powers[:, i - k]
+    with np.errstate(all="ignore"):
+        ratios = np.abs(taylor[:, 2:] / taylor[:, 1:2])
+        exps = 1.0 / np.arange(1, n)[None, :]
+        gamma = np.max(ratios ** exps, axis=1) if n >= 2 else np.zeros(g.shape)
+    return np.where(np.isfinite(gamma), gamma, np.inf)
+
+
 def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:
     """The size that sets a root's accuracy: ``|Im G|`` on the real axis inside the
     support (the density is ``-Im G/pi``), ``|G|`` otherwise."""
@@ -865,29 +898,36 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
     return intervals
 
 
-def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath.mpf:
+def atom_at_zero(
+    eq: CauchyEquation, dps: int, continuous_mass: Callable[[bool], float]
+) -> mpmath.mpf:
     """Mass at 0, ``lim_{z->0} z G(z)`` (theory §7), to ``dps`` digits.
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
-    the candidate nearest ``1 - continuous_mass`` (:class:`freege.numeric.law.Law` passes
-    ``w(0+)`` from the ridge polynomial, float64), so the choice is also a consistency
-    check: a ConvergenceError unless the nearest is within 1e-2 and four times closer
-    than the runner-up.
+    the candidate nearest ``1 - continuous_mass(precise)`` (:class:`freege.numeric.law.Law`
+    passes ``w(0+)`` from the ridge polynomial: float64, good to ~1e-2 at worst, or
+    ``precise``, good to ~1e-15), so the choice is also a consistency check: the nearest
+    must be within 1e-2 and four times closer than the runner-up, and the float64 value
+    decides only when the runner-up is 0.05 away or more (its error cannot flip the
+    choice); else the precise value decides, or a ConvergenceError.
     """
     with mpmath.workdps(dps):
         cands = [r for r in eq.atom_real_roots(dps) if -1e-30 <= r <= 1 + 1e-30]
     if len(cands) == 1:  # the only admissible mass (nothing to choose, nothing to check)
         return max(cands[0], mpmath.mpf(0))
-    expected = 1.0 - continuous_mass
-    ranked = sorted(cands, key=lambda r: abs(r - expected))
-    best = ranked[0] if ranked else None
-    runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
-    if best is None or abs(best - expected) > min(1e-2, runner_up / 4):
-        raise ConvergenceError(
-            "atom at 0", f"mass check failed: continuous mass {continuous_mass} leaves "
-            f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
-    return max(best, mpmath.mpf(0))
+    for precise in (False, True):
+        mass = continuous_mass(precise)
+        expected = 1.0 - mass
+        ranked = sorted(cands, key=lambda r: abs(r - expected))
+        best = ranked[0] if ranked else None
+        runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
+        if best is not None and abs(best - expected) <= min(1e-2, runner_up / 4) and (
+                precise or runner_up >= 0.05):
+            return max(best, mpmath.mpf(0))
+    raise ConvergenceError(
+        "atom at 0", f"mass check failed: continuous mass {mass} leaves "
+        f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
 
 
 def track_segment(
