@@ -271,12 +271,9 @@ class Law:
                 raise ValueError("the law has an atom at 0: its differential entropy is "
                                  "not defined")
         if self.dps is None:
-            with np.errstate(divide="ignore"):
-                return float(self.quadrature.expect_f64(
-                    lambda x: -np.log(np.maximum(self._pdf_f64(x), 1e-300))))
+            return self.quadrature.entropy_f64()
         with self._ctx():
-            return +self.quadrature.expect_mp(
-                lambda x: -mpmath.log(self._pdf_mp_batch([x])[0]))
+            return +self.quadrature.entropy_mp()
 
     # ------------------------------------------------------------------ support, atoms
     def _edge_dps(self) -> int:
