@@ -23,7 +23,11 @@ the axis; the rest is vectorised Horner); the coefficient matrix is rounded from
 (``clongdouble``) finish every root. Every float64 value carries a first-order error
 estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
 where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
-digits. Within ``NEAR_ZERO R`` of 0 (a hard edge, the atom's pole) float64 is not used:
+digits. Real points inside the support are usually not tracked one by one but continued
+from fixed anchors of their interval (:meth:`CauchyEquation.continue_f64`, Newton with
+Smale's gamma separation test, companion eigenvalues where in doubt); no result depends
+on an earlier call (issue 16). Within ``NEAR_ZERO S`` of 0 (``S`` the law's
+:meth:`CauchyEquation.scale`; a hard edge, the atom's pole) float64 is not used:
 the roots in ``u`` cluster like ``|z|^(1/(m+1))`` and lose ``~2 log2(1/|z|)`` bits, so the
 mpmath route raises the precision by the measured conditioning, tracks in mpmath, and
 continues along the support interval from point to point. Every mpmath root is verified
