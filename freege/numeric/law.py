@@ -227,7 +227,7 @@ class Law:
         from a 30-digit evaluation."""
         q = order
         if isinstance(q, bool) or int(q) != q or q < 0:
-            raise ValueError(f"moment order must be an integer >= 0 (got {q})")
+            raise ValueError(f"order: moment order q must be an integer >= 0 (got {q})")
         q = int(q)
         if q == 0:
             return self._out(mpmath.mpf(1))
