@@ -637,13 +637,17 @@ class CauchyEquation:
         self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf, upper_edge: mpmath.mpf
     ) -> list[mpmath.mpc]:
         """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
-        support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``R``
+        support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``S``
         of 0: continued *along the interval* (Euler in ``u = zG``, each step at most half
-        the distance to the nearer edge, Newton) from one fixed anchor, the middle of the
-        interval's part below ``NEAR_ZERO R``, tracked vertically (:meth:`track_mp`); each
+        the distance to the nearer edge, Newton) from one anchor tracked vertically
+        (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
+        away or more (its vertical track stops at a thousandth), else the middle of the
+        interval's part below ``NEAR_ZERO S`` (a vertical track next to an edge is not
+        trusted, issue 16); each
         value is then verified by :meth:`polish` and must be non-real (a root on another
         sheet is real there). Nothing is kept between calls: the root a point gets depends
-        only on the law and the point (issue 16), and the precision (the conditioning
+        only on the law and the point (every route reaches the physical root), and the
+        precision (the conditioning
         guard of the smallest point, see :meth:`stieltjes_mp`) only on the batch's
         smallest point, so values agree after rounding to the working precision."""
         if not xs:
@@ -651,8 +655,11 @@ class CauchyEquation:
         prec = mpmath.mp.prec
         xs = [mpmath.mpf(x) for x in xs]
         lo_e, hi_e = mpmath.mpf(lower_edge), mpmath.mpf(upper_edge)
+        top = max(xs)
         with mpmath.workprec(prec + 10):
             anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.scale()))) / 2
+        if min(top - lo_e, hi_e - top) >= top / 10:  # the track stops at top/1000: start
+            anchor = top  # at the batch's top when both edges are well beyond that
         low = min(min(xs), anchor)
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
