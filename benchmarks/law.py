@@ -15,7 +15,10 @@ counterpart):
     baseline (float64 coefficients lambdified from the same polynomial, batched companion
     eigenvalues, branch followed along x); and the whole ``freege law ... --pdf`` process
     (warm cache) against that baseline as a process;
-  * a hard edge (gK = gV = 1, gO = 2): float64 density, cdf and mass against dps 30.
+  * a hard edge (gK = gV = 1, gO = 2): float64 density, cdf and mass against dps 30;
+  * issue 16 (also alone with ``--issue16``): float64 pdf at 1,000 points on a fresh and a
+    reused Law against a batched companion-matrix density written here, both against 30
+    digits; ``flow_loss`` at 100 times on a fresh Law against a 512-node Gauss-Legendre.
 Peers, on the same law:
   * a dense random-matrix estimate: softmax MHA at n = 2,000 tokens with the same ratios
     (dK = dV = 500, dO = 4,000; one draw), eigenvalues of its Gram by ``eigvalsh``;
@@ -190,6 +193,82 @@ def issue7_side(report: dict[str, Any]) -> None:
         check=True), repeat=2)
 
 
+def companion_density(A: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The hand-written peer of issue 16: the float64 density at real ``xs`` (sorted) from
+    the coefficient matrix ``A[i, j]`` of ``G^i z^j``, batched companion eigenvalues at
+    ``x + 1e-9 i`` for all points and at ``x`` itself, the branch ``G ~ 1/z`` followed
+    from right of the support leftwards (nearest root), then the nearest root on the axis."""
+    n = A.shape[0] - 1
+
+    def all_roots(zs: np.ndarray) -> np.ndarray:
+        c = np.stack([np.polyval(A[i, ::-1], zs) for i in range(n + 1)], axis=1)
+        comp = np.zeros((zs.size, n, n), dtype=complex)
+        comp[:, 1:, :-1] = np.eye(n - 1)
+        comp[:, :, -1] = -c[:, :-1] / c[:, -1:]
+        return np.linalg.eigvals(comp)
+
+    start = 1.5 * xs[-1]
+    path = np.concatenate([[start], xs[::-1]]) + 1e-9j
+    above = all_roots(path)
+    prev, tracked = 1 / start, np.empty(xs.size, dtype=complex)
+    for k in range(1, path.size):
+        prev = above[k][np.argmin(np.abs(above[k] - prev))]
+        tracked[xs.size - k] = prev
+    on_axis = all_roots(xs + 0j)
+    g = on_axis[np.arange(xs.size), np.argmin(np.abs(on_axis - tracked[:, None]), axis=1)]
+    return np.abs(g.imag) / np.pi
+
+
+def issue16_side(report: dict[str, Any]) -> None:
+    """Issue 16 item 2, side by side: float64 pdf at 1,000 points (a fresh Law, its
+    construction and support location not timed, and the same Law again) against
+    :func:`companion_density` on the same coefficient matrix, both against 30 digits away
+    from the edges; ``flow_loss`` at 100 times on a fresh Law against a 512-node
+    Gauss-Legendre rule in ``x = (a + b)/2 - (b - a)/2 cos(pi s)`` over the density."""
+    def fresh() -> Any:
+        the_law = law("mha", RATIOS, normalized=True)
+        the_law.intervals()
+        return the_law
+
+    first = fresh()
+    (a, b), = first.intervals()
+    xs = np.linspace(a, b, 1002)[1:-1]
+    pdf_fresh, report["i16_pdf_1000_fresh_law_s"] = timed(lambda: first.pdf(xs))
+    _, report["i16_pdf_1000_reused_law_s"] = timed(lambda: first.pdf(xs), repeat=3)
+    A = first.equation.A
+    base, report["i16_companion_pdf_1000_s"] = timed(lambda: companion_density(A, xs),
+                                                     repeat=3)
+    ref_law = law("mha", RATIOS, normalized=True, dps=30)
+    away = (xs > a + 1e-3 * (b - a)) & (xs < b - 1e-3 * (b - a))
+    with mpmath.workdps(30):
+        ref = np.array([float(v) for v in ref_law.pdf([mpmath.mpf(v) for v in xs[away]])])
+    report["i16_pdf_max_rel_err_freege"] = float(np.max(np.abs(pdf_fresh[away] / ref - 1)))
+    report["i16_pdf_max_rel_err_companion"] = float(np.max(np.abs(base[away] / ref - 1)))
+    report["i16_pdf_fresh_over_companion"] = (report["i16_pdf_1000_fresh_law_s"]
+                                              / report["i16_companion_pdf_1000_s"])
+    report["i16_pdf_reused_over_companion"] = (report["i16_pdf_1000_reused_law_s"]
+                                               / report["i16_companion_pdf_1000_s"])
+    times = np.logspace(-2, 2, 100)
+    loss_law = fresh()
+    loss, report["i16_flow_loss_100_fresh_law_s"] = timed(
+        lambda: [readout.flow_loss(loss_law, t) for t in times])
+
+    gl_law = fresh()  # built and its support located outside the timing, like loss_law
+
+    def gauss_legendre() -> np.ndarray:
+        s, w = np.polynomial.legendre.leggauss(512)
+        s, w = (s + 1) / 2, w / 2
+        x = (a + b) / 2 - (b - a) / 2 * np.cos(np.pi * s)
+        weight = w * gl_law.pdf(x) * (b - a) / 2 * np.pi * np.sin(np.pi * s)
+        return np.array([np.sum(weight * np.exp(-2 * t * x)) for t in times])
+
+    gl, report["i16_gauss_legendre_512_s"] = timed(gauss_legendre)
+    report["i16_flow_loss_over_gauss_legendre"] = (report["i16_flow_loss_100_fresh_law_s"]
+                                                   / report["i16_gauss_legendre_512_s"])
+    report["i16_flow_loss_max_diff_vs_gauss_legendre"] = float(np.max(np.abs(
+        np.array(loss) - gl)))
+
+
 def hard_edge_side(report: dict[str, Any]) -> None:
     """A hard edge at 0 (gK = gV = 1): float64 density, cdf and mass against dps 30."""
     f64 = law("mha", HARD, normalized=True)
@@ -296,10 +375,17 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--freealg-python", help="python of a venv with freealg installed")
     parser.add_argument("--n", type=int, default=2000, help="tokens of the dense estimate")
+    parser.add_argument("--issue16", action="store_true",
+                        help="only the issue 16 comparisons (pdf and flow_loss vs peers)")
     args = parser.parse_args()
     report: dict[str, Any] = {}
+    if args.issue16:
+        issue16_side(report)
+        print("\n".join(f"  {k:<44} {v:.4g}" for k, v in report.items()))
+        return
     the_law, xs, pdf = freege_side(report)
     issue7_side(report)
+    issue16_side(report)
     hard_edge_side(report)
     eig = dense_side(report, the_law, args.n, xs)
     freealg_side(report, args.freealg_python, eig, xs, pdf)

@@ -108,8 +108,15 @@ def _given(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> di
     return {dest: getattr(args, dest) for dest, _ in options if getattr(args, dest) is not None}
 
 
-def _missing(given: dict[str, str], options: tuple[tuple[str, str], ...], tied: bool) -> list:
+#: cases whose law does not involve gO (theory §4): --gO is optional there (default 1)
+WITHOUT_GO = ("value", "value-tied")
+
+
+def _missing(given: dict[str, str], options: tuple[tuple[str, str], ...], tied: bool,
+             case: str = "") -> list:
     optional = {"gV", "dV"} if tied else set()
+    if case in WITHOUT_GO:
+        optional.add("gO")
     return [flag for dest, flag in options if dest not in given and dest not in optional]
 
 
@@ -154,7 +161,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
             "dimension options need --n, --dk, --dv and --do (missing "
             + ", ".join(dim_missing) + ")"
         )
-    ratio_missing = _missing(ratio_given, _RATIO_OPTIONS, tied)
+    ratio_missing = _missing(ratio_given, _RATIO_OPTIONS, tied, args.case)
     if ratio_missing:
         raise ValueError(
             "give the ratios --gK --gV --gO or the dimensions --n --dk --dv --do (missing "
@@ -162,6 +169,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
         )
     _check_h_kv(h, args.sharing, args.h_kv)
     ratios.setdefault("gV", ratios["gK"])
+    ratios.setdefault("gO", 1)
     return LawSpec(args.case, Ratios(beta=beta, h=h, sharing=args.sharing, **ratios), normalized)
 
 

@@ -11,7 +11,6 @@ a thin facade over modules with one job each:
 * :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
   Gauss-Legendre panels, convergence checked);
 * :mod:`freege.numeric.s_transform` -- ``s_transform`` (theory §3);
-* :mod:`freege.numeric.readout` -- ``dof`` (theory §5);
 * the exact symbolic moments for ``moment``/``mean``/``var``.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
@@ -222,11 +221,13 @@ class Law:
         return mpmath.mpf(_moment_function(self.case, q, self.normalized)(
             *self.parameter_values(), compiled.mp_rational))
 
-    def moment(self, q: int) -> Any:
-        """``m_q = int x^q dnu`` from the exact symbolic moment (theory §3, §4), q >= 1
-        (``m_0 = 1``). Float64 results are rounded from a 30-digit evaluation."""
+    def moment(self, order: int) -> Any:
+        """``m_q = int x^q dnu`` (``q = order``, scipy.stats' keyword) from the exact
+        symbolic moment (theory §3, §4), q >= 1 (``m_0 = 1``). Float64 results are rounded
+        from a 30-digit evaluation."""
+        q = order
         if isinstance(q, bool) or int(q) != q or q < 0:
-            raise ValueError(f"moment order q must be an integer >= 0 (got {q})")
+            raise ValueError(f"order: moment order q must be an integer >= 0 (got {q})")
         q = int(q)
         if q == 0:
             return self._out(mpmath.mpf(1))
@@ -246,6 +247,33 @@ class Law:
         """``sqrt(var)``."""
         with self._ctx():
             return self._out(mpmath.sqrt(self._moment_mp(2) - self._moment_mp(1) ** 2))
+
+    def stats(self, moments: str = "mv") -> Any:
+        """Like ``scipy.stats``: the requested of mean ``m``, variance ``v``, skewness
+        ``s`` and excess kurtosis ``k`` (a tuple, or one value for one letter), from the
+        exact moments (theory §3, §4)."""
+        if not isinstance(moments, str) or not moments or set(moments) - set("mvsk"):
+            raise ValueError(f"moments must be letters of 'mvsk' (got {moments!r})")
+        with self._ctx():
+            m1, m2, m3, m4 = (self._moment_mp(q) for q in (1, 2, 3, 4))
+            var = m2 - m1**2
+            mu3 = m3 - 3 * m1 * m2 + 2 * m1**3
+            mu4 = m4 - 4 * m1 * m3 + 6 * m1**2 * m2 - 3 * m1**4
+            table = {"m": m1, "v": var, "s": mu3 / var**1.5, "k": mu4 / var**2 - 3}
+            out = tuple(self._out(table[c]) for c in moments)
+        return out[0] if len(out) == 1 else out
+
+    def entropy(self) -> Any:
+        """Differential entropy ``-int pdf log pdf`` (scipy.stats' ``entropy``), for a law
+        without atom (a law with an atom at 0 has none: ValueError)."""
+        with self._ctx():
+            if self._atom_mp() > 0:
+                raise ValueError("the law has an atom at 0: its differential entropy is "
+                                 "not defined")
+        if self.dps is None:
+            return self.quadrature.entropy_f64()
+        with self._ctx():
+            return +self.quadrature.entropy_mp()
 
     # ------------------------------------------------------------------ support, atoms
     def _edge_dps(self) -> int:
@@ -280,21 +308,35 @@ class Law:
         key = ("atom", self._edge_dps())
         if key not in self._cache:
             self._cache[key] = roots.atom_at_zero(self.equation, self._edge_dps(),
-                                                  self._continuous_mass())
+                                                  self._continuous_mass)
         return self._cache[key]
 
-    def _continuous_mass(self) -> float:
+    def _continuous_mass(self, precise: bool) -> float:
         """Mass of the continuous part (float64), to pick the atom among the exact
         candidates: ``w(0+)``, the smallest positive root of the ridge polynomial at
         ``lam = 0`` (the degrees of freedom at vanishing penalty count the non-zero
         eigenvalues, theory §5). ``F(w, 0)`` factors into ``(w - g)^2`` over the ratios
-        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed;
-        float64 roots of the (non-square-free) polynomial are good to ~1e-4 at a fourfold
-        root, enough to choose between exact candidates (:func:`roots.atom_at_zero`)."""
-        with mpmath.workdps(REFERENCE_DPS):
-            coeffs = [float(c) for c in _zero_penalty_coefficients(self.case)(
+        ``g`` of the law (1, h, gV, gO; gK for the tied laws), so no quadrature is needed.
+        Float64 roots of that non-square-free polynomial are good to ~1e-4 at a fourfold
+        root (~1e-2 where ratios next to 1 make a cluster); ``precise`` finds them at
+        ``2 REFERENCE_DPS`` digits (``mpmath.polyroots``, ~15 digits in a cluster), which
+        tells ``gO = 0.999`` (an atom of 1e-3) from 1 (issue 16). Enough to choose
+        between exact candidates (:func:`roots.atom_at_zero`)."""
+        dps = 2 * REFERENCE_DPS if precise else REFERENCE_DPS
+        with mpmath.workdps(dps):
+            coeffs = [mpmath.mpf(c) for c in _zero_penalty_coefficients(self.case)(
                 *self.parameter_values(), compiled.mp_rational)]
-        return float(min(r.real for r in np.roots(coeffs) if r.real > 1e-12))
+            while coeffs and coeffs[0] == 0:
+                coeffs = coeffs[1:]
+            if not precise:
+                return float(min(r.real for r in np.roots([float(c) for c in coeffs])
+                                 if r.real > 1e-12))
+            try:
+                found = mpmath.polyroots(coeffs, maxsteps=400, extraprec=mpmath.mp.prec)
+            except mpmath.libmp.libhyper.NoConvergence as exc:
+                raise ConvergenceError("continuous mass w(0+)", "polyroots did not converge",
+                                       self.describe) from exc
+            return float(min(mpmath.re(r) for r in found if mpmath.re(r) > 1e-12))
 
     def atoms(self) -> dict[Any, Any]:
         """``{location: mass}`` of the point masses: at most one, at 0 (rank deficiency,
@@ -307,24 +349,94 @@ class Law:
     def _edges_f64(self) -> np.ndarray:
         return np.array([float(e) for ab in self._intervals_mp() for e in ab])
 
-    def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Physical G in float64 and its error estimate, no rescue; the tracking stops
-        well below the distance to the nearest edge or to 0 (pole, hard edge)."""
-        edges = self._edges_f64()
-        R = self.equation.radius()
-        points = np.concatenate([edges, [0.0]])  # edges and the pole/hard edge at 0
+    def _tracked_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Physical G in float64 by vertical tracking (:meth:`roots.CauchyEquation.track`)
+        and its error estimate, no rescue; the tracking stops well below the distance to
+        the nearest edge or to 0 (pole, hard edge)."""
+        points = np.concatenate([self._edges_f64(), [0.0]])  # edges, pole/hard edge at 0
         dist = np.min(np.abs(zs[:, None] - points[None, :]), axis=1)
-        eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * R)
-        g, err = self.equation.stieltjes_f64(zs, eta_min)
+        eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
+        return self.equation.stieltjes_f64(zs, eta_min)
+
+    def _anchors_f64(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``
+        (``[a, b]``, ``w = b - a``): 19 interior points ``a + w (0.05..0.95)``, tracked
+        vertically, then ``a + w 2^-j`` and ``b - w 2^-j`` (``j = 5, 7, .., 49``) each continued
+        from the one before (:meth:`roots.CauchyEquation.continue_f64`, all sides at once)
+        until a step is in doubt. Seeded once per law (a pure function of the law: kept
+        once computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0
+        (``S``: :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
+        key = ("anchors", k)
+        if key not in self._cache:
+            a, b = (float(e) for e in self._intervals_mp()[k])
+            w = b - a
+            floor = roots.NEAR_ZERO * self.equation.scale()
+            xs = a + w * np.linspace(0.05, 0.95, 19)
+            xs = xs[(xs > a) & (xs < b) & (xs >= floor)]
+            g, _ = self._tracked_f64(xs + 0j)
+            good = np.isfinite(g) & (g.imag < 0)
+            xs, g = list(xs[good]), list(g[good])
+            # the two edge chains start from the interior anchors nearest each edge
+            chains = [(a, 1.0, 0), (b, -1.0, -1)] if xs else []
+            prev = np.array([xs[i] for _, _, i in chains])
+            prev_g = np.array([g[i] for _, _, i in chains])
+            edge = np.array([e for e, _, _ in chains])
+            sign = np.array([d for _, d, _ in chains])
+            for step in 2.0 ** -np.arange(5, 51, 2):
+                if not prev.size:
+                    break
+                nxt = edge + sign * w * step
+                alive = (nxt > a) & (nxt < b) & (nxt >= floor) & (nxt != prev)
+                if not alive.any():
+                    break
+                gn, _, ok = self.equation.continue_f64(nxt[alive], prev[alive], prev_g[alive])
+                keep = np.flatnonzero(alive)[ok]
+                xs += list(nxt[keep])
+                g += list(gn[ok])
+                prev, prev_g = nxt[keep], gn[ok]
+                edge, sign = edge[keep], sign[keep]
+            order = np.argsort(xs)
+            xs, g = np.array(xs)[order], np.array(g, dtype=complex)[order]
+            self._cache[key] = (xs, _logit(xs, a, b), g)
+        return self._cache[key]
+
+    def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Physical G in float64 and its error estimate, no rescue. Real points inside a
+        support interval are continued from the interval's nearest anchor
+        (:meth:`_anchors_f64`, :meth:`roots.CauchyEquation.continue_f64`: one companion
+        solve per point, vectorised); the others, and points whose root is in doubt
+        there, are tracked vertically (:meth:`_tracked_f64`)."""
+        g = np.full(zs.shape, np.nan + 0j)
+        err = np.full(zs.shape, np.inf)
+        todo = np.ones(zs.shape, dtype=bool)
         # theory §7.1: near 0 (hard edge, atom pole) the expanded polynomial loses float64
         # precision in its coefficients; no float64 seed there (mpmath tracks instead)
-        near = np.abs(zs) < roots.NEAR_ZERO * R
-        return np.where(near, np.nan, g), np.where(near, np.inf, err)
+        near = np.abs(zs) < roots.NEAR_ZERO * self.equation.scale()
+        todo &= ~near
+        real = (zs.imag == 0) & todo
+        for k, (lo, hi) in enumerate(self._intervals_mp()):
+            here = np.flatnonzero(real & (zs.real > float(lo)) & (zs.real < float(hi)))
+            if not here.size:
+                continue
+            xa, ta, ga = self._anchors_f64(k)
+            if not xa.size:
+                continue
+            t = _logit(zs.real[here], float(lo), float(hi))
+            j = np.clip(np.searchsorted(ta, t), 1, ta.size - 1) if ta.size > 1 else 0
+            if ta.size > 1:
+                j = np.where(np.abs(ta[j - 1] - t) < np.abs(ta[j] - t), j - 1, j)
+            j = np.broadcast_to(j, t.shape)
+            gk, ek, ok = self.equation.continue_f64(zs.real[here], xa[j], ga[j])
+            g[here[ok]], err[here[ok]] = gk[ok], ek[ok]
+            todo[here[ok]] = False
+        if todo.any():
+            g[todo], err[todo] = self._tracked_f64(zs[todo])
+        return g, err
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         """Physical G in float64; points whose error estimate exceeds
-        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO R`` of 0 (``R`` the
-        branch point radius), are recomputed at 30 digits (theory §7.1)."""
+        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO S`` of 0 (``S``:
+        :meth:`roots.CauchyEquation.scale`), are recomputed at 30 digits (theory §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
         inside = (zs.imag == 0) & self._inside(zs.real)
@@ -365,7 +477,7 @@ class Law:
             seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
         out: list[Any] = [None] * len(zs)
         paths: dict[int, list[int]] = {}
-        near = roots.NEAR_ZERO * self.equation.radius()
+        near = roots.NEAR_ZERO * self.equation.scale()
         for k, zv in enumerate(zs):
             real = mpmath.im(zv) == 0
             where = [j for j, (a, b) in enumerate(self._intervals_mp())
@@ -376,9 +488,9 @@ class Law:
             g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
             out[k] = mpmath.mpc(g.real, 0) if real and not where else g
         for j, ks in paths.items():
-            lower = self._intervals_mp()[j][0]
-            for k, g in zip(ks, self.equation.density_path_mp([zs[k] for k in ks], lower),
-                            strict=True):
+            lower, upper = self._intervals_mp()[j]
+            path = self.equation.density_path_mp([zs[k] for k in ks], lower, upper)
+            for k, g in zip(ks, path, strict=True):
                 out[k] = g
         return out
 
@@ -401,19 +513,25 @@ class Law:
         with self._ctx():
             return _map_batch(self._pdf_mp_batch, x)
 
+    def logpdf(self, x: Any) -> Any:
+        """``log pdf`` (``-inf`` outside the support), like ``scipy.stats``."""
+        return _log(self.pdf(x), self.dps)
+
     def _pdf_f64(self, xs: np.ndarray) -> np.ndarray:
         out = np.zeros(xs.shape)
         inside = self._inside(xs)
         if inside.any():
             out[inside] = -self._stieltjes_f64(xs[inside] + 0j).imag / math.pi
+        out[np.isnan(xs)] = np.nan  # scipy.stats: nan in, nan out
         return np.maximum(out, 0.0)
 
     def _pdf_mp_batch(self, xs: list[Any]) -> list[mpmath.mpf]:
         xs = [mpmath.mpf(v) for v in xs]
         inside = [any(a < v < b for a, b in self._intervals_mp()) for v in xs]
         gs = iter(self._stieltjes_mp_batch([v for v, k in zip(xs, inside, strict=True) if k]))
-        return [max(-mpmath.im(next(gs)) / mpmath.pi, mpmath.mpf(0)) if k else mpmath.mpf(0)
-                for k in inside]
+        return [max(-mpmath.im(next(gs)) / mpmath.pi, mpmath.mpf(0)) if k
+                else mpmath.mpf("nan") if mpmath.isnan(v) else mpmath.mpf(0)
+                for v, k in zip(xs, inside, strict=True)]
 
     def _hard_order(self, a: Any, b: Any) -> int | None:
         """Order ``m`` of a hard edge at ``a = 0`` (``pdf ~ x^(-m/(m+1))``, ``m`` ratios
@@ -446,13 +564,24 @@ class Law:
             flat = xs.ravel()
             atom = float(self._atom_mp())
             out = self.quadrature.cdf_f64(flat) + np.where(flat >= 0, atom, 0.0)
+            out[np.isnan(flat)] = np.nan  # scipy.stats: nan in, nan out
             return _shape(np.clip(out, 0.0, 1.0), xs)
         with self._ctx():
             return _map_batch(lambda vs: [self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
 
     def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
+        if mpmath.isnan(x):
+            return x
         total = self._atom_mp() if x >= 0 else mpmath.mpf(0)
         return total + self.quadrature.cdf_mp(x)
+
+    def logcdf(self, x: Any) -> Any:
+        """``log cdf`` like ``scipy.stats`` (``-inf`` below the support)."""
+        return _log(self.cdf(x), self.dps)
+
+    def logsf(self, x: Any) -> Any:
+        """``log sf`` like ``scipy.stats`` (``-inf`` above the support)."""
+        return _log(self.sf(x), self.dps)
 
     def sf(self, x: Any) -> Any:
         """``nu((x, inf)) = 1 - cdf(x)``."""
@@ -481,7 +610,7 @@ class Law:
             return _map_batch(lambda vs: [self._ppf_mp(mpmath.mpf(v)) for v in vs], q)
 
     def _check_q(self, q: Any) -> None:
-        if not 0 <= q <= 1:
+        if not 0 <= q <= 1 and not q != q:  # nan passes (scipy.stats: nan in, nan out)
             raise ValueError(f"q must be a probability in [0, 1] (got {q})")
 
     def _ppf_f64(self, qs: np.ndarray) -> np.ndarray:
@@ -491,6 +620,7 @@ class Law:
         atom = float(self._atom_mp())
         out = np.full(qs.shape, float(hi_s))
         out[qs <= atom] = float(lo_s)
+        out[np.isnan(qs)] = np.nan
         todo = (qs > atom) & (qs < 1)
         if todo.any():
             out[todo] = self.quadrature.ppf_f64(qs[todo] - atom)
@@ -498,6 +628,8 @@ class Law:
 
     def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
         self._check_q(q)
+        if mpmath.isnan(q):
+            return q
         atom = self._atom_mp()
         ivs = self._intervals_mp()
         if q <= atom and atom > 0:
@@ -551,18 +683,36 @@ class Law:
         return f64.ppf(u)
 
     # ------------------------------------------------------------------ expectation
-    def expect(self, func: Callable[[Any], Any]) -> Any:
-        """``int func dnu`` (atom included; real or complex ``func``): ``func`` must accept
-        numpy arrays in float64 mode and mpmath numbers otherwise
+    def expect(self, func: Callable[..., Any] | None = None, args: tuple = (),
+               lb: Any = None, ub: Any = None, conditional: bool = False) -> Any:
+        """``int func dnu`` over ``[lb, ub]`` (None: the whole line; the atom at 0 counts
+        when it lies in the range), scipy.stats' keywords: ``func(x, *args)`` (default
+        ``x``), ``conditional`` divides by the mass of ``[lb, ub]``. Real or complex
+        ``func``; it must accept numpy arrays in float64 mode and mpmath numbers otherwise
         (:mod:`freege.numeric.quadrature`, convergence checked)."""
+        fn = (lambda x: x) if func is None else (lambda x: func(x, *args))
+        if lb is not None and ub is not None and lb > ub:
+            raise ValueError(f"lb must not exceed ub (got lb={lb}, ub={ub})")
+        total = self._expect(fn, lb, ub)
+        if conditional:
+            one = (lambda x: np.ones_like(x)) if self.dps is None else (lambda x: 1)
+            total = total / self._expect(one, lb, ub)
+        return total
+
+    def _expect(self, fn: Callable[[Any], Any], lb: Any, ub: Any) -> Any:
+        at_zero = (lb is None or lb <= 0) and (ub is None or ub >= 0)
         with self._ctx():
             if self.dps is None:
                 atom = float(self._atom_mp())
-                total = atom * func(np.zeros(1))[0] if atom > 0 else 0.0
-                return np.asarray(total + self.quadrature.expect_f64(func)).item()
+                total = atom * fn(np.zeros(1))[0] if atom > 0 and at_zero else 0.0
+                lb = None if lb is None else float(lb)
+                ub = None if ub is None else float(ub)
+                return np.asarray(total + self.quadrature.expect_f64(fn, lb, ub)).item()
             atom = self._atom_mp()
-            total = atom * func(mpmath.mpf(0)) if atom > 0 else mpmath.mpf(0)
-            return +(total + self.quadrature.expect_mp(func))
+            total = atom * fn(mpmath.mpf(0)) if atom > 0 and at_zero else mpmath.mpf(0)
+            lb = None if lb is None else mpmath.mpf(lb)
+            ub = None if ub is None else mpmath.mpf(ub)
+            return +(total + self.quadrature.expect_mp(fn, lb, ub))
 
     # ------------------------------------------------------------------ transforms
     @property
@@ -583,13 +733,6 @@ class Law:
             return out.real if np.isrealobj(w) or np.all(vals.imag == 0) else out
         with self._ctx():
             return _map_batch(lambda vs: [self.s_relation.mp(v) for v in vs], w)
-
-    def dof(self, lam: Any) -> Any:
-        """``w(lam) = int x/(x + lam) dnubar`` of the normalized law (theory §5);
-        see :func:`freege.numeric.readout.dof`."""
-        from freege.numeric import readout
-
-        return readout.dof(self, lam)
 
     # ------------------------------------------------------------------ accuracy
     def estimate(self, method: str, *args: Any) -> Estimate:
@@ -629,10 +772,11 @@ class Law:
 
     def _independent_one(self, method: str, zv: Any) -> Any:
         """One point of :meth:`estimate`'s independent route, at ``dps + 20`` digits plus
-        ``2 log10(R/|z|)`` within ``NEAR_ZERO R`` of 0 (the roots' conditioning there)."""
+        ``2 log10(R/|z|)`` within ``NEAR_ZERO S`` of 0 (``S``:
+        :meth:`roots.CauchyEquation.scale`; the roots' conditioning there)."""
         dps = (self.dps or REFERENCE_DPS) + 20
         R = self.equation.radius()
-        if abs(complex(zv)) < roots.NEAR_ZERO * R:
+        if abs(complex(zv)) < roots.NEAR_ZERO * self.equation.scale():
             dps += math.ceil(2 * math.log10(R / abs(complex(zv))))
         real = mpmath.im(zv) == 0
         inside = real and any(a < mpmath.re(zv) < b for a, b in self._intervals_mp())
@@ -652,6 +796,26 @@ class Law:
             if method == "pdf":
                 return max(-g.imag / mpmath.pi, mpmath.mpf(0))
             return +g
+
+
+def _logit(x: np.ndarray, a: float, b: float) -> np.ndarray:
+    """``log((x - a)/(b - x))``: distances to both edges on one scale (anchors
+    :meth:`Law._anchors_f64` are evenly spread in it near the edges)."""
+    with np.errstate(all="ignore"):
+        return np.log(x - a) - np.log(b - x)
+
+
+def _log(values: Any, dps: int | None) -> Any:
+    """Elementwise natural log, ``log 0 = -inf`` (scipy.stats' convention)."""
+    if dps is None:
+        with np.errstate(divide="ignore"):
+            out = np.log(values)
+        return out.item() if np.ndim(out) == 0 else out
+    with mpmath.workdps(dps):
+        one = lambda v: mpmath.log(v) if v != 0 else mpmath.mpf("-inf")  # noqa: E731
+        if isinstance(values, np.ndarray):
+            return np.vectorize(one, otypes=[object])(values)
+        return one(values)
 
 
 def _mp_arg(v: complex) -> Any:

@@ -23,7 +23,11 @@ the axis; the rest is vectorised Horner); the coefficient matrix is rounded from
 (``clongdouble``) finish every root. Every float64 value carries a first-order error
 estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
 where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
-digits. Within ``NEAR_ZERO R`` of 0 (a hard edge, the atom's pole) float64 is not used:
+digits. Real points inside the support are usually not tracked one by one but continued
+from fixed anchors of their interval (:meth:`CauchyEquation.continue_f64`, Newton with
+Smale's gamma separation test, companion eigenvalues where in doubt); no result depends
+on an earlier call (issue 16). Within ``NEAR_ZERO S`` of 0 (``S`` the law's
+:meth:`CauchyEquation.scale`; a hard edge, the atom's pole) float64 is not used:
 the roots in ``u`` cluster like ``|z|^(1/(m+1))`` and lose ``~2 log2(1/|z|)`` bits, so the
 mpmath route raises the precision by the measured conditioning, tracks in mpmath, and
 continues along the support interval from point to point. Every mpmath root is verified
@@ -154,11 +158,8 @@ class CauchyEquation:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
-        # precisions at which the discriminant was asked for (directly or from the disk)
-        self._disc_precs: set[int] = set()
-        # points already continued along a support interval near 0, per lower edge
-        self._anchors: dict[float, list[tuple[mpmath.mpf, mpmath.mpc]]] = {}
         self._radius: float | None = None
+        self._scale: float | None = None
         with mpmath.workdps(COEFF_DPS):
             matrix = self.matrix_mp()
             self.A = np.array([[float(c) for c in row] for row in matrix])
@@ -244,13 +245,26 @@ class CauchyEquation:
         roots), at least 1 and the mean:
         outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
         if self._radius is None:
-            # any discriminant already computed will do (one exact discriminant per law)
-            prec = max(self._disc_precs, default=None)
-            with mpmath.workprec(prec) if prec else mpmath.workdps(FLOAT64_EDGE_DPS):
+            # always at the same precision: R sets the float64/mpmath split, so it must not
+            # depend on which discriminant an earlier call happened to compute (issue 16)
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
                 moduli = self._remember("branch-point-moduli", FLOAT64_EDGE_DPS,
                                         self._branch_point_moduli)
             self._radius = max([1.0, abs(self.mean)] + moduli)
         return self._radius
+
+    def scale(self) -> float:
+        """The law's size: the largest of 1e-300, the mean and the real branch points
+        (discriminant and leading-coefficient real roots; the largest support edge is one
+        of them), at one fixed precision. "Near 0" (:data:`NEAR_ZERO`, where float64 is not
+        used) is measured against it, not against :meth:`radius`: a far complex branch
+        point on another sheet does not make the whole support "near 0"."""
+        if self._scale is None:
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
+                reals = [abs(float(r)) for r in self.discriminant_real_roots(FLOAT64_EDGE_DPS)]
+            reals += [abs(float(r)) for r in self.lead_real_roots()]
+            self._scale = max([1e-300, abs(self.mean)] + reals)
+        return self._scale
 
     def _branch_point_moduli(self) -> list[float]:
         """``|r|`` of every root of the discriminant and of the leading coefficient."""
@@ -372,6 +386,50 @@ class CauchyEquation:
         with np.errstate(all="ignore"):  # overflow shows up as a non-finite error estimate
             return self._stieltjes_f64(np.asarray(zs, dtype=complex).ravel(), eta_min)
 
+    def continue_f64(
+        self, xs: np.ndarray, xa: np.ndarray, ga: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(G, error estimate, ok)`` at real points ``xs`` continued from anchors: ``ga``
+        is the physical ``G(xa + i0)`` at a nearby point ``xa`` of the same support
+        interval (elementwise), vectorised over all points.
+
+        An Euler step in ``u = zG`` from ``xa`` to ``x`` predicts ``G(x)``; the root it
+        leads to must be the root nearest the prediction with a margin of four, so the
+        branch is not in doubt. First, Newton from the prediction, accepted where
+        ``|G - prediction| <= 0.2 sep`` with ``sep = 0.219/gamma(G)`` (:func:`_gamma`: no
+        other root of ``P(., x)`` is closer to ``G`` than ``(5 - sqrt 17)/(4 gamma)``,
+        Smale's alpha theory); elsewhere the companion eigenvalues, where the one nearest
+        the prediction is at most a quarter of the distance to the next one. The root
+        must be non-real and its refinement (:meth:`_refine`) must stay within ``1e-6
+        |G|`` of it in the lower half plane; ``ok`` is False elsewhere (the caller tracks
+        those points, :meth:`track`). The anchors must lie so close (within a factor 2
+        of the distance to the nearer edge) that the Euler step is accurate."""
+        xs = np.asarray(xs, dtype=float).ravel()
+        zs = xs + 0j
+        with np.errstate(all="ignore"):
+            pred = self._u_predict(np.asarray(xa, dtype=complex), zs, np.asarray(ga))
+            c = self.coeffs_f64(zs)
+            pick = pred
+            for _ in range(6):
+                p, dp = self._horner(c, pick)
+                pick = pick - p / dp
+            ok = (np.abs(pick - pred) * _gamma(c, pick) <= 0.2 * 0.219) & (pick.imag < 0)
+            ok &= np.isfinite(pick)
+            slow = np.flatnonzero(~ok)
+            if slow.size:
+                r = self.all_roots_f64(zs[slow])
+                dist = np.abs(r - pred[slow, None])
+                dist = np.where(np.isfinite(dist), dist, np.inf)
+                order = np.argsort(dist, axis=1)
+                sub = np.arange(slow.size)
+                first, second = dist[sub, order[:, 0]], dist[sub, order[:, 1]]
+                pick[slow] = r[sub, order[:, 0]]
+                ok[slow] = (first <= second / 4) & (pick[slow].imag < 0)
+                ok &= np.isfinite(pick)
+            g, err = self._refine(zs, np.where(ok, pick, 1.0))
+            ok &= (np.abs(g - pick) <= 1e-6 * np.abs(pick)) & (g.imag < 0) & np.isfinite(err)
+        return g, err, ok
+
     def _stieltjes_f64(
         self, zs: np.ndarray, eta_min: np.ndarray | float | None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -449,7 +507,7 @@ class CauchyEquation:
         if zv == 0:
             raise ConvergenceError("Stieltjes transform", "z = 0 is a branch point",
                                    self.describe)
-        near = abs(zv) < NEAR_ZERO * self.radius()
+        near = abs(zv) < NEAR_ZERO * self.scale()
         guard = GUARD_BITS
         if near:
             guard += max(0, math.ceil(math.log2(self.radius() / float(abs(zv)))))
@@ -575,40 +633,46 @@ class CauchyEquation:
             g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
         return g
 
-    def density_path_mp(self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf) -> list[mpmath.mpc]:
+    def density_path_mp(
+        self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf, upper_edge: mpmath.mpf
+    ) -> list[mpmath.mpc]:
         """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
-        support interval with lower edge ``lower_edge``, all within :data:`NEAR_ZERO`
-        ``R`` of 0: continued *along the interval* (Euler in ``u = zG``, each step at most
-        half the distance to the lower edge, Newton) from the nearest point already
-        computed on this interval, or from one tracked point (:meth:`track_mp`); each
-        value is then verified by :meth:`polish`. Precision: the conditioning guard of the
-        smallest point (see :meth:`stieltjes_mp`)."""
+        support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``S``
+        of 0: continued *along the interval* (Euler in ``u = zG``, each step at most half
+        the distance to the nearer edge, Newton) from one anchor tracked vertically
+        (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
+        away or more (its vertical track stops at a thousandth), else the middle of the
+        interval's part below ``NEAR_ZERO S`` (a vertical track next to an edge is not
+        trusted, issue 16); each
+        value is then verified by :meth:`polish` and must be non-real (a root on another
+        sheet is real there). Nothing is kept between calls: the root a point gets depends
+        only on the law and the point (every route reaches the physical root), and the
+        precision (the conditioning
+        guard of the smallest point, see :meth:`stieltjes_mp`) only on the batch's
+        smallest point, so values agree after rounding to the working precision."""
         if not xs:
             return []
         prec = mpmath.mp.prec
         xs = [mpmath.mpf(x) for x in xs]
-        smallest, top = min(xs), max(xs)
-        anchors = self._anchors.setdefault(float(lower_edge), [])
-        dist = lambda x: abs(mpmath.log(x - lower_edge))  # noqa: E731
-        anchor = min(anchors, key=lambda a: abs(dist(a[0]) - dist(top))) if anchors else None
-        # the path's precision: the conditioning guard of its smallest point
-        low = min(smallest, anchor[0]) if anchor else smallest
+        lo_e, hi_e = mpmath.mpf(lower_edge), mpmath.mpf(upper_edge)
+        top = max(xs)
+        with mpmath.workprec(prec + 10):
+            anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.scale()))) / 2
+        if min(top - lo_e, hi_e - top) >= top / 10:  # the track stops at top/1000: start
+            anchor = top  # at the batch's top when both edges are well beyond that
+        low = min(min(xs), anchor)
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
         with mpmath.workprec(prec + guard):
-            if anchor:
-                prev, g = anchor[0], self._newton_steps_mp(anchor[0], anchor[1], 3)
-            else:
-                prev, g = top, self.track_mp(top)
-            start, g0 = prev, g
-            below = sorted((k for k in range(len(xs)) if xs[k] <= start), key=lambda k: -xs[k])
-            above = sorted((k for k in range(len(xs)) if xs[k] > start), key=lambda k: xs[k])
+            g0 = self.track_mp(anchor)
+            below = sorted((k for k in range(len(xs)) if xs[k] <= anchor), key=lambda k: -xs[k])
+            above = sorted((k for k in range(len(xs)) if xs[k] > anchor), key=lambda k: xs[k])
             for ks in (below, above):
-                prev, g = start, g0
+                prev, g = anchor, g0
                 for k in ks:
                     x = xs[k]
                     while prev != x:
-                        half = (prev - lower_edge) / 2
+                        half = min(prev - lo_e, hi_e - prev) / 2
                         step_to = max(x, prev - half) if x < prev else min(x, prev + half)
                         g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
                         prev = step_to
@@ -616,10 +680,12 @@ class CauchyEquation:
         result = []
         for k, x in enumerate(xs):
             g = self.polish(x, out[k], prec + guard, True)
+            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the support reached a real root",
+                                       self.describe)
             with mpmath.workprec(prec):
                 result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
-        kmin, kmax = xs.index(smallest), xs.index(max(xs))
-        anchors += [(xs[kmin], out[kmin]), (xs[kmax], out[kmax])]
         return result
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
@@ -666,7 +732,6 @@ class CauchyEquation:
         from freege.symbolic.symbols import G, z
 
         prec = mpmath.mp.prec
-        self._disc_precs.add(prec)
         if prec not in self._disc_cache:
             exact = sp.Poly(self.exact().as_expr(), G)
             self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
@@ -684,7 +749,6 @@ class CauchyEquation:
 
     def discriminant_real_roots(self, dps: int) -> list[mpmath.mpf]:
         """Real roots of :meth:`discriminant` to ``dps`` digits (the candidate edges)."""
-        self._disc_precs.add(mpmath.mp.prec)
         return self._remember("discriminant-real-roots", dps,
                               lambda: real_roots(self.discriminant(), dps))
 
@@ -707,6 +771,25 @@ class CauchyEquation:
         if lead.degree() <= 0:
             return []
         return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
+
+
+def _gamma(c: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Smale's ``gamma = max_{k >= 2} |P^(k)(G) / (k! P'(G))|^(1/(k-1))`` of the
+    polynomials with ascending coefficients ``c`` (rows) at ``g`` (vectorised; Taylor
+    coefficients by the binomial sums). Any other root is at least ``(5 - sqrt 17)/(4
+    gamma)`` from a simple root ``G`` (Dedieu, Points fixes, zeros et la methode de
+    Newton, 2006), so ``gamma`` bounds the root separation from below."""
+    n = c.shape[1] - 1
+    powers = g[:, None] ** np.arange(n + 1)[None, :]
+    taylor = np.zeros(c.shape, dtype=complex)
+    for k in range(1, n + 1):
+        for i in range(k, n + 1):
+            taylor[:, k] += math.comb(i, k) * c[:, i] * powers[:, i - k]
+    with np.errstate(all="ignore"):
+        ratios = np.abs(taylor[:, 2:] / taylor[:, 1:2])
+        exps = 1.0 / np.arange(1, n)[None, :]
+        gamma = np.max(ratios ** exps, axis=1) if n >= 2 else np.zeros(g.shape)
+    return np.where(np.isfinite(gamma), gamma, np.inf)
 
 
 def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:
@@ -826,29 +909,36 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
     return intervals
 
 
-def atom_at_zero(eq: CauchyEquation, dps: int, continuous_mass: float) -> mpmath.mpf:
+def atom_at_zero(
+    eq: CauchyEquation, dps: int, continuous_mass: Callable[[bool], float]
+) -> mpmath.mpf:
     """Mass at 0, ``lim_{z->0} z G(z)`` (theory §7), to ``dps`` digits.
 
     Candidates are the real roots in ``[0, 1]`` of the lowest-order part of
     ``P(m/z, z)`` (exact); a single candidate is the mass; otherwise the physical one is
-    the candidate nearest ``1 - continuous_mass`` (:class:`freege.numeric.law.Law` passes
-    ``w(0+)`` from the ridge polynomial, float64), so the choice is also a consistency
-    check: a ConvergenceError unless the nearest is within 1e-2 and four times closer
-    than the runner-up.
+    the candidate nearest ``1 - continuous_mass(precise)`` (:class:`freege.numeric.law.Law`
+    passes ``w(0+)`` from the ridge polynomial: float64, good to ~1e-2 at worst, or
+    ``precise``, good to ~1e-15), so the choice is also a consistency check: the nearest
+    must be within 1e-2 and four times closer than the runner-up, and the float64 value
+    decides only when the runner-up is 0.05 away or more (its error cannot flip the
+    choice); else the precise value decides, or a ConvergenceError.
     """
     with mpmath.workdps(dps):
         cands = [r for r in eq.atom_real_roots(dps) if -1e-30 <= r <= 1 + 1e-30]
     if len(cands) == 1:  # the only admissible mass (nothing to choose, nothing to check)
         return max(cands[0], mpmath.mpf(0))
-    expected = 1.0 - continuous_mass
-    ranked = sorted(cands, key=lambda r: abs(r - expected))
-    best = ranked[0] if ranked else None
-    runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
-    if best is None or abs(best - expected) > min(1e-2, runner_up / 4):
-        raise ConvergenceError(
-            "atom at 0", f"mass check failed: continuous mass {continuous_mass} leaves "
-            f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
-    return max(best, mpmath.mpf(0))
+    for precise in (False, True):
+        mass = continuous_mass(precise)
+        expected = 1.0 - mass
+        ranked = sorted(cands, key=lambda r: abs(r - expected))
+        best = ranked[0] if ranked else None
+        runner_up = abs(ranked[1] - expected) if len(ranked) > 1 else mpmath.inf
+        if best is not None and abs(best - expected) <= min(1e-2, runner_up / 4) and (
+                precise or runner_up >= 0.05):
+            return max(best, mpmath.mpf(0))
+    raise ConvergenceError(
+        "atom at 0", f"mass check failed: continuous mass {mass} leaves "
+        f"{expected} at 0, atom candidates are {[float(c) for c in cands]}", eq.describe)
 
 
 def track_segment(

@@ -39,7 +39,7 @@ def test_edges_and_atom_to_working_precision(s: sp.Rational) -> None:
     with mpmath.workdps(20):
         mass_density = float(mpmath.quad(dens, [LO.subs(s_sym, s).evalf(30),
                                                 HI.subs(s_sym, s).evalf(30)]))
-    atom = roots.atom_at_zero(eq, 40, mass_density)
+    atom = roots.atom_at_zero(eq, 40, lambda precise: mass_density)
     assert abs(atom - ATOM.subs(s_sym, s).evalf(50)) < mpmath.mpf(10) ** -38
 
 

@@ -55,8 +55,8 @@ def test_atom_consistency_check_raises_with_the_parameters() -> None:
     """MP_{5/2} has atom candidates 0 and 3/5; a continuous mass that fits neither raises."""
     eq = mp_equation(sp.Rational(5, 2))
     with pytest.raises(ConvergenceError, match=r"atom at 0.*s=5/2"):
-        roots.atom_at_zero(eq, 30, continuous_mass=0.2)
-    atom = roots.atom_at_zero(eq, 30, continuous_mass=0.4)
+        roots.atom_at_zero(eq, 30, continuous_mass=lambda precise: 0.2)
+    atom = roots.atom_at_zero(eq, 30, continuous_mass=lambda precise: 0.4)
     with mpmath.workdps(40):
         assert abs(atom - mpmath.mpf(3) / 5) < mpmath.mpf(10) ** -29
 

@@ -1,0 +1,168 @@
+"""Fuzz of float64 laws over the declared domain (issue 16 item 3; theory §4, §7).
+
+    python benchmarks/law_fuzz.py [--n 500] [--seed 16] [--out FILE] [--timeout 120]
+
+Draws ``--n`` laws (seeded, so every run draws the same ones) over the domain of
+:mod:`freege.params`: all seven cases, ``beta`` log-uniform in [BETA_MIN, BETA_MAX], ``h``
+log-uniform in [1, H_MAX], ratios log-uniform in [RATIO_MIN, RATIO_MAX]; a quarter of the
+ratios are put at or next to 1 (``1 +- 10^-k``) or equal to another ratio, where the laws
+have atoms, hard edges and tiny lower edges. For each law (a fresh float64 ``Law``):
+support, atoms, pdf at a batch of points (a few within 1e-6..1e-12 of each edge), that
+batch reversed and each point on a fresh Law (they must agree to 4 ulp), cdf at the
+middle of the support, and ``mass()`` (must be 1 to 1e-12). A law that raises, disagrees
+or exceeds ``--timeout`` seconds is a *refusal*. Results are appended to ``--out`` (JSON
+lines) as they come, and a rerun resumes after the last law written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+import traceback
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from freege.numeric.law import Law  # noqa: E402
+from freege.params import (  # noqa: E402
+    BETA_MAX,
+    BETA_MIN,
+    CASES,
+    H_MAX,
+    RATIO_MAX,
+    RATIO_MIN,
+    TIED_CASES,
+    Ratios,
+)
+
+ULP4 = 4 * np.finfo(float).eps
+
+
+def _loguniform(rng: np.random.Generator, lo: Fraction, hi: Fraction) -> str:
+    value = float(np.exp(rng.uniform(np.log(float(lo)), np.log(float(hi)))))
+    return f"{min(max(value, float(lo)), float(hi)):.4g}"
+
+
+def draw(rng: np.random.Generator) -> tuple[str, Ratios]:
+    """One random law of the declared domain."""
+    case = CASES[int(rng.integers(len(CASES)))]
+    beta = _loguniform(rng, BETA_MIN, BETA_MAX)
+    h = int(min(H_MAX, max(1, round(float(np.exp(rng.uniform(0, np.log(H_MAX))))))))
+    ratios = [_loguniform(rng, RATIO_MIN, RATIO_MAX) for _ in range(3)]
+    for k in range(3):
+        u = rng.random()
+        if u < 0.12:
+            ratios[k] = "1"
+        elif u < 0.2:
+            ratios[k] = str(1 + int(rng.choice([-1, 1])) * 10.0 ** -int(rng.integers(1, 5)))
+        elif u < 0.25:
+            ratios[k] = ratios[(k + 1) % 3]
+    gK, gV, gO = ratios
+    if case in TIED_CASES:
+        gV = gK
+    return case, Ratios(beta=beta, h=h, gK=gK, gV=gV, gO=gO)
+
+
+def points(law: Law) -> np.ndarray:
+    """A batch: interior points and points 1e-6..1e-12 (absolute and relative) from each
+    edge, inside the support."""
+    out = []
+    for a, b in law.intervals():
+        width = b - a
+        out += [a + width * t for t in (0.1, 0.5, 0.9)]
+        for d in (1e-6, 1e-9, 1e-12):
+            for gap in (d * width, d * max(abs(a), abs(b))):
+                if a + gap < b - gap and gap > 0:
+                    out += [a + gap, b - gap]
+    out = np.array(out)
+    return out[(out > 0) & np.isfinite(out)]
+
+
+def check(case: str, ratios: Ratios) -> dict[str, Any]:
+    law = Law(case, ratios)
+    xs = points(law)
+    batch = law.pdf(xs)
+    reverse = Law(case, ratios).pdf(xs[::-1])[::-1]
+    single = np.array([Law(case, ratios).pdf(float(x)) for x in xs])
+    worst = float(np.max(np.abs(batch - single) / np.maximum(np.abs(single), 1e-300)))
+    worst = max(worst, float(np.max(np.abs(batch - reverse) / np.maximum(np.abs(reverse),
+                                                                         1e-300))))
+    lo, hi = law.support()
+    mid = (lo + hi) / 2
+    cdf = float(law.cdf(mid))
+    mass = float(law.mass())
+    cdf_fresh = float(Law(case, ratios).cdf(mid))
+    problems = []
+    if worst > ULP4:
+        problems.append(f"pdf batch/single/reversed differ by {worst:.3g} relative")
+    if abs(mass - 1) > 1e-12:
+        problems.append(f"mass {mass!r}")
+    if abs(cdf - cdf_fresh) > 4 * np.finfo(float).eps:
+        problems.append(f"cdf after pdf {cdf!r} vs fresh {cdf_fresh!r}")
+    if not np.all(np.isfinite(batch)) or np.any(batch < 0):
+        problems.append("pdf not finite and >= 0")
+    return {"support": [lo, hi], "atoms": {str(k): v for k, v in law.atoms().items()},
+            "points": int(xs.size), "mass": mass, "batch_vs_single": worst,
+            "problems": problems}
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Timeout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--out", default="law_fuzz.jsonl")
+    parser.add_argument("--timeout", type=int, default=120)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    draws = [draw(rng) for _ in range(args.n)]
+    path = Path(args.out)
+    done = set()
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                done.add(json.loads(line)["index"])
+            except (ValueError, KeyError):
+                continue  # a torn last line: that law is run again
+    signal.signal(signal.SIGALRM, _alarm)
+    with path.open("a") as handle:
+        for k, (case, ratios) in enumerate(draws):
+            if k in done:
+                continue
+            row: dict[str, Any] = {"index": k, "case": case, **ratios.as_dict()}
+            start = time.perf_counter()
+            signal.alarm(args.timeout)
+            try:
+                row.update(check(case, ratios))
+            except _Timeout:
+                row["problems"] = [f"timeout after {args.timeout} s"]
+            except Exception as exc:  # a refusal: record it, go on
+                row["problems"] = [f"{type(exc).__name__}: {exc}"]
+                row["where"] = traceback.format_exc(limit=-3).splitlines()[-4:]
+            finally:
+                signal.alarm(0)
+            row["seconds"] = round(time.perf_counter() - start, 2)
+            handle.write(json.dumps(row, default=str) + "\n")
+            handle.flush()
+            print(k, case, ratios.as_dict(), row["seconds"], row["problems"], flush=True)
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    refused = [r for r in rows if r["problems"]]
+    print(f"{len(rows)} laws, {len(refused)} refusals")
+
+
+if __name__ == "__main__":
+    main()
