@@ -6,6 +6,7 @@ import pytest
 import freege.derivations
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", freege.derivations.DOCUMENTS)
 def test_document_is_up_to_date(name: str) -> None:
     path = freege.derivations.document_path(name)

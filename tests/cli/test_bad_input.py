@@ -152,6 +152,7 @@ def test_closed_stdout_is_one_line():
     _one_line(proc, "standard output is closed")
 
 
+@pytest.mark.slow
 def test_closed_pipe_exits_quietly():
     """``freege ... | head -c 1``: the reader is gone before the output is written (the
     deterministic form of head exiting early); no traceback, no message, exit 1."""

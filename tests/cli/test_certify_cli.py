@@ -76,6 +76,7 @@ def test_certify_without_python_flint_is_one_line(capsys: pytest.CaptureFixture,
         assert "needs python-flint: pip install 'freege[certify]'" in err
 
 
+@pytest.mark.slow
 def test_edges_have_30_digits_by_default_and_the_near_edge_point_a_ball(
         capsys: pytest.CaptureFixture) -> None:
     """Issue 16's reproducers: mha at beta 4 printed 7-digit edges; value-tied at a point

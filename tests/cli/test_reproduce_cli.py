@@ -82,6 +82,7 @@ def test_temperature_ratio_crossover_and_text(capsys):
     assert ratio == pytest.approx(1, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_sharing_difference_and_text(capsys):
     data, text = reproduce(capsys, "sharing", "--heads", "2")
     (row,) = data["rows"]
@@ -91,6 +92,7 @@ def test_sharing_difference_and_text(capsys):
     same_numbers(text, data["rows"], ("h", "dK", "error_gqa", "error_tied", "difference"))
 
 
+@pytest.mark.slow
 def test_sharing_dps_digits_agree_with_float64(capsys):
     f64, _ = reproduce(capsys, "sharing", "--heads", "2")
     code, out, err = run_cli(capsys, "reproduce", "sharing", "--heads", "2", "--dps", "20",

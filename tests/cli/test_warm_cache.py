@@ -41,6 +41,7 @@ def _run(cache: Path, argv: list[str], trusted: bool = True) -> tuple[str, bool]
     return out, flag.endswith("True")
 
 
+@pytest.mark.slow
 def test_warm_runs_import_no_sympy_and_match_cold_runs(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cold = {}

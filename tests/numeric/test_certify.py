@@ -297,6 +297,7 @@ def _fuzz_law(k: int) -> tuple:
     return case, Ratios(**params)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(7))
 def test_fuzz_slice_edges_have_30_digits_and_agree_with_float64(k: int) -> None:
     """A slice of the edge fuzz (one random law per case over the declared domain): every

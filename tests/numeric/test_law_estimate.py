@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 
 from freege.numeric.law import Law
 from freege.params import Ratios
@@ -42,6 +43,7 @@ def test_float64_pdf_estimate_is_small_and_flags_a_perturbed_root() -> None:
     assert bad.estimate("pdf", x).error > 1e-10 * np.max(est.value)
 
 
+@pytest.mark.slow
 def test_cdf_estimate_uses_another_discretisation_and_can_fail() -> None:
     L = get(30)
     with mpmath.workdps(30):

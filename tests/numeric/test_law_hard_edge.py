@@ -136,6 +136,7 @@ def test_dps_digits_do_not_fall_with_log_one_over_x() -> None:
             assert abs(val - ref) <= mpmath.mpf(10) ** -29 * ref
 
 
+@pytest.mark.slow
 def test_estimate_uses_an_independent_root() -> None:
     """``estimate('pdf', x)`` at tiny x compares with a fresh all-roots solve: it agrees
     with the tracked density, and it flags a deliberately perturbed tracked root."""
@@ -160,6 +161,7 @@ def test_hard_edge_sanity_of_the_polygon() -> None:
     assert np.isfinite(float(newton_polygon_constants("tied")[0][1]))
 
 
+@pytest.mark.slow
 def test_float64_estimate_at_tiny_x() -> None:
     """The float64 estimate at the reproducers' tiny x (independent route at raised
     precision): small, and the value is the Newton-polygon one (checked above)."""

@@ -44,6 +44,7 @@ def test_mha_law_point_near_the_upper_edge_first() -> None:
     assert close(batch[1], alone)
 
 
+@pytest.mark.slow
 def test_mass_after_a_pdf_next_to_the_upper_edge() -> None:
     """After a pdf 1e-7 (b - a) below the upper edge, mass() was 1.168 (mha-tied)."""
     ratios = Ratios(beta="0.05939", h=1, gK="0.04684", gV="0.04684", gO="669.9",

@@ -21,6 +21,7 @@ near_one = st.sampled_from(["0.999", "1", "1.001", "0.5", "2", "3.9"])
 @settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.generate])
 @given(beta=st.sampled_from(["0.1", "0.7", "1", "3"]), h=st.sampled_from([1, 2, 4]),
        gK=near_one, gV=near_one, gO=near_one, tied=st.booleans())
+@pytest.mark.slow
 def test_densities_agree_across_precisions(beta, h, gK, gV, gO, tied) -> None:
     ratios = Ratios(beta=beta, h=h, gK=gK, gV=gK if tied else gV, gO=gO,
                     sharing="tied" if tied else "none")

@@ -64,6 +64,7 @@ def test_ppf_inverts_the_cdf_and_the_atom_is_a_flat_quantile() -> None:
         L.ppf(1.5)
 
 
+@pytest.mark.slow
 def test_dps_ppf_is_verified() -> None:
     L = get(20)
     with mpmath.workdps(20):

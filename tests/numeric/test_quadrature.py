@@ -30,6 +30,7 @@ def get(ratios: Ratios, dps: int | None = None) -> Law:
     return Law("mha", ratios, normalized=True, dps=dps)
 
 
+@pytest.mark.slow
 def test_dps_cdf_at_a_double_hard_edge_does_not_crash_and_conserves_mass() -> None:
     """Finding 2's reproducer (raised LinAlgError after minutes): the dps-40 cdf agrees with
     float64 to 1e-13 and cdf(b + 1) == 1 to working precision."""
@@ -57,6 +58,7 @@ def test_tiny_lower_edge_mass_is_not_cut_off() -> None:
     assert abs(get(TINY_EDGE).mass() - 1) <= 1e-13
 
 
+@pytest.mark.slow
 def test_dps_cdf_is_monotone() -> None:
     L = get(TINY_EDGE, 30)
     with mpmath.workdps(30):
@@ -67,6 +69,7 @@ def test_dps_cdf_is_monotone() -> None:
     assert all(u < v for u, v in zip(values, values[1:], strict=False))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ratios", [DOUBLE_HARD, HARD_ATOM])
 def test_float64_at_a_ratio_equal_to_one(ratios: Ratios) -> None:
     """Issue 7 bullet 5: float64 density, cdf and mass within 1e-13 at a ratio equal to 1

@@ -63,6 +63,7 @@ def test_stehfest_loss_equals_quadrature(name: str) -> None:
     assert readout.flow_loss(L, 0) == 1.0
 
 
+@pytest.mark.slow
 def test_quadrature_loss_matches_mpmath_invertlaplace_and_high_precision() -> None:
     """float64 L(t) (quadrature) against mpmath's own Stehfest inversion of -G(-p); the
     dps 30 L(t) (degree-controlled Stehfest) against dps 40 quadrature."""

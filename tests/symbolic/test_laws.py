@@ -121,6 +121,7 @@ def built_laws() -> list[laws.FreeLaw]:
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(param_values)
 def test_relations_annihilate_moment_series(values: dict) -> None:

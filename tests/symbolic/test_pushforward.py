@@ -94,6 +94,7 @@ def test_moments_match_quadrature(params):
             assert abs(_evaluate(m, values) / expected - 1) < mpmath.mpf(10) ** (5 - DPS)
 
 
+@pytest.mark.slow
 def test_cauchy_polynomial_annihilates_the_moment_series():
     residual = cauchy_series_residual(tied_jump_cauchy_polynomial(), tied_jump_moments(ORDER))
     assert all(sp.simplify(c) == 0 for c in residual)
@@ -120,6 +121,7 @@ def test_cauchy_polynomial_vanishes_at_quadrature_g(params, zval):
 RATIONAL = st.fractions(min_value=sp.Rational(1, 10), max_value=8, max_denominator=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(RATIONAL, RATIONAL, RATIONAL, RATIONAL)
 def test_relation_reproduces_the_moments(t1, t2, heads, g):
