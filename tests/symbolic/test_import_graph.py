@@ -1,52 +1,19 @@
-"""The modules of ``freege.symbolic`` import each other without a circle.
-
-Every ``import`` / ``from ... import`` statement of every module (function-level ones
-included: a deferred import hides a circle, it does not remove it) is read with ``ast``;
-the graph of imports inside ``freege.symbolic`` must be acyclic.
-"""
+"""The modules of ``freege.symbolic`` import each other without a circle: the reader of
+``tests/test_import_graph.py`` (every import statement, function-level ones included)
+restricted to the symbolic layer, with its known edges and a planted deferred circle."""
 
 from __future__ import annotations
 
-import ast
 import graphlib
-from pathlib import Path
 
 import pytest
 
-import freege.symbolic
+from tests.test_import_graph import MODULES as FREEGE_MODULES
+from tests.test_import_graph import import_graph
 
 PACKAGE = "freege.symbolic"
-FOLDER = Path(freege.symbolic.__file__).resolve().parent
-MODULES = {
-    PACKAGE if path.stem == "__init__" else f"{PACKAGE}.{path.stem}": path
-    for path in sorted(FOLDER.glob("*.py"))
-}
-
-
-def imported_modules(path: Path, modules: dict[str, Path]) -> set[str]:
-    """The modules among ``modules`` that the source at ``path`` imports.
-
-    ``from freege.symbolic import x`` names the submodule ``x`` when there is one, else the
-    package itself; ``from freege.symbolic.x import y`` names ``x`` (or ``x.y``, were it a
-    module). Relative imports are resolved against the package.
-    """
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join([PACKAGE, base]).rstrip(".")
-            for alias in node.names:
-                child = f"{base}.{alias.name}"
-                found.add(child if child in modules else base)
-    return {name for name in found if name in modules}
-
-
-def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
-    """Module -> the modules among ``modules`` it imports (itself excluded)."""
-    return {name: imported_modules(path, modules) - {name} for name, path in modules.items()}
+MODULES = {name: path for name, path in FREEGE_MODULES.items()
+           if name == PACKAGE or name.startswith(PACKAGE + ".")}
 
 
 def test_reader_sees_the_known_edges():
