@@ -1,5 +1,10 @@
 """The leading singular value of sampled MHA against its limit (theory §4.1).
 
+``freege validate`` takes ``s_1(MHA)^2 / n`` from each draw's own MHA
+(:attr:`freege.validation.sample.Draw.outlier`) and summarises it with :func:`compare`;
+:func:`sample` replays one draw's weights whole, the independent route that the draw's
+value is tested against.
+
 The weights are replayed in the order of :mod:`freege.validation.sample` (seed ``s``
 spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r opens a K/V
 group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
@@ -11,7 +16,6 @@ group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,20 +49,30 @@ def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
     return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
 
 
-def top_singular_value(xp: Any, m: Any, *, tol: float = 1e-10, max_iter: int = 100) -> float:
-    """Largest singular value of ``m``. Power iteration on ``m m^T`` from the all-ones
-    direction (the outlier's, theory §4.1), accepted when the residual
-    ``||m m^T x - l x||`` is at most ``tol * l`` (an eigenvalue lies within the residual of
-    ``l``, and the outlier is separated from the bulk by a gap of order n); when the gap is
-    too small for that within ``max_iter`` steps (small n), the largest eigenvalue of the
-    smaller Gram matrix by a dense symmetric eigensolver."""
+def top_singular_value(xp: Any, m: Any, *, shift: Any | None = None, tol: float = 1e-10,
+                       max_iter: int = 100) -> float:
+    """Largest singular value of ``m`` (plus ``1 shift^T`` when ``shift``, a vector of
+    ``m``'s columns, is given: the uncentred MHA of theory §4.1, never formed on the
+    power-iteration route). Power iteration on ``M M^T`` from the all-ones direction (the
+    outlier's), accepted when the residual ``||M M^T x - l x||`` is at most ``tol * l``
+    (an eigenvalue lies within the residual of ``l``, and the outlier is separated from
+    the bulk by a gap of order n); when the gap is too small for that within ``max_iter``
+    steps (small n), the largest eigenvalue of the smaller Gram matrix by a dense
+    symmetric eigensolver."""
     x = xp.ones(m.shape[0]) / math.sqrt(m.shape[0])
     for _ in range(max_iter):
-        y = m @ (m.T @ x)
+        w = m.T @ x
+        if shift is not None:
+            w += shift * float(x.sum())
+        y = m @ w
+        if shift is not None:
+            y += float(shift @ w)
         lam = float(x @ y)
         if lam > 0 and float(xp.linalg.norm(y - lam * x)) <= tol * lam:
             return math.sqrt(lam)
         x = y / xp.linalg.norm(y)
+    if shift is not None:
+        m = m + shift
     gram = m.T @ m if m.shape[1] < m.shape[0] else m @ m.T
     top = float(xp.linalg.eigvalsh(gram)[-1])
     if not top > 0:
@@ -69,7 +83,8 @@ def top_singular_value(xp: Any, m: Any, *, tol: float = 1e-10, max_iter: int = 1
 
 def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:
     """``s_1(MHA)^2 / n`` of one softmax draw (the weights of ``freege validate``'s draw
-    with the same seed)."""
+    with the same seed), replayed whole: the independent route against which
+    :attr:`freege.validation.sample.Draw.outlier` (computed inside the draw) is tested."""
     bk = get_backend(backend)
     xp = bk.xp
     weights_seq, output_seq, _ = np.random.SeedSequence(seed).spawn(3)
@@ -82,28 +97,13 @@ def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float
         / dims.n
 
 
-def check(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "numpy",
-          level: float = 0.95, on_draw: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Sampled ``s_1(MHA)^2 / n`` over ``draws`` draws (seeds ``(seed, i)``, as
-    ``freege validate``) beside :mod:`freege.numeric.outlier`: mean ± Student-t 95%
-    half-width (``level``), sample and predicted standard deviations, the limit and the
-    finite-size mean ``gO + c / n``; ``agree`` when the latter lies in the interval."""
-    from freege.numeric import outlier
-
-    values = []
-    for i in range(draws):
-        values.append(sample(dims, seed=(seed, i), backend=backend))
-        if on_draw is not None:
-            on_draw(i)
-    theory = outlier.summary("mha-tied" if dims.sharing == "tied" else "mha", dims)
-    assert theory is not None
-    return compare(values, theory, level)
-
-
 def compare(values: list[float], theory: dict[str, Any], level: float = 0.95
             ) -> dict[str, Any]:
-    """Sampled values of ``s_1(MHA)^2 / n`` against :func:`freege.numeric.outlier.summary`
-    (see :func:`check`)."""
+    """Sampled values of ``s_1(MHA)^2 / n`` (e.g. :attr:`freege.validation.sample.Draw.outlier`
+    over the draws of ``freege validate``) against :func:`freege.numeric.outlier.summary`:
+    mean ± Student-t half-width at ``level``, sample and predicted standard deviations,
+    the limit and the finite-size mean ``gO + c / n``; ``agree`` when the latter lies in
+    the interval."""
     mean, half = metrics.mean_ci(values, level)
     return {"mean": mean, "ci95": half, "sd": float(np.std(values, ddof=1)),
             "limit": theory["limit"], "finite_n_mean": theory["finite_n_mean"],

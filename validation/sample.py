@@ -75,8 +75,13 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 #: bytes a sample allocates besides its arrays (interpreter objects, generator state)
 COST_OVERHEAD_BYTES = 2**20
 #: array operations of a draw: per head and per draw (counted in the code below: the
-#: weights, the fused softmax, the GE terms; generators, W^O, Grams, eigenvalues)
-DRAW_OPERATIONS = (80, 100)
+#: weights, the fused softmax, the GE terms, the values' column means; generators, W^O,
+#: Grams, eigenvalues, and the softmax outlier's power iteration: about a dozen
+#: operations a step, at most ~10 steps at the presets)
+DRAW_OPERATIONS = (81, 220)
+#: power-iteration steps of the outlier counted in :func:`draw_cost` (each two n x dO
+#: matrix-vector products)
+OUTLIER_STEPS = 10
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,8 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
     # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
     # rate (benchmarks/sampling.py), counted as 3/4 of a product
-    matmul = h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+    matmul = (h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+              + OUTLIER_STEPS * 4 * n * dO)
     groups = h if dims.sharing == "none" else dims.h_kv
     values = 0 if dims.sharing == "tied" else dV
     normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
@@ -271,9 +277,12 @@ def _scale(case: str, model: str, n: int, h: int) -> float:
 
 
 def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
-                models: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+                models: tuple[str, ...], vmeans: list[Any] | None = None
+                ) -> Iterator[dict[str, Any]]:
     """Per head r, the term ``T_r`` of each model: ``A_r^perp`` or ``Y_r`` (attention,
-    head averages), times ``V_r`` (value and MHA cases)."""
+    head averages), times ``V_r`` (value and MHA cases). ``vmeans``: when given (value
+    and MHA cases), the column means ``V_r^T 1 / n`` are appended to it head by head (one
+    pass over n x dV per K/V group)."""
     xp = bk.xp
     n, beta = dims.n, float(dims.beta)
     t1, t2 = thetas(beta)
@@ -281,8 +290,13 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     value_noise = _GEValueNoise(bk, ngen)
     scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
+    vmean = None
     for hd in _heads(bk, wgen, dims, case):
         terms: dict[str, Any] = {}
+        if vmeans is not None:
+            if hd.new_kv or vmean is None:
+                vmean = hd.V.mean(axis=0)
+            vmeans.append(vmean)
         if with_values:
             if "ge" in models:
                 y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
@@ -331,10 +345,11 @@ def _output_blocks(dims: Dims, bk: Backend, seq: np.random.SeedSequence
         yield lo, hi, block
 
 
-def _output(z: Any, blocks: Iterable[tuple[int, int, Any]]) -> Any:
-    """``Z W^O`` from the row blocks of ``W^O`` (:func:`_output_blocks`): one product per
-    block, summed in place."""
-    out = None
+def _output(z: Any, blocks: Iterable[tuple[int, int, Any]], u: Any | None = None
+            ) -> tuple[Any, Any | None]:
+    """``(Z W^O, u^T W^O)`` from the row blocks of ``W^O`` (:func:`_output_blocks`): one
+    product per block, summed in place (the second None when ``u`` is)."""
+    out = ubar = None
     for lo, hi, block in blocks:
         piece = z[:, lo:hi] @ block
         if out is None:
@@ -342,15 +357,19 @@ def _output(z: Any, blocks: Iterable[tuple[int, int, Any]]) -> Any:
         else:
             out += piece
         del piece
-    return out
+        if u is not None:
+            ubar = u[lo:hi] @ block if ubar is None else ubar + u[lo:hi] @ block
+    return out, ubar
 
 
-def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequence
-         ) -> Iterator[tuple[str, Any]]:
-    """``(model, Z W^O)`` one model at a time, each model's ``Z`` released as its product
-    is made (nothing is kept in this frame across a yield), the same ``W^O`` for all:
-    held when it is one block, else drawn again from ``seq`` for each model (the same
-    numbers)."""
+def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequence,
+         vmeans: Any | None = None) -> Iterator[tuple[str, Any, Any | None]]:
+    """``(model, Z W^O, vbar)`` one model at a time, each model's ``Z`` released as its
+    product is made (nothing is kept in this frame across a yield), the same ``W^O`` for
+    all: held when it is one block, else drawn again from ``seq`` for each model (the
+    same numbers). ``vbar = W^O^T vmeans`` for the softmax model when ``vmeans`` (the
+    h dV column means of the values) is given, else None: the uncentred softmax MHA is
+    ``Z W^O + 1 vbar^T`` (theory §4.1)."""
     held = (list(_output_blocks(dims, bk, seq)) if _output_rows(dims) >= dims.h * dims.dV
             else None)
     while zs:
@@ -358,17 +377,20 @@ def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequenc
         blocks = held if held is not None else _output_blocks(dims, bk, seq)
         if len(zs) == 1:
             held = None
-        yield model, _output(zs.pop(model), blocks)
+        u = vmeans if model == "softmax" else None
+        yield model, *_output(zs.pop(model), blocks, u)
         del blocks
 
 
-def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
-              models: tuple[str, ...]) -> tuple[dict[str, Any], np.random.SeedSequence]:
+def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ...],
+              vmeans: list[Any] | None = None
+              ) -> tuple[dict[str, Any], np.random.SeedSequence]:
     """The case matrix of each model (table above), heads streamed, and the W^O seed:
     attention is kept as its running Gram ``s^2 sum_r T_r T_r^T`` (the n x hn
     concatenation is never formed), head averages as ``s sum_r T_r``, value cases and MHA
     as ``s [T_r]_r`` (n x h dV; MHA's ``W^O`` is applied by :func:`_mha`). Only one head's
-    n x n block is alive at a time."""
+    n x n block is alive at a time. ``vmeans``: filled with the values' column means
+    (value and MHA cases, :func:`_head_terms`)."""
     weights_seq, output_seq, noise_seq = np.random.SeedSequence(seed).spawn(3)
     wgen, ngen = bk.generator(weights_seq), bk.generator(noise_seq)
     acc: dict[str, Any] = {}
@@ -377,7 +399,8 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
         for model in models:
             acc[model] = bk.empty((dims.n, dims.h * width))
         scales = {model: _scale(case, model, dims.n, dims.h) for model in models}
-        for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models)):
+        for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models,
+                                                    vmeans)):
             for model, t in terms.items():  # scaled as it is stored: no extra pass
                 bk.xp.multiply(t, scales[model], out=acc[model][:, r * width:(r + 1) * width])
             del terms
@@ -396,20 +419,38 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend,
     return acc, output_seq
 
 
-def _grams(case: str, dims: Dims, seed: Seed, bk: Backend,
-           models: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ...],
+           tops: dict[str, float] | None = None) -> Iterator[tuple[str, Any]]:
     """``(model, Gram)``: the n x n Gram of each requested model (table above), one at a
-    time, so that a caller that consumes each before the next holds one Gram only."""
-    acc, output_seq = _matrices(case, dims, seed, bk, models)
+    time, so that a caller that consumes each before the next holds one Gram only.
+    ``tops``: for an MHA case with the softmax model, ``tops["softmax"]`` is set to
+    ``s_1(MHA)^2 / n`` of the uncentred MHA ``Z W^O + 1 vbar^T`` (theory §4.1; by
+    :func:`freege.validation.outlier.top_singular_value`, the rank-one term never
+    formed) before its Gram is handed out."""
+    mha = case.startswith("mha")
+    vmeans: list[Any] | None = [] if mha and tops is not None and "softmax" in models \
+        else None
+    acc, output_seq = _matrices(case, dims, seed, bk, models, vmeans)
     if case == "attention":
         yield from _pop_all(acc)
         return
-    mats = _mha(acc, dims, bk, output_seq) if case.startswith("mha") else _pop_all(acc)
-    for model, m in mats:
+    u = bk.xp.concatenate(vmeans) if vmeans else None
+    mats = _mha(acc, dims, bk, output_seq, u) if mha else _with_none(_pop_all(acc))
+    for model, m, vbar in mats:
+        if vbar is not None and tops is not None:
+            from freege.validation.outlier import top_singular_value
+
+            tops[model] = top_singular_value(bk.xp, m, shift=vbar) ** 2 / dims.n
         gram = m @ m.T
         del m
         yield model, gram
         del gram
+
+
+def _with_none(items: Iterator[tuple[str, Any]]) -> Iterator[tuple[str, Any, None]]:
+    """``items`` with a None third element (no ``vbar``, see :func:`_mha`)."""
+    for model, m in items:
+        yield model, m, None
 
 
 def _pop_all(acc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -441,12 +482,15 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
 class Draw:
     """One draw of theory §6.1: ascending eigenvalues of ``MHA^perp MHA^perp^T``
     (``softmax``) and ``(1/n) MHA^G MHA^G^T`` (``ge``) for the same weights, with the
-    wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`)."""
+    wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`), and
+    ``outlier``: ``s_1(MHA)^2 / n`` of the softmax model's uncentred MHA (theory §4.1),
+    taken from the draw's own ``Z W^O`` in the working dtype."""
 
     softmax: np.ndarray
     ge: np.ndarray
     seconds: float
     peak_bytes: int
+    outlier: float
 
 
 def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
@@ -458,13 +502,14 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
     case = case_for(dims)
     start = time.perf_counter()
     with bk.memory() as meter:
-        spectra = {}
-        for model, gram in _grams(case, dims, seed, bk, MODELS):
+        spectra: dict[str, np.ndarray] = {}
+        tops: dict[str, float] = {}
+        for model, gram in _grams(case, dims, seed, bk, MODELS, tops):
             spectra[model] = bk.eigvalsh(gram, overwrite=True)
             del gram  # before the next model's arrays are made
         bk.synchronize()
     return Draw(spectra["softmax"], spectra["ge"], time.perf_counter() - start,
-                int(meter.peak_bytes or 0))
+                int(meter.peak_bytes or 0), tops["softmax"])
 
 
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
@@ -473,5 +518,5 @@ def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
     (theory §2, §5): both Grams tend to the same law with mean m1 (module table)."""
     bk = get_backend(backend, dtype)
     acc, output_seq = _matrices(case_for(dims), dims, seed, bk, MODELS)
-    out = dict(_mha(acc, dims, bk, output_seq))
+    out = {model: m for model, m, _ in _mha(acc, dims, bk, output_seq)}
     return out["softmax"], out["ge"]

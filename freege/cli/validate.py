@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
 #: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
 #: what the one per-draw time a validation reports (estimate, progress, result) measures
-PER_DRAW_MEANS = "mean wall time of a draw: sampling and both models' eigenvalues"
+PER_DRAW_MEANS = ("mean wall time of a draw: sampling, both models' eigenvalues and the "
+                  "softmax outlier s_1(MHA)")
 #: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
 
@@ -146,7 +147,7 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 def run_validate(args: argparse.Namespace) -> int:
     from freege.cli.budget import blas_threads, preflight
     from freege.validation.backend import get_backend
-    from freege.validation.sample import draw_cost
+    from freege.validation.sample import case_for, draw_cost
 
     preset, dims = config_from_args(args)
     draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
@@ -171,9 +172,11 @@ def run_validate(args: argparse.Namespace) -> int:
 
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
-    from freege.validation.outlier import check as outlier_check  # theory §4.1, float64
+    from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
+    from freege.validation.outlier import compare
 
-    summary["outlier"] = outlier_check(dims, draws=draws, seed=seed, backend=bk.name)
+    summary["outlier"] = compare([d.outlier for d in result.draws],
+                                 outlier.summary(case_for(dims), dims))
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),

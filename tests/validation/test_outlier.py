@@ -11,7 +11,7 @@ from freege.numeric import outlier
 from freege.params import Dims, Ratios
 from freege.validation import outlier as sampled
 from freege.validation.backend import get_backend
-from freege.validation.sample import centred_softmax_values
+from freege.validation.sample import case_for, centred_softmax_values, draw
 
 #: two-sided level of the statistical checks below
 LEVEL = 0.999
@@ -72,11 +72,26 @@ def test_outlier_limit_agrees_with_samples(dims):
     """``s_1(MHA)^2 / n`` over 10 draws (the weights of ``freege validate``) contains the
     finite-size mean ``gO + c / n`` in its interval, and the limit gO lies within the
     interval widened by c/n."""
-    r = sampled.check(dims, draws=10, level=LEVEL)
+    values = [sampled.sample(dims, seed=(0, i)) for i in range(10)]
+    r = sampled.compare(values, outlier.summary(case_for(dims), dims), LEVEL)
     assert r["agree"]
     assert abs(r["mean"] - r["limit"]) <= r["ci95"] + outlier.second_order(dims.ratios) / dims.n
     assert r["finite_n_mean"] == pytest.approx(r["limit"] + outlier.second_order(dims.ratios)
                                                / dims.n)
+
+
+@pytest.mark.parametrize("dims", [
+    Dims(n=64, h=4, dK=8, dV=8, dO=48),  # W^O held whole
+    Dims(n=64, h=4, dK=8, dV=40, dO=48, sharing="gqa", h_kv=2),  # W^O in row blocks
+    Dims(n=64, h=4, dK=8, dV=8, dO=48, sharing="tied", beta=0.8),
+], ids=["held", "blocks", "tied"])
+def test_draw_outlier_is_the_replayed_one(dims):
+    """The outlier a draw takes from its own ``Z W^O`` (the rank-one term never formed)
+    is :func:`sampled.sample` (the weights replayed, ``MHA`` formed whole) for the same
+    seed."""
+    for i in range(2):
+        got = draw(dims, seed=(5, i)).outlier
+        assert got == pytest.approx(sampled.sample(dims, seed=(5, i)), rel=1e-10)
 
 
 def test_summary_only_for_mha_and_the_limit_is_go():
@@ -99,5 +114,10 @@ def test_top_singular_value_both_routes():
     rng = np.random.default_rng(0)
     m = rng.standard_normal((30, 20)) + 10
     assert sampled.top_singular_value(np, m) == pytest.approx(np.linalg.norm(m, 2), rel=1e-9)
+    shift = rng.standard_normal(20)
+    shifted = np.linalg.norm(m + shift, 2)
+    assert sampled.top_singular_value(np, m, shift=shift) == pytest.approx(shifted, rel=1e-9)
+    assert sampled.top_singular_value(np, m, shift=shift, max_iter=1) == pytest.approx(
+        shifted, rel=1e-12)
     flat = np.eye(12)[:, :8]
     assert sampled.top_singular_value(np, flat, max_iter=1) == pytest.approx(1.0)
