@@ -689,14 +689,21 @@ class CauchyEquation:
         return result
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
-        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
-        returned as ``G(zb)``."""
+        """Euler step of ``log G`` in ``log z`` from ``za`` to ``zb`` (``dlog G/dlog z =
+        -z P_z/(G P_G)``), returned as ``G(zb)``. Near 0 every root is a Puiseux series
+        ``c z^(-p/q) (1 + c' z^(1/q) + ...)``: the step is exact for the leading power, so
+        its error is ``O(|z|^(1/q))`` relative, the scale that separates roots sharing the
+        leading term (two clusters at a hard edge of a law with several ratios equal to 1,
+        issue 16); an Euler step in ``u = zG`` errs by ``O(1)`` relative and jumped
+        between them."""
         c = self.coeffs_mp(za)
         dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
         dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
               for row in self.matrix_mp()]
         dz = mpmath.polyval(dc[::-1], g)
-        return (za * g + (g - za * dz / dp) * (zb - za)) / zb
+        if dp == 0 or g == 0:
+            return g
+        return g * mpmath.exp(-za * dz / (g * dp) * mpmath.log(zb / za))
 
     def _newton_steps_mp(self, zv: mpmath.mpc, g: mpmath.mpc, steps: int) -> mpmath.mpc:
         c = self.coeffs_mp(zv)
