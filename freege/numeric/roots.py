@@ -612,8 +612,8 @@ class CauchyEquation:
         for one point ``z`` with ``Im z >= 0``, continued *to* ``z`` itself.
 
         From ``x + iY`` (root nearest ``1/z + m1/z^2``) down to ``eta_min = max(Im z,
-        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``u = z G``, Newton
-        corrector); on the real axis a last predictor step in ``u`` from ``x + i eta_min``
+        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``log G`` in
+        ``log z``, Newton corrector); on the real axis a last predictor step from ``x + i eta_min``
         to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
         at the atom's pole and at a hard edge at 0 (``G`` does not), theory §7.1."""
         x, y = mpmath.re(zv), mpmath.im(zv)
@@ -638,9 +638,9 @@ class CauchyEquation:
     ) -> list[mpmath.mpc]:
         """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
         support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``S``
-        of 0: continued *along the interval* (Euler in ``u = zG``, each step at most half
-        the distance to the nearer edge, Newton) from one anchor tracked vertically
-        (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
+        of 0: continued *along the interval* (Euler in ``log G`` over ``log z``, each
+        step at most half the distance to the nearer edge, Newton) from one anchor tracked
+        vertically (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
         away or more (its vertical track stops at a thousandth), else the middle of the
         interval's part below ``NEAR_ZERO S`` (a vertical track next to an edge is not
         trusted, issue 16); each
