@@ -612,8 +612,8 @@ class CauchyEquation:
         for one point ``z`` with ``Im z >= 0``, continued *to* ``z`` itself.
 
         From ``x + iY`` (root nearest ``1/z + m1/z^2``) down to ``eta_min = max(Im z,
-        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``u = z G``, Newton
-        corrector); on the real axis a last predictor step in ``u`` from ``x + i eta_min``
+        1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``log G`` in
+        ``log z``, Newton corrector); on the real axis a last predictor step from ``x + i eta_min``
         to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
         at the atom's pole and at a hard edge at 0 (``G`` does not), theory §7.1."""
         x, y = mpmath.re(zv), mpmath.im(zv)
@@ -638,9 +638,9 @@ class CauchyEquation:
     ) -> list[mpmath.mpc]:
         """Physical ``G(x + i0)`` at the ambient precision for real points ``xs`` inside one
         support interval ``(lower_edge, upper_edge)``, all within :data:`NEAR_ZERO` ``S``
-        of 0: continued *along the interval* (Euler in ``u = zG``, each step at most half
-        the distance to the nearer edge, Newton) from one anchor tracked vertically
-        (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
+        of 0: continued *along the interval* (Euler in ``log G`` over ``log z``, each
+        step at most half the distance to the nearer edge, Newton) from one anchor tracked
+        vertically (:meth:`track_mp`): the batch's largest point when both edges are a tenth of it
         away or more (its vertical track stops at a thousandth), else the middle of the
         interval's part below ``NEAR_ZERO S`` (a vertical track next to an edge is not
         trusted, issue 16); each
@@ -689,14 +689,21 @@ class CauchyEquation:
         return result
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
-        """Euler step of ``u = zG`` from ``za`` to ``zb`` (``d(zG)/dz = G - z P_z/P_G``),
-        returned as ``G(zb)``."""
+        """Euler step of ``log G`` in ``log z`` from ``za`` to ``zb`` (``dlog G/dlog z =
+        -z P_z/(G P_G)``), returned as ``G(zb)``. Near 0 every root is a Puiseux series
+        ``c z^(-p/q) (1 + c' z^(1/q) + ...)``: the step is exact for the leading power, so
+        its error is ``O(|z|^(1/q))`` relative, the scale that separates roots sharing the
+        leading term (two clusters at a hard edge of a law with several ratios equal to 1,
+        issue 16); an Euler step in ``u = zG`` errs by ``O(1)`` relative and jumped
+        between them."""
         c = self.coeffs_mp(za)
         dp = mpmath.polyval([k * c[k] for k in range(len(c) - 1, 0, -1)], g)
         dc = [mpmath.polyval([j * row[j] for j in range(len(row) - 1, 0, -1)] or [0], za)
               for row in self.matrix_mp()]
         dz = mpmath.polyval(dc[::-1], g)
-        return (za * g + (g - za * dz / dp) * (zb - za)) / zb
+        if dp == 0 or g == 0:
+            return g
+        return g * mpmath.exp(-za * dz / (g * dp) * mpmath.log(zb / za))
 
     def _newton_steps_mp(self, zv: mpmath.mpc, g: mpmath.mpc, steps: int) -> mpmath.mpc:
         c = self.coeffs_mp(zv)
