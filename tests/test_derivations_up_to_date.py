@@ -16,6 +16,7 @@ def test_document_is_up_to_date(name: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_check_flags_a_stale_document(tmp_path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """``python -m freege.derivations --check`` exits 1 naming a document that differs, and

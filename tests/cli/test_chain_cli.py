@@ -65,6 +65,7 @@ def test_chain_bad_input(capsys, argv, message):
     assert message in err
 
 
+@pytest.mark.slow
 def test_law_prints_the_outlier_of_mha(capsys):
     """The law options of tests/cli/test_law_cli.py (their derivations are cached)."""
     dims = ["--beta", "1", "--h", "8", "--n", "2048", "--dk", "512", "--dv", "512", "--do",

@@ -55,6 +55,7 @@ def test_mass_after_a_pdf_next_to_the_upper_edge() -> None:
     assert abs(used.mass() - 1) <= 1e-12
 
 
+@pytest.mark.slow
 def test_single_points_next_to_the_edges_are_right_to_1e13() -> None:
     """A point within 1e-8 (relative and absolute) of an edge, asked alone, agrees with
     30 digits to 1e-13 relative (the audit saw 1.6e-8 on an mha-tied law)."""

@@ -81,6 +81,7 @@ def _evaluate(expr: sp.Expr, values: dict[sp.Symbol, mpmath.mpf]) -> mpmath.mpf:
     return sp.lambdify(list(values), expr, "mpmath")(*values.values())
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(PARAMS)
 @example((1.0, 8, 0.5))  # t = gK/h < 1: the atom at 0
