@@ -62,38 +62,76 @@ def outputs(dims: Dims, betas: Sequence[float], entropy: tuple[int, ...], bk: Ba
             centred: bool = False) -> Iterator[tuple[float, Any]]:
     """``(beta, output)``: the n x dO MHA output at each ``beta`` (uncentred, or
     ``MHA^perp`` when ``centred``), heads streamed, the same weights for every beta
-    (module docstring); each output is formed only when it is asked for."""
+    (module docstring); each output is formed only when it is asked for, in the order of
+    ``betas``.
+
+    Per head: the scores ``Q K^T`` once, the exponentials of every beta by
+    :func:`exponentials`, and ``[V, 1]^T E^T`` by one product, whose last row is the
+    softmax row sums; the heads' outputs are kept transposed (head r in rows
+    ``r dV .. (r+1) dV``), so each is written as one contiguous block."""
     xp = bk.xp
     q_seq, k_seq, v_seq, o_seq = np.random.SeedSequence(entropy).spawn(4)
     qg, kg, vg = bk.generator(q_seq), bk.generator(k_seq), bk.generator(v_seq)
     n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
-    z = {b: bk.empty((n, h * dV)) for b in betas}
-    group, K, V = -1, None, None
-    buf = bk.empty((n, n))
+    z = {b: bk.empty((h * dV, n)) for b in betas}
+    group, K, vt1, mean = -1, None, bk.empty((dV + 1, n)), None
+    scores, power, step, block = (bk.empty((n, n)), bk.empty((n, n)), bk.empty((n, n)),
+                                  bk.empty((dV + 1, n)))
     for r in range(h):
         Q = bk.normal(qg, (n, dK))
         if dims.kv_group(r) != group:
             group = dims.kv_group(r)
             K = bk.normal(kg, (n, dK))
             V = K if dims.sharing == "tied" else bk.normal(vg, (n, dV))
-        scores = Q @ K.T
-        scores *= 1.0 / math.sqrt(dK)
-        bound = max(float(scores.max()), -float(scores.min()))
-        for b in betas:
-            xp.multiply(scores, b, out=buf)
-            if b * bound > EXP_SAFE:  # shift by the row maximum only where exp could overflow
-                buf -= buf.max(axis=1, keepdims=True)
-            xp.exp(buf, out=buf)
-            block = buf @ V
-            block /= buf.sum(axis=1, keepdims=True)
+            vt1[:dV] = V.T
+            vt1[dV] = 1.0
+            mean = V.mean(axis=0)[:, None] if centred else None
+        xp.matmul(Q, K.T, out=scores)
+        # |q.k| <= |q| |k| (Cauchy-Schwarz) bounds every exponent without a pass over
+        # the scores; shift by the row maximum only where exp could overflow
+        bound = math.sqrt(float((Q * Q).sum(axis=1).max()) * float((K * K).sum(axis=1).max()))
+        if max(betas) * bound / math.sqrt(dK) > EXP_SAFE:
+            scores -= scores.max(axis=1, keepdims=True)
+        for b, e in exponentials(scores, betas, 1.0 / math.sqrt(dK), power, step, xp):
+            xp.matmul(vt1, e.T, out=block)
+            rows = z[b][r * dV:(r + 1) * dV]
+            xp.divide(block[:dV], block[dV], out=rows)
             if centred:
-                block -= V.mean(axis=0, keepdims=True)
-            z[b][:, r * dV:(r + 1) * dV] = block
+                rows -= mean
+    del scores, power, step, block
     og = bk.generator(o_seq)
     w_o = bk.normal(og, (h * dV, dims.dO))
     w_o /= math.sqrt(h * dV)
     for b in betas:
-        yield b, z.pop(b) @ w_o
+        yield b, z.pop(b).T @ w_o
+
+
+def exponentials(scores: Any, betas: Sequence[float], scale: float, power: Any, step: Any,
+                 xp: Any) -> Iterator[tuple[float, Any]]:
+    """``(b, exp(b scale scores))`` for the distinct ``betas`` in ascending order, in the
+    buffer ``power`` (overwritten at the next one): each after the first is the previous
+    one times ``exp((b - b_prev) scale scores)``, a factor computed (in ``step``) only
+    when the increment changes -- so equally spaced betas from ``b_1 = step`` (panel
+    2(d)) take one exponential and a product per further beta, exact to a few rounding
+    errors per entry."""
+    prev, first, step_of = 0.0, 0.0, None
+    for k, b in enumerate(sorted(set(betas))):
+        if k == 0:
+            first = b
+            xp.multiply(scores, b * scale, out=power)
+            xp.exp(power, out=power)
+        else:
+            delta = b - prev
+            if delta != step_of:
+                if k == 1 and delta == first:
+                    xp.copyto(step, power)
+                else:
+                    xp.multiply(scores, delta * scale, out=step)
+                    xp.exp(step, out=step)
+                step_of = delta
+            power *= step
+        prev = b
+        yield b, power
 
 
 def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"

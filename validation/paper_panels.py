@@ -189,22 +189,27 @@ def configurations(panels: list[str], scale: float, draws: int = DRAWS
 def cost(config: dict[str, Any]) -> dict[str, float]:
     """Work of one draw, for the run's time estimate: matrix-product flops (per head the
     scores, per head and beta ``E V``; per beta the output product and the Gram),
-    elementwise passes over the n x n blocks (about five per head and beta: scale, max,
-    exp, sum, copy), and the eigenproblems as ``(n^3, with vectors)``. A ``ge`` draw
-    computes softmax and GE: about twice a softmax one."""
+    elementwise passes over the n x n blocks (per head two, scale and exp, for each
+    distinct increment of the sorted betas and one product per further beta:
+    :func:`freege.validation.paper_measure.exponentials`), and the eigenproblems as
+    ``(n^3, with vectors)``. A ``ge`` draw computes softmax and GE: about twice a
+    softmax draw of five passes per head."""
     d = config["dims"]
     n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
     betas = len(config["betas"])
+    ordered = sorted(set(config["betas"]))
+    steps = {b - a for a, b in zip([0.0, *ordered], ordered, strict=False)}
     matmul = h * (2 * n * n * dk + betas * 2 * n * n * dv) + betas * (
         2 * n * h * dv * do + 2 * n * n * do)
     factor = 2 if config["kind"] == "ge" else 1
-    return {"matmul": float(factor * matmul), "elementwise": float(factor * 5 * h * betas * n * n),
+    passes = 5 if config["kind"] == "ge" else 2 * len(steps) + len(ordered) - 1
+    return {"matmul": float(factor * matmul), "elementwise": float(factor * passes * h * n * n),
             "eig": float(factor * betas * n**3), "vectors": float(config["kind"] == "flow")}
 
 
 def peak_bytes(config: dict[str, Any]) -> int:
-    """Peak float64 bytes of one draw: the per-beta head blocks, one output, the Gram and
-    its eigenvector copy."""
+    """Peak float64 bytes of one draw (a bound): the per-beta head blocks, three n x n
+    softmax buffers or one output with the Gram and its eigenvector copy, and W^O."""
     d = config["dims"]
     n = d["n"]
     betas = len(config["betas"])

@@ -95,21 +95,28 @@ def pending(configs: list[dict[str, Any]], contents: sweep_store.Contents
     return [(c, i) for c in configs for i in range(c["draws"]) if (c["key"], i) not in done]
 
 
-def _limited_task(config: dict[str, Any], draw: int, seed: int, backend: str
-                  ) -> dict[str, Any]:
-    """:func:`paper_measure.task` with BLAS held to one thread (a Dask worker)."""
+def one_thread(configs: list[dict[str, Any]]) -> Any:
+    """A context holding BLAS to one thread. ``threadpoolctl`` limits only the libraries
+    loaded when it is entered, and a learning-curve draw first loads SciPy's LAPACK (a
+    separate OpenBLAS, :func:`freege.validation.eigensolver.eigenvalues_and_weights`):
+    left at its default threads, such draws were measured 3-4x slower on the loaded
+    2-core machine. So SciPy's LAPACK is loaded first when a ``flow`` draw is among
+    ``configs``."""
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1):
-        return paper_measure.task(config, draw, seed, backend)
+    if any(c["kind"] == "flow" for c in configs):
+        import scipy.linalg.lapack  # noqa: F401
+    return threadpool_limits(limits=1)
 
 
 def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
         scale: float, workers: int = 1, scheduler: str | None = None,
-        progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        progress: Callable[[int, int], None] | None = None,
+        rates: dict[str, float] | None = None) -> dict[str, int]:
     """Run (or resume) every pending task into ``store``; returns counts
     ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
-    run again on the next resume."""
+    run again on the next resume. ``rates`` (:func:`measure_rates`, measured when not
+    given) order and group the tasks on Dask (:func:`chunks`)."""
     new = header(configs, seed, backend, scale)
     contents = check_store(store, new)
     todo = pending(configs, contents)
@@ -123,13 +130,11 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
                 progress(counts["ok"] + counts["failed"], len(todo))
 
         if workers <= 1 and scheduler is None:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1):
+            with one_thread([c for c, _ in todo]):
                 for config, i in todo:
                     record(_guarded(config, i, seed, backend))
         elif todo:
-            _dask(todo, seed, backend, workers, scheduler, record)
+            _dask(todo, seed, backend, workers, scheduler, rates or measure_rates(), record)
     return counts
 
 
@@ -145,24 +150,62 @@ def _failed(config: dict[str, Any], draw: int, exc: BaseException) -> dict[str, 
             "error": f"{type(exc).__name__}: {exc}"}
 
 
+def chunks(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float]
+           ) -> list[list[tuple[dict[str, Any], int]]]:
+    """The tasks in Dask jobs: the most expensive first (by :func:`draw_seconds`; so the
+    last jobs to finish are short ones and no worker idles long at the end), cheap draws
+    grouped into jobs of about :data:`freege.validation.sweep.TASK_SECONDS` (the
+    scheduler costs the driver 10-20 ms of CPU per job). A killed run loses only the
+    jobs in flight."""
+    from freege.validation.sweep import MAX_CHUNK, TASK_SECONDS
+
+    timed = sorted(((draw_seconds(c, rates), k) for k, (c, _) in enumerate(todo)),
+                   key=lambda sk: (-sk[0], sk[1]))
+    out: list[list[tuple[dict[str, Any], int]]] = []
+    spent = 0.0
+    for seconds, k in timed:
+        if not out or spent + seconds > TASK_SECONDS or len(out[-1]) >= MAX_CHUNK:
+            out.append([])
+            spent = 0.0
+        out[-1].append(todo[k])
+        spent += seconds
+    return out
+
+
+def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: str
+                   ) -> list[dict[str, Any]]:
+    """A Dask job: its draws' records, each draw run by :func:`_guarded` with BLAS held
+    to one thread."""
+    with one_thread([c for c, _ in items]):
+        return [_guarded(c, i, seed, backend) for c, i in items]
+
+
 def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
-          scheduler: str | None, record: Callable[[dict[str, Any]], None]) -> None:
-    """Submit every task to the sweep engine's cluster; record each as it completes."""
+          scheduler: str | None, rates: dict[str, float],
+          record: Callable[[dict[str, Any]], None]) -> None:
+    """Submit every task to the sweep engine's cluster in jobs (:func:`chunks`); record
+    each draw as its job completes."""
     from dask.distributed import as_completed
 
     from freege.validation import sweep
 
-    client, cluster = sweep._client(scheduler, workers, backend)
+    client, cluster = sweep.connect(scheduler, workers, backend)
     try:
-        futures = {client.submit(_limited_task, c, i, seed, backend, pure=False, retries=1,
-                                 key=f"freege-paper-{c['key']}-{seed}-{i}"): (c, i)
-                   for c, i in todo}
+        futures = {}
+        for items in chunks(todo, rates):
+            (c0, i0), n = items[0], len(items)
+            fut = client.submit(_limited_chunk, items, seed, backend, pure=False, retries=1,
+                                key=f"freege-paper-{seed}-{c0['key']}-{i0}-{n}")
+            futures[fut] = items
         for fut in as_completed(list(futures)):
-            c, i = futures[fut]
+            items = futures.pop(fut)
             if fut.status == "finished":
-                record(fut.result())
+                for rec in fut.result():
+                    record(rec)
             else:
-                record(_failed(c, i, fut.exception()))
+                exc = fut.exception()
+                for c, i in items:
+                    record(_failed(c, i, exc))
             fut.release()
     finally:
         client.close()
@@ -185,16 +228,22 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
     :func:`measure_rates`, ``workers`` in parallel) and peak bytes per worker."""
     from freege.validation import paper_panels
 
-    seconds = work = 0.0
-    for c, _ in todo:
-        w = paper_panels.cost(c)
-        eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
-        seconds += (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
-                    + w["eig"] / eig_rate)
-        work += w["matmul"]
+    seconds = sum(draw_seconds(c, rates) for c, _ in todo)
+    work = sum(paper_panels.cost(c)["matmul"] for c, _ in todo)
     peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
     return {"seconds": seconds / max(1, workers), "peak_bytes": float(peak),
             "gflop": work / 1e9}
+
+
+def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
+    """Predicted seconds of one draw of ``config`` at ``rates`` (:func:`measure_rates`;
+    work from :func:`freege.validation.paper_panels.cost`)."""
+    from freege.validation import paper_panels
+
+    w = paper_panels.cost(config)
+    eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
+    return (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
+            + w["eig"] / eig_rate)
 
 
 def measure_rates(size: int = 384) -> dict[str, float]:

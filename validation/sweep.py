@@ -114,7 +114,7 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
                          "--store")
 
 
-def _client(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
+def connect(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
     """``(client, cluster or None)``: attached to ``scheduler`` (TLS through Dask's
     ``distributed.comm.tls`` settings), else a new private local cluster of ``workers``
     single-threaded processes (:mod:`freege.validation.sweep_cluster`)."""
@@ -215,7 +215,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
     try:
         if todo and (scheduler is not None or n_workers > 1):
-            client, cluster = _client(scheduler, n_workers, backend)
+            client, cluster = connect(scheduler, n_workers, backend)
             if scheduler is not None:
                 n_workers = len(client.nthreads())
                 if preflight is not None:

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     store = out / STORE
     header = paper_run.header(configs, seed, backend, scale)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
-    est = paper_run.estimate(configs, todo, paper_run.measure_rates(), workers)
+    rates = paper_run.measure_rates()
+    est = paper_run.estimate(configs, todo, rates, workers)
     _confirm(est, len(todo), getattr(args, "yes", False), backend, workers)
     out.mkdir(parents=True, exist_ok=True)
     quiet = getattr(args, "quiet", False)
@@ -104,7 +105,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
             paper_run.say(f"paper: {done}/{total} draws measured")
 
     counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
-                           workers=workers, scheduler=args.scheduler, progress=progress)
+                           workers=workers, scheduler=args.scheduler, progress=progress,
+                           rates=rates)
     _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
            backend, quiet)
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "

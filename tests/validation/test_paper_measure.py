@@ -15,9 +15,11 @@ from freege.validation.backend import get_backend
 DIMS = {"n": 24, "d": 30, "h": 4, "dK": 3, "dV": 2, "dO": 20}
 
 
-def direct_output(dims: Dims, beta: float, entropy: tuple[int, ...]) -> np.ndarray:
-    """The uncentred MHA of theory §1 from the same four weight streams, written out:
-    X = sqrt(d)[I_n, 0] and N(0, 1/d) weights make X W^Q etc. N(0, 1) matrices."""
+def direct_output(dims: Dims, beta: float, entropy: tuple[int, ...], centred: bool = False
+                  ) -> np.ndarray:
+    """The uncentred MHA of theory §1 (``MHA^perp`` when ``centred``) from the same four
+    weight streams, written out: X = sqrt(d)[I_n, 0] and N(0, 1/d) weights make X W^Q
+    etc. N(0, 1) matrices."""
     q_seq, k_seq, v_seq, o_seq = np.random.SeedSequence(entropy).spawn(4)
     qg, kg, vg, og = (np.random.default_rng(s) for s in (q_seq, k_seq, v_seq, o_seq))
     heads, group = [], -1
@@ -27,7 +29,8 @@ def direct_output(dims: Dims, beta: float, entropy: tuple[int, ...]) -> np.ndarr
             group = dims.kv_group(r)
             k = kg.standard_normal((dims.n, dims.dK))
             v = k if dims.sharing == "tied" else vg.standard_normal((dims.n, dims.dV))
-        heads.append(softmax(beta * q @ k.T / math.sqrt(dims.dK), axis=1) @ v)
+        heads.append(softmax(beta * q @ k.T / math.sqrt(dims.dK), axis=1) @ v
+                     - (v.mean(axis=0) if centred else 0.0))
     w_o = og.standard_normal((dims.h * dims.dV, dims.dO)) / math.sqrt(dims.h * dims.dV)
     return np.hstack(heads) @ w_o
 
@@ -40,6 +43,24 @@ def test_uncentred_output_and_the_same_weights_at_every_beta(sharing):
     for beta in (0.5, 2.0):
         np.testing.assert_allclose(got[beta], direct_output(dims, beta, (7, 1, 0)),
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("betas", [
+    [1.5, 0.25, 1.0, 0.5, 1.25, 0.75],  # panel 2(d): one exponential, products after it
+    [0.5, 0.7, 0.9, 2.0, 3.1],  # the increment changes, and repeats
+    [2.0, 600.0],  # exponents beyond EXP_SAFE: shifted by the row maximum
+])
+@pytest.mark.parametrize("centred", [False, True])
+def test_every_beta_from_one_set_of_scores(betas, centred):
+    dims = Dims(**DIMS)
+    out = list(paper_measure.outputs(dims, betas, (5, 2, 1), get_backend("numpy"),
+                                     centred=centred))
+    assert [b for b, _ in out] == betas
+    for beta, got in out:
+        want = direct_output(dims, beta, (5, 2, 1), centred)
+        # exp(b s) carries rounding ~ |b s| eps relative: ~1e-13 at b = 600
+        np.testing.assert_allclose(got, want, rtol=1e-12 * max(1.0, beta),
+                                   atol=1e-12 * max(1.0, beta))
 
 
 def config(kind: str, **extra) -> dict:
