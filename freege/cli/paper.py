@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,9 +105,12 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
         if not quiet and (done == total or done % max(1, total // 20) == 0):
             paper_run.say(f"paper: {done}/{total} draws measured")
 
+    start = time.perf_counter()
     counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
                            workers=workers, scheduler=args.scheduler, progress=progress,
                            rates=rates)
+    if not quiet:
+        paper_run.say(f"paper: measurement took {time.perf_counter() - start:.0f} s")
     _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
            backend, quiet)
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
@@ -142,13 +146,17 @@ def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: An
             "backend": backend, "target_seed": paper_panels.TARGET_SEED}
     # 2(b) is theory only: the limit depends on the ratios, drawn at the paper's widths
     opts = {"resamples": resamples, "seed": seed, "n_2b": 4096, "dk_2b": 64}
-    if not quiet:
-        print("freege: paper: theory and statistics", file=sys.stderr, flush=True)
-    report = paper_report.build(panels, configs, recs, meta, opts)
+    report: dict[str, Any] = {}
+    for name in panels:  # panel by panel, to say what each costs
+        start = time.perf_counter()
+        part = paper_report.build([name], configs, recs, meta, opts)
+        paper_plots.figure(name, part["panels"][name], out)
+        report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
+        if not quiet:
+            print(f"freege: paper: panel {name}: theory, statistics and figure took "
+                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     _atomic(out / "report.json", paper_report.to_json(report))
     _atomic(out / "report.md", paper_report.to_markdown(report))
-    for name, panel in report["panels"].items():
-        paper_plots.figure(name, panel, out)
 
 
 def _atomic(path: Path, text: str) -> None:

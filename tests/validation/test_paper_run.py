@@ -1,0 +1,46 @@
+"""The paper run's task plan and its Dask path (theory §6.4): every pending draw exactly
+once, the most expensive first, cheap draws grouped; the same records on two workers as
+in this process."""
+
+from __future__ import annotations
+
+import pytest
+
+from freege.validation import paper_panels, paper_run, sweep_store
+from freege.validation.sweep import MAX_CHUNK, TASK_SECONDS
+
+RATES = {"matmul": 1e10, "elementwise": 1e9, "eigh": 1e9, "eigvalsh": 3e9}
+
+
+def test_jobs_hold_every_draw_once_largest_first():
+    configs = paper_panels.configurations(["2c", "2d", "3b"], 16, draws=3)
+    todo = [(c, i) for c in configs for i in range(c["draws"])]
+    jobs = paper_run.chunks(todo, RATES)
+    flat = [(c["key"], i) for job in jobs for c, i in job]
+    assert sorted(flat) == sorted((c["key"], i) for c, i in todo)
+    seconds = [[paper_run.draw_seconds(c, RATES) for c, _ in job] for job in jobs]
+    order = [s for job in seconds for s in job]
+    assert order == sorted(order, reverse=True)
+    assert max(order) > TASK_SECONDS > min(order)  # both kinds of job occur below
+    for job in seconds:
+        assert len(job) <= MAX_CHUNK
+        assert len(job) == 1 or sum(job) <= TASK_SECONDS
+    assert any(len(job) > 1 for job in seconds)
+    assert jobs[0][0][0]["panel"] == "2d"
+
+
+def _values(store):
+    return sorted((r["point"], r["draw"], repr({k: v for k, v in r.items() if k != "seconds"}))
+                  for r in sweep_store.read(store, paper_run.store_schema()).records)
+
+
+def test_two_dask_workers_write_the_records_of_one_process(tmp_path):
+    configs = paper_panels.configurations(["3b"], 64, draws=2)
+    runs = {}
+    for workers in (1, 2):
+        store = tmp_path / f"w{workers}.jsonl"
+        counts = paper_run.run(configs, store, seed=0, backend="numpy", scale=64,
+                               workers=workers, rates=RATES)
+        assert counts == {"tasks": 20, "skipped": 0, "ok": 20, "failed": 0}
+        runs[workers] = _values(store)
+    assert runs[1] == runs[2]
