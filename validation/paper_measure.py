@@ -15,12 +15,13 @@ have in common; a tied model takes ``V_r = K_r``. Every inverse temperature of a
 uses the same weights.
 
 A task returns, per inverse temperature: ``ridge`` -- the exact conditional ridge
-coefficient error (:func:`freege.validation.finite_readout.ridge_error`, all n
-eigenvalues of ``F F^T``); ``flow`` -- the eigenvalues ``l_j`` of ``F F^T`` and the
-weights ``(u_j^T y)^2 / ||y||^2`` of the fixed target ``y`` (learning curves, arrival
-times); ``spectrum`` -- the eigenvalues of the centred ``MHA^perp`` Gram over ``m``
-(theory §4 compares the bulk); ``ge`` -- the theory §6.1 relative W1 and KS of softmax
-against its Gaussian equivalent.
+coefficient error (on the CPU from ``F F^T`` by Cholesky,
+:func:`freege.validation.finite_readout.ridge_error_gram`; on the GPU from its n
+eigenvalues, :func:`freege.validation.finite_readout.ridge_error`); ``flow`` -- the
+eigenvalues ``l_j`` of ``F F^T`` and the weights ``(u_j^T y)^2 / ||y||^2`` of the fixed
+target ``y`` (learning curves, arrival times); ``spectrum`` -- the eigenvalues of the
+centred ``MHA^perp`` Gram over ``m`` (theory §4 compares the bulk); ``ge`` -- the theory
+§6.1 relative W1 and KS of softmax against its Gaussian equivalent.
 """
 
 from __future__ import annotations
@@ -160,6 +161,10 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
                 lam, w = bk.eigenvalues_and_weights(gram, y, overwrite=True)
                 per_beta.append({"eigenvalues": lam.tolist(),
                                  "weights": (w / float(y @ y)).tolist()})
+            elif kind == "ridge" and bk.name == "numpy":
+                per_beta.append({"error": finite_readout.ridge_error_gram(
+                    gram, dims.dO / dims.n, config["lam"], config["sigma2"],
+                    overwrite=True)})
             else:
                 eigs = bk.eigvalsh(gram, overwrite=True)
                 if kind == "ridge":

@@ -192,8 +192,9 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
     elementwise passes over the n x n blocks (per head two, scale and exp, for each
     distinct increment of the sorted betas and one product per further beta:
     :func:`freege.validation.paper_measure.exponentials`), and the eigenproblems as
-    ``(n^3, with vectors)``. A ``ge`` draw computes softmax and GE: about twice a
-    softmax draw of five passes per head."""
+    ``(n^3, with vectors)``; a ridge error is a Cholesky inverse instead, ``n^3`` flops
+    of products per beta. A ``ge`` draw computes softmax and GE: about twice a softmax
+    draw of five passes per head."""
     d = config["dims"]
     n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
     betas = len(config["betas"])
@@ -203,8 +204,11 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
         2 * n * h * dv * do + 2 * n * n * do)
     factor = 2 if config["kind"] == "ge" else 1
     passes = 5 if config["kind"] == "ge" else 2 * len(steps) + len(ordered) - 1
-    return {"matmul": float(factor * matmul), "elementwise": float(factor * passes * h * n * n),
-            "eig": float(factor * betas * n**3), "vectors": float(config["kind"] == "flow")}
+    ridge = config["kind"] == "ridge"
+    return {"matmul": float(factor * matmul + ridge * betas * n**3),
+            "elementwise": float(factor * passes * h * n * n),
+            "eig": float(0 if ridge else factor * betas * n**3),
+            "vectors": float(config["kind"] == "flow")}
 
 
 def peak_bytes(config: dict[str, Any]) -> int:

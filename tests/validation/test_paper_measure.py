@@ -88,6 +88,30 @@ def test_ridge_and_flow_records_are_the_exact_conditional_quantities():
     assert sum(flow["weights"]) == pytest.approx(1.0, rel=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(40, 20), (40, 70)])
+def test_ridge_error_from_the_gram_is_the_eigenvalue_formula(shape):
+    """The Cholesky route against the eigenvalue formula on the squared singular values
+    of F (exact zeros where F F^T is rank-deficient)."""
+    f = np.random.default_rng(4).standard_normal(shape) / math.sqrt(shape[1])
+    x = np.zeros(shape[0])
+    sv = np.linalg.svd(f, compute_uv=False)
+    x[:sv.size] = sv**2
+    g_o = shape[1] / shape[0]
+    for lam in (1e-4, 0.5):
+        want = finite_readout.ridge_error(x, g_o, [lam], 0.1)[0]
+        gram = f @ f.T
+        copy = gram.copy()
+        assert finite_readout.ridge_error_gram(gram, g_o, lam, 0.1) == pytest.approx(
+            want, rel=1e-12 / lam)
+        np.testing.assert_array_equal(gram, copy)  # not overwritten unless asked
+        assert finite_readout.ridge_error_gram(gram, g_o, lam, 0.1, overwrite=True) == \
+            pytest.approx(want, rel=1e-12 / lam)
+    with pytest.raises(ValueError, match="lam"):
+        finite_readout.ridge_error_gram(f @ f.T, g_o, 0.0)
+    with pytest.raises(ArithmeticError, match="Cholesky"):
+        finite_readout.ridge_error_gram(-np.eye(3), 1.0, 0.5)
+
+
 def test_limiting_mean_matches_the_theory_means():
     from freege.validation.theory import limiting_moments
 

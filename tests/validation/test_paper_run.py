@@ -4,8 +4,6 @@ in this process."""
 
 from __future__ import annotations
 
-import pytest
-
 from freege.validation import paper_panels, paper_run, sweep_store
 from freege.validation.sweep import MAX_CHUNK, TASK_SECONDS
 
