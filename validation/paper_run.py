@@ -97,14 +97,15 @@ def pending(configs: list[dict[str, Any]], contents: sweep_store.Contents
 
 def one_thread(configs: list[dict[str, Any]]) -> Any:
     """A context holding BLAS to one thread. ``threadpoolctl`` limits only the libraries
-    loaded when it is entered, and a learning-curve draw first loads SciPy's LAPACK (a
-    separate OpenBLAS, :func:`freege.validation.eigensolver.eigenvalues_and_weights`):
-    left at its default threads, such draws were measured 3-4x slower on the loaded
-    2-core machine. So SciPy's LAPACK is loaded first when a ``flow`` draw is among
-    ``configs``."""
+    loaded when it is entered, and learning-curve and ridge draws first load SciPy's
+    LAPACK (a separate OpenBLAS:
+    :func:`freege.validation.eigensolver.eigenvalues_and_weights`,
+    :func:`freege.validation.finite_readout.ridge_error_gram`): left at its default
+    threads, such draws were measured 3-4x slower on the loaded 2-core machine. So
+    SciPy's LAPACK is loaded first when such a draw is among ``configs``."""
     from threadpoolctl import threadpool_limits
 
-    if any(c["kind"] == "flow" for c in configs):
+    if any(c["kind"] in ("flow", "ridge") for c in configs):
         import scipy.linalg.lapack  # noqa: F401
     return threadpool_limits(limits=1)
 
