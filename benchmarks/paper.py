@@ -3,8 +3,9 @@
 own pre-run estimate.
 
 Without ``--run`` (about a minute): per panel one draw of its most expensive
-configuration, timed in this process with BLAS on one thread, scaled to the panel's
-draws by the cost model (:func:`paper_run.estimate` at this machine's measured rates,
+configuration, timed in this process with BLAS on one thread (wall and CPU seconds: on
+a shared machine the CPU time is the one to compare), scaled to the panel's draws by the
+cost model (:func:`paper_run.estimate` at this machine's measured rates,
 the estimate the command prints before it starts), and the model alone.
 
 With ``--run``: the whole command into a fresh folder (or ``--out``), timed end to end,
@@ -34,7 +35,8 @@ def per_panel(scale: float, panels: list[str], rates: dict[str, float]) -> float
     configs = paper_panels.configurations(panels, scale)
     total = 0.0
     print(f"scale S = {scale:g}: one timed draw per panel, scaled to the panel's draws")
-    print(f"{'panel':>7} {'config':>24} {'draw s':>8} {'panel s':>8} {'model s':>8}")
+    print(f"{'panel':>7} {'config':>24} {'draw s':>8} {'cpu s':>7} {'panel s':>8} "
+          f"{'model s':>8}")
     for panel in panels:
         mine = [c for c in configs if c["panel"] == panel]
         if not mine:
@@ -45,12 +47,12 @@ def per_panel(scale: float, panels: list[str], rates: dict[str, float]) -> float
 
         worst = max(mine, key=lambda c: model([c], 1))
         with paper_run.one_thread([worst]):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             paper_measure.task(worst, 0, 0)
-            one = time.perf_counter() - start
+            one, cpu = time.perf_counter() - start, time.process_time() - cpu
         share = model(mine) / model([worst], 1)
         total += one * share
-        print(f"{panel:>7} {worst['key']:>24} {one:8.2f} {one * share:8.0f} "
+        print(f"{panel:>7} {worst['key']:>24} {one:8.2f} {cpu:7.2f} {one * share:8.0f} "
               f"{model(mine):8.0f}")
     return total
 
