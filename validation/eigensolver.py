@@ -2,16 +2,19 @@
 
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
-Below :data:`TWO_STAGE_MIN_N` that is NumPy's ``eigvalsh`` (``?syevd``). From that size
-on, the two-stage reduction of LAPACK >= 3.7 (``?syevd_2stage``: dense -> band by
-BLAS-3 -> tridiagonal) replaces it, called through ctypes from the OpenBLAS that NumPy
-ships (its LAPACKE entry, 64-bit integers); where that library or symbol is not found
-(another NumPy build) NumPy's driver is used. SciPy's ``eigh(eigvals_only=True)``
-drivers ``ev``/``evd``/``evr`` run the same one-stage reduction and cost the same, plus
-0.5 s to import ``scipy.linalg`` (measured in ``benchmarks/sampling.py``), so they are
-not used there. Learning curves need the eigenvectors only through ``u_j^T y``:
-:func:`eigenvalues_and_weights` gets those weights from the tridiagonal reduction applied
-to ``y`` (SciPy's LAPACK wrappers, imported only when it is called).
+Below :data:`TWO_STAGE_MIN_N` that is ``?syevd``, the driver of NumPy's ``eigvalsh``,
+called in place (NumPy copies the matrix first: 1.5 ms of 12 at n = 512). From that
+size on, the two-stage reduction of LAPACK >= 3.7 (``?syevd_2stage``: dense -> band by
+BLAS-3 -> tridiagonal) replaces it. Both are called through ctypes from the OpenBLAS
+that NumPy ships (its LAPACKE entries, 64-bit integers), and so is ``?syrk`` for the
+Gram matrices the draws make (:func:`gram`: one triangle only); where that library or
+a symbol is not found (another NumPy build) NumPy's routines are used. SciPy's
+``eigh(eigvals_only=True)`` drivers ``ev``/``evd``/``evr`` run the same one-stage
+reduction and cost the same, plus 0.5 s to import ``scipy.linalg`` (measured in
+``benchmarks/sampling.py``), so they are not used there. Learning curves need the
+eigenvectors only through ``u_j^T y``: :func:`eigenvalues_and_weights` gets those weights
+from the tridiagonal reduction applied to ``y`` (SciPy's LAPACK wrappers, imported only
+when it is called).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import ctypes
 import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,56 +35,175 @@ import numpy as np
 TWO_STAGE_MIN_N = 2560
 
 _COLUMN_MAJOR = 102  # LAPACKE's LAPACK_COL_MAJOR
+#: half-width of the band of the two-stage reduction's first stage (dense -> band by BLAS-3,
+#: 4/3 n^3; then band -> tridiagonal, O(n^2 b)): LAPACK's own choice (``?syevd_2stage``)
+#: cost 4.46 s at n = 4096 against 3.22 s with 64 (32: 3.68 s, 96: 3.30 s); at n = 2048
+#: 16: 0.67, 32: 0.55, 64: 0.49, 128: 0.61 s (one BLAS thread, CPU time, issue 18)
+TWO_STAGE_BAND = 64
 
 
-@functools.cache
-def two_stage_driver(dtype: str) -> Callable[..., int] | None:
-    """LAPACKE ``?syevd_2stage`` (``dtype`` ``float64`` or ``float32``) of NumPy's
-    bundled OpenBLAS, or ``None`` when this NumPy build does not ship it."""
-    letter = {"float64": "d", "float32": "s"}[dtype]
+_SYEVD_ARGS = [ctypes.c_int, ctypes.c_char, ctypes.c_char, ctypes.c_int64, ctypes.c_void_p,
+               ctypes.c_int64, ctypes.c_void_p]
+_LETTERS = {"float64": "d", "float32": "s"}
+_ROW_MAJOR, _LOWER, _NO_TRANS = 101, 122, 111  # CBLAS enums
+
+
+def _bundled(symbol: str, restype: Any, argtypes: list[Any] | None
+             ) -> Callable[..., Any] | None:
+    """``symbol`` of NumPy's bundled OpenBLAS (64-bit integers) with its C signature
+    (``argtypes`` None: unchecked, see :func:`_fortran`), or ``None`` when this NumPy
+    build ships no such library or symbol."""
     libs = sorted((Path(np.__file__).parent.parent / "numpy.libs").glob("*openblas*"))
     for path in libs:
         try:
-            lib = ctypes.CDLL(str(path))
-            fn = getattr(lib, f"scipy_LAPACKE_{letter}syevd_2stage64_")
+            fn = getattr(ctypes.CDLL(str(path)), symbol)
         except (OSError, AttributeError):
             continue
-        fn.restype = ctypes.c_int64
-        fn.argtypes = [ctypes.c_int, ctypes.c_char, ctypes.c_char, ctypes.c_int64,
-                       ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+        fn.restype, fn.argtypes = restype, argtypes
         return fn
     return None
 
 
-def eigvalsh_two_stage(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """Ascending eigenvalues of the symmetric float32/float64 matrix ``a`` (the lower
-    triangle of its C-ordered data) by LAPACK's two-stage ``?syevd_2stage``. ``a`` is
-    destroyed when ``overwrite`` and it is already contiguous. Raises RuntimeError when
-    the driver is unavailable and ArithmeticError when LAPACK reports no convergence."""
-    fn = two_stage_driver(np.dtype(a.dtype).name)
-    if fn is None:
-        raise RuntimeError("LAPACK ?syevd_2stage is not available in this NumPy build")
+@functools.cache
+def two_stage_driver(dtype: str) -> tuple[Callable[..., None], ...] | None:
+    """LAPACK's two-stage reduction of NumPy's bundled OpenBLAS for ``dtype`` (``float64``
+    or ``float32``): the Fortran routines ``?sytrd_sy2sb`` (dense -> band), ``?sytrd_sb2st``
+    (band -> tridiagonal) and ``?sterf`` (its eigenvalues), or ``None`` when this NumPy
+    build does not ship them."""
+    letter = _LETTERS[dtype]
+    routines = tuple(_bundled(f"scipy_{letter}{name}_64_", None, None)
+                     for name in ("sytrd_sy2sb", "sytrd_sb2st", "sterf"))
+    return None if any(fn is None for fn in routines) else routines
+
+
+def _fortran(fn: Callable[..., None], *args: bytes | int | np.ndarray) -> int:
+    """Call the Fortran LAPACK routine ``fn`` (64-bit integers) with ``args`` and a final
+    INFO, which it returns: characters as bytes (their hidden lengths appended, gfortran's
+    convention), integers by reference, arrays by address."""
+    info = ctypes.c_int64(0)
+    refs: list[Any] = []
+    lengths = []
+    for arg in args:
+        if isinstance(arg, bytes):
+            refs.append(ctypes.c_char_p(arg))
+            lengths.append(ctypes.c_size_t(len(arg)))
+        elif isinstance(arg, int):
+            refs.append(ctypes.byref(ctypes.c_int64(arg)))
+        else:
+            refs.append(ctypes.c_void_p(arg.ctypes.data))
+    fn(*refs, ctypes.byref(info), *lengths)
+    return info.value
+
+
+@functools.cache
+def one_stage_driver(dtype: str) -> Callable[..., int] | None:
+    """LAPACKE ``?syevd`` (the driver of NumPy's ``eigvalsh``) of NumPy's bundled
+    OpenBLAS, or ``None``: called directly it works in place, without NumPy's copy."""
+    return _bundled(f"scipy_LAPACKE_{_LETTERS[dtype]}syevd64_", ctypes.c_int64, _SYEVD_ARGS)
+
+
+@functools.cache
+def syrk_routine(dtype: str) -> Callable[..., None] | None:
+    """CBLAS ``?syrk`` of NumPy's bundled OpenBLAS, or ``None``."""
+    scalar = ctypes.c_double if dtype == "float64" else ctypes.c_float
+    return _bundled(f"scipy_cblas_{_LETTERS[dtype]}syrk64_", None,
+                    [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
+                     scalar, ctypes.c_void_p, ctypes.c_int64, scalar, ctypes.c_void_p,
+                     ctypes.c_int64])
+
+
+def _syevd(fn: Callable[..., int], name: str, a: np.ndarray, overwrite: bool
+           ) -> np.ndarray:
+    """Ascending eigenvalues of ``a`` (the lower triangle of its C-ordered data: a
+    symmetric C-contiguous matrix is its own Fortran-ordered transpose) by the LAPACKE
+    driver ``fn``; ``a`` is destroyed when ``overwrite`` and it is already contiguous."""
     n = a.shape[0]
-    # a symmetric C-contiguous matrix is its own Fortran-ordered transpose
     work = a if overwrite and a.flags.c_contiguous else np.array(a, order="C")
     w = np.empty(n, dtype=a.dtype)
-    info = fn(_COLUMN_MAJOR, b"N", b"U", n, work.ctypes.data, n, w.ctypes.data)
-    if info > 0:
-        raise ArithmeticError(f"?syevd_2stage did not converge ({info} off-diagonal "
-                              "elements of the tridiagonal form remained)")
-    if info < 0:
-        raise ValueError(f"?syevd_2stage rejected argument {-info}")
+    _check(name, fn(_COLUMN_MAJOR, b"N", b"U", n, work.ctypes.data, max(n, 1),
+                    w.ctypes.data))
     return w
 
 
+def _check(name: str, info: int) -> None:
+    """Raise for a LAPACK ``info``: ArithmeticError when positive (no convergence),
+    ValueError when negative (an argument rejected)."""
+    if info > 0:
+        raise ArithmeticError(f"{name} did not converge ({info} off-diagonal elements of "
+                              "the tridiagonal form remained)")
+    if info < 0:
+        raise ValueError(f"{name} rejected argument {-info}")
+
+
+def eigvalsh_two_stage(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
+    """Ascending eigenvalues of the symmetric float32/float64 matrix ``a`` (the lower
+    triangle of its C-ordered data) by LAPACK's two-stage reduction (:func:`two_stage_driver`)
+    to a band of half-width :data:`TWO_STAGE_BAND` and then to a tridiagonal form, whose
+    eigenvalues ``?sterf`` takes. ``a`` is destroyed when ``overwrite`` and it is already
+    contiguous. Raises RuntimeError when the routines are unavailable and ArithmeticError
+    when LAPACK reports a failure."""
+    routines = two_stage_driver(np.dtype(a.dtype).name)
+    if routines is None:
+        raise RuntimeError("LAPACK's two-stage reduction is not available in this NumPy build")
+    sy2sb, sb2st, sterf = routines
+    n = a.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=a.dtype)
+    # a symmetric C-contiguous matrix is its own Fortran-ordered transpose: its C-lower
+    # triangle is the Fortran upper one ("U")
+    work = a if overwrite and a.flags.c_contiguous else np.array(a, order="C")
+    kd = max(1, min(TWO_STAGE_BAND, n - 1))
+    band = np.zeros((n, kd + 1), dtype=a.dtype)  # Fortran (kd + 1) x n
+    tau = np.empty(max(n - kd, 1), dtype=a.dtype)
+    query, query2 = np.empty(1, dtype=a.dtype), np.empty(1, dtype=a.dtype)
+    d, e = np.empty(n, dtype=a.dtype), np.empty(n, dtype=a.dtype)
+    _check("?sytrd_sy2sb", _fortran(sy2sb, b"U", n, kd, work, n, band, kd + 1, tau, query,
+                                    -1))
+    scratch = np.empty(max(int(query[0]), 1), dtype=a.dtype)
+    _check("?sytrd_sy2sb", _fortran(sy2sb, b"U", n, kd, work, n, band, kd + 1, tau, scratch,
+                                    scratch.size))
+    del scratch, work
+    _check("?sytrd_sb2st", _fortran(sb2st, b"Y", b"N", b"U", n, kd, band, kd + 1, d, e,
+                                    query, -1, query2, -1))
+    hous = np.empty(max(int(query[0]), 1), dtype=a.dtype)
+    scratch = np.empty(max(int(query2[0]), 1), dtype=a.dtype)
+    _check("?sytrd_sb2st", _fortran(sb2st, b"Y", b"N", b"U", n, kd, band, kd + 1, d, e,
+                                    hous, hous.size, scratch, scratch.size))
+    _check("?sterf", _fortran(sterf, n, d, e))
+    return d
+
+
 def eigvalsh(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """Ascending eigenvalues of the symmetric matrix ``a`` in its own dtype: the
-    two-stage driver from :data:`TWO_STAGE_MIN_N` on when available, else NumPy's."""
+    """Ascending eigenvalues of the symmetric matrix ``a`` (the lower triangle of its
+    C-ordered data is read) in its own dtype: the two-stage driver from
+    :data:`TWO_STAGE_MIN_N` on, below it ``?syevd`` called directly (in place when
+    ``overwrite``), each when available, else NumPy's ``eigvalsh``."""
     name = np.dtype(a.dtype).name
-    if (a.shape[0] >= TWO_STAGE_MIN_N and name in ("float64", "float32")
-            and two_stage_driver(name) is not None):
-        return eigvalsh_two_stage(a, overwrite=overwrite)
+    if name in _LETTERS and a.ndim == 2:
+        if a.shape[0] >= TWO_STAGE_MIN_N and two_stage_driver(name) is not None:
+            return eigvalsh_two_stage(a, overwrite=overwrite)
+        fn = one_stage_driver(name)
+        if fn is not None and a.shape[0] < TWO_STAGE_MIN_N:
+            return _syevd(fn, "?syevd", a, overwrite)
     return np.linalg.eigvalsh(a)
+
+
+def gram(m: np.ndarray, *, lower_only: bool = False) -> np.ndarray:
+    """``m m^T`` of a 2-D array. ``lower_only``: only the lower triangle of the C-ordered
+    result is computed (BLAS ``?syrk`` of NumPy's OpenBLAS; the rest is zero), the
+    triangle :func:`eigvalsh` reads: half a product's flops and no pass that mirrors the
+    triangle (NumPy's ``m @ m.T`` makes one: 0.1 s of 0.28 s at n = 2048, one BLAS
+    thread). Without it, or where ``?syrk`` is not found, NumPy's ``m @ m.T``."""
+    name = np.dtype(m.dtype).name
+    fn = syrk_routine(name) if lower_only and name in _LETTERS and m.ndim == 2 else None
+    if fn is None:
+        return m @ m.T
+    m = np.ascontiguousarray(m)
+    n, k = m.shape
+    out = np.zeros((n, n), dtype=m.dtype)
+    fn(_ROW_MAJOR, _LOWER, _NO_TRANS, n, k, 1.0, m.ctypes.data, max(k, 1), 0.0,
+       out.ctypes.data, max(n, 1))
+    return out
 
 
 def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool = False
