@@ -2,11 +2,13 @@
 
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
-Below :data:`TWO_STAGE_MIN_N` that is ``?syevd``, the driver of NumPy's ``eigvalsh``,
-called in place (NumPy copies the matrix first: 1.5 ms of 12 at n = 512). From that
-size on, the two-stage reduction of LAPACK >= 3.7 (``?syevd_2stage``: dense -> band by
-BLAS-3 -> tridiagonal) replaces it. Both are called through ctypes from the OpenBLAS
-that NumPy ships (its LAPACKE entries, 64-bit integers), and so is ``?syrk`` for the
+Below :data:`TWO_STAGE_MIN_N` that is what NumPy's ``eigvalsh`` runs, but in place
+(NumPy copies the matrix first; 13.5 against 10.7 ms at n = 512). From that size on,
+LAPACK's (>= 3.7) two-stage reduction replaces it: dense -> band of half-width
+:data:`TWO_STAGE_BAND` by BLAS-3 (``?sytrd_sy2sb``), then band -> tridiagonal
+(``?sytrd_sb2st``), with the band chosen here (``?syevd_2stage`` picks its own and
+costs 1.4x more at n = 4096). All are called through ctypes from the OpenBLAS that
+NumPy ships (LAPACKE or Fortran entries, 64-bit integers), and so is ``?syrk`` for the
 Gram matrices the draws make (:func:`gram`: one triangle only); where that library or
 a symbol is not found (another NumPy build) NumPy's routines are used. SciPy's
 ``eigh(eigvals_only=True)`` drivers ``ev``/``evd``/``evr`` run the same one-stage
@@ -27,12 +29,11 @@ from typing import Any
 
 import numpy as np
 
-#: from this size on the two-stage reduction is used. ``benchmarks/sampling.py --sections
-#: eig``, one BLAS thread, three runs on the shared 2-core CPU; speed-up NumPy time /
-#: two-stage time: 0.50 (n = 512), 0.62 (1024), 0.91-1.30 (1536-2048, mixed), 1.37 and
-#: 1.80 (3072), 1.06-1.16 (4096; the issue measured 1.7 at 4096 elsewhere); in CPU time
-#: (medians of three, issue 18): 0.83 (1536), 1.04 (2048), 1.29 (2560), 1.41 (4096)
-TWO_STAGE_MIN_N = 2560
+#: from this size on the two-stage reduction is used: CPU time of the one-stage over the
+#: two-stage (band :data:`TWO_STAGE_BAND`), medians of three, one BLAS thread (issue 18):
+#: 0.61 (n = 1024), 0.80-0.82 (1536), 1.05-1.09 (2048), 1.28 (2560); with LAPACK's own
+#: ``?syevd_2stage`` band the crossing was above 2048
+TWO_STAGE_MIN_N = 2048
 
 _COLUMN_MAJOR = 102  # LAPACKE's LAPACK_COL_MAJOR
 #: half-width of the band of the two-stage reduction's first stage (dense -> band by BLAS-3,
