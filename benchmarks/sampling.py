@@ -57,6 +57,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -246,15 +247,26 @@ def section_fused(args: argparse.Namespace) -> None:
               f"{draws['fused']:>9.3f}{draws['plain'] / draws['fused']:>10.2f}", flush=True)
 
 
-def floor_flops(dims: Dims) -> float:
-    """The necessary floating-point work of one draw (both models): per head Q K^T and
-    A V (2 n^2 (dK + dV)), the GE signal Q (K^T V) and noise G L^T; per K/V group V^T V
-    and its Cholesky factor; both models' Z W^O; both Grams as symmetric products
-    (n^2 dO each); both eigenvalue problems by tridiagonal reduction (4/3 n^3 each)."""
+def floor_parts(dims: Dims) -> dict[str, float]:
+    """The necessary floating-point work of one draw (both models), by phase: ``softmax``
+    per head Q K^T and A V (2 n^2 (dK + dV)); ``ge`` per head the GE signal Q (K^T V)
+    (4 n dK dV) and noise G L^T (L triangular: n dV min(n, dV)), per K/V group V^T V as
+    a symmetric product (n dV^2) and its Cholesky factor (dV^3 / 3); ``output`` both
+    models' Z W^O (2 n h dV dO each); ``gram`` both Grams as symmetric products (n^2 dO
+    each); ``eig`` both eigenvalue problems by tridiagonal reduction (4/3 n^3 each)."""
     n, h, dk, dv, do = dims.n, dims.h, dims.dK, dims.dV, dims.dO
-    per_head = 2 * n * n * (dk + dv) + 4 * n * dk * dv + 2 * n * dv * min(n, dv)
-    groups = dims.h_kv * (2 * n * dv * dv + dv**3 / 3)
-    return h * per_head + groups + 2 * (2 * n * h * dv * do + n * n * do + 4 / 3 * n**3)
+    return {"softmax": h * 2 * n * n * (dk + dv),
+            "ge": h * (4 * n * dk * dv + n * dv * min(n, dv))
+            + dims.h_kv * (n * dv * dv + dv**3 / 3),
+            "output": 2 * 2 * n * h * dv * do, "gram": 2 * n * n * do,
+            "eig": 2 * 4 / 3 * n**3}
+
+
+def floor_flops(dims: Dims) -> float:
+    """The necessary floating-point work of one draw (both models): the sum of
+    :func:`floor_parts`. (Until issue 18 the triangular G L^T and the symmetric V^T V
+    were counted as full products: 0.5-0.8 % more at bert-base and n = 4096.)"""
+    return sum(floor_parts(dims).values())
 
 
 def big_dims(n: int) -> Dims:
@@ -391,6 +403,87 @@ def section_targets(args: argparse.Namespace) -> None:
           "(target <= 0.3)", flush=True)
 
 
+class PhaseClock:
+    """CPU seconds spent inside each of a few functions, exclusive of the others (a call
+    nested in another counts for the inner one only), installed by patching them where
+    the draw looks them up and removed by :meth:`restore`."""
+
+    def __init__(self, targets: dict[str, tuple[Any, str]]):
+        self.seconds = dict.fromkeys(targets, 0.0)
+        self.stack: list[list[float]] = []
+        self.saved = [(owner, attr, getattr(owner, attr)) for owner, attr in targets.values()]
+        for phase, (owner, attr) in targets.items():
+            setattr(owner, attr, self._timed(phase, getattr(owner, attr)))
+
+    def _timed(self, phase: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_call(*a: Any, **k: Any) -> Any:
+            self.stack.append([time.process_time(), 0.0])  # [start, nested seconds]
+            try:
+                return fn(*a, **k)
+            finally:
+                start, nested = self.stack.pop()
+                spent = time.process_time() - start
+                self.seconds[phase] += spent - nested
+                if self.stack:
+                    self.stack[-1][1] += spent
+        return timed_call
+
+    def restore(self) -> None:
+        for owner, attr, fn in self.saved:
+            setattr(owner, attr, fn)
+
+
+def breakdown_dims(name: str) -> Dims:
+    """A preset by name, or ``n``: the d = n configuration with 16 heads (:func:`big_dims`)."""
+    return PRESETS[name] if name in PRESETS else big_dims(int(name))
+
+
+def section_breakdown(args: argparse.Namespace) -> None:
+    """CPU time of a draw by phase against each phase's FLOP floor (:func:`floor_parts`)
+    at the measured dgemm rate: random numbers (all of :meth:`Backend.normal`), the fused
+    softmax products and exponentials, the GE noise product, Z W^O, the outlier's power
+    iteration, the Grams, the eigensolver; ``other`` is the rest (the GE signal, V^T V and
+    its Cholesky factor, scaling and copies, the interpreter)."""
+    from freege.validation import backend, outlier
+
+    targets = {"rng": (backend.Backend, "normal"),
+               "softmax": (sample, "centred_softmax_values"),
+               "ge noise": (sample._GEValueNoise, "__call__"),
+               "output": (sample, "_output"), "outlier": (outlier, "top_singular_value"),
+               "gram": (backend.Backend, "gram"), "eig": (backend.Backend, "eigvalsh")}
+    for name in args.breakdown:
+        dims = breakdown_dims(name)
+        reps = 3 if dims.n <= 1024 else 1
+        if dims.n <= 2048:
+            draw(dims, seed=(99,))  # warm-up
+        clock = PhaseClock(targets)
+        try:
+            rate, total = cpu_rate(), 0.0
+            for i in range(reps):
+                total += cpu_seconds(lambda i=i, d=dims: draw(d, seed=(0, i))) / reps
+            rate = (rate + cpu_rate()) / 2
+        finally:
+            clock.restore()
+        parts = floor_parts(dims)
+        noise = dims.h * dims.n * dims.dV * min(dims.n, dims.dV)
+        own = {"softmax": parts["softmax"], "ge noise": noise, "output": parts["output"],
+               "gram": parts["gram"], "eig": parts["eig"], "other": parts["ge"] - noise}
+        floor = sum(parts.values()) / rate
+        print(f"\nbreakdown: {name} (n = {dims.n}, h = {dims.h}, dK = {dims.dK}, "
+              f"dO = {dims.dO}), {reps} draw(s), CPU time, dgemm {rate / 1e9:.1f} GFLOP/s: "
+              f"{total:.3f} s = {total * rate / sum(parts.values()):.2f} x floor "
+              f"({floor:.3f} s)")
+        print(f"  {'phase':<10}{'seconds':>10}{'x floor':>9}{'its floor s':>13}"
+              f"{'its ratio':>11}")
+        rows = {k: v / reps for k, v in clock.seconds.items()}
+        rows["other"] = total - sum(rows.values())
+        for phase, sec in rows.items():
+            mine = own.get(phase, 0.0) / rate
+            ratio = f"{sec / mine:>11.2f}" if mine else f"{'-':>11}"
+            print(f"  {phase:<10}{sec:>10.3f}{sec / floor:>9.3f}{mine:>13.3f}{ratio}",
+                  flush=True)
+
+
 def section_estimate(args: argparse.Namespace) -> None:
     from freege.cli import budget
     from freege.validation import ladder
@@ -415,7 +508,8 @@ def section_estimate(args: argparse.Namespace) -> None:
         print(row, flush=True)
 
 
-SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "estimate")
+SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "breakdown",
+            "estimate")
 
 
 def main() -> None:
@@ -434,6 +528,8 @@ def main() -> None:
     parser.add_argument("--estimate-sizes", nargs="+", type=int,
                         default=[64, 128, 256, 512, 1024, 2048, 4096])
     parser.add_argument("--ladder-max", type=int, default=2048)
+    parser.add_argument("--breakdown", nargs="+", default=["bert-base", "2048"],
+                        help="presets or sizes n (d = n, h = 16) for --sections breakdown")
     args = parser.parse_args()
     rate = matmul_rate()
     from threadpoolctl import threadpool_info
