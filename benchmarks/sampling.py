@@ -351,7 +351,9 @@ def section_targets(args: argparse.Namespace) -> None:
                 NOTEBOOK.format(reference=inspect.getsource(reference_draw))]
     derive = [sys.executable, "-m", "freege", "derive", "moments", "--case", "mha",
               "--order", "6"]
-    _process_seconds(derive)  # warm the caches
+    want = set(args.targets)
+    if "derive" in want:
+        _process_seconds(derive)  # warm the caches
     draw(bert, seed=(99,))
     _curve_draw(Dims(n=64, h=2, dK=8, dV=8, dO=64), (99,), times)  # imports scipy.linalg
     ratios: dict[str, list[float]] = {k: [] for k in (
@@ -359,48 +361,58 @@ def section_targets(args: argparse.Namespace) -> None:
     peak, diff = 0.0, 0.0
     for r in range(args.rounds):
         rate = cpu_rate()
-        bert_s = float(np.median([cpu_seconds(lambda i=i, r=r: draw(bert, seed=(r, i)))
-                                  for i in range(3)]))
-        ratios["bert"].append(bert_s * rate / floor_flops(bert))
-        if r < args.big_rounds:
+        if "draws" in want:
+            bert_s = float(np.median([cpu_seconds(lambda i=i, r=r: draw(bert, seed=(r, i)))
+                                      for i in range(3)]))
+            ratios["bert"].append(bert_s * rate / floor_flops(bert))
+        if "draws" in want and r < args.big_rounds:
             t = time.process_time()
             d = draw(big, seed=(r,))
             big_s = time.process_time() - t
             rate = (rate + cpu_rate()) / 2  # around a long draw
             ratios["big"].append(big_s * rate / floor_flops(big))
             peak = max(peak, d.peak_bytes / (8 * big.n**2))
-        plain = cpu_seconds(lambda r=r: draw(curve_dims, seed=(r,)))
-        curve = cpu_seconds(lambda r=r: _curve_draw(curve_dims, (r,), times))
-        ratios["curve"].append(curve / plain)
-        ratios["process"].append(_process_seconds(validate) / _process_seconds(notebook))
-        ratios["derive"].append(_process_seconds(derive))
+        if "curve" in want:
+            plain = cpu_seconds(lambda r=r: draw(curve_dims, seed=(r,)))
+            curve = cpu_seconds(lambda r=r: _curve_draw(curve_dims, (r,), times))
+            ratios["curve"].append(curve / plain)
+        if "process" in want:
+            ratios["process"].append(_process_seconds(validate) / _process_seconds(notebook))
+        if "derive" in want:
+            ratios["derive"].append(_process_seconds(derive))
     # agreement of one curve with the full eigh route (trace-normalised Gram)
-    _, gram = next(sample._grams("mha", curve_dims, (0,), BK, ("softmax",)))
-    gram *= curve_dims.n / np.trace(gram)
-    y = finite_readout.target(curve_dims.n, 0)
-    vals, vecs = np.linalg.eigh(gram)
-    ref = finite_readout.gradient_flow_loss(vals, vecs, y, times)
-    lv, lw = eigensolver.eigenvalues_and_weights(gram, y)
-    diff = float(np.max(np.abs(finite_readout.flow_loss_from_weights(lv, lw / (y @ y), times)
-                               - ref)))
+    if "curve" in want:
+        _, gram = next(sample._grams("mha", curve_dims, (0,), BK, ("softmax",)))
+        gram *= curve_dims.n / np.trace(gram)
+        y = finite_readout.target(curve_dims.n, 0)
+        vals, vecs = np.linalg.eigh(gram)
+        ref = finite_readout.gradient_flow_loss(vals, vecs, y, times)
+        lv, lw = eigensolver.eigenvalues_and_weights(gram, y)
+        diff = float(np.max(np.abs(finite_readout.flow_loss_from_weights(lv, lw / (y @ y), times)
+                                   - ref)))
     med = {k: float(np.median(v)) for k, v in ratios.items() if v}
     print(f"\ntargets (CPU time, medians of {args.rounds} interleaved rounds; the big draw "
           f"{min(args.rounds, args.big_rounds)} round(s); dgemm {rate / 1e9:.1f} GFLOP/s "
           "in CPU time):")
-    print(f"  bert-base draw / FLOP floor ({floor_flops(bert) / 1e9:.3f} GFLOP):    "
-          f"{med['bert']:.2f}  (target <= 1.5)")
+    if "bert" in med:
+        print(f"  bert-base draw / FLOP floor ({floor_flops(bert) / 1e9:.3f} GFLOP):    "
+              f"{med['bert']:.2f}  (target <= 1.5)")
     if "big" in med:
         print(f"  n = {big.n}, h = 16, dK = {big.dK}, dO = {big.dO} draw / floor "
               f"({floor_flops(big) / 1e9:.0f} GFLOP):  {med['big']:.2f}  (target <= 1.2)")
         print(f"  its peak memory / n^2 doubles:                 {peak:.2f}  "
               "(target <= 4.5)")
-    print(f"  learning-curve draw / eigenvalue draw, n = {curve_dims.n}:   "
-          f"{med['curve']:.2f}  (target <= 1.3)")
-    print(f"  curve vs full eigh, max |difference|:          {diff:.1e}  (target <= 1e-12)")
-    print(f"  validate bert-base --draws 10 / notebook script: {med['process']:.2f}  "
-          "(target <= 0.6)")
-    print(f"  warm derive moments --case mha --order 6:      {med['derive']:.2f} s CPU  "
-          "(target <= 0.3)", flush=True)
+    if "curve" in med:
+        print(f"  learning-curve draw / eigenvalue draw, n = {curve_dims.n}:   "
+              f"{med['curve']:.2f}  (target <= 1.3)")
+        print(f"  curve vs full eigh, max |difference|:          {diff:.1e}  "
+              "(target <= 1e-12)")
+    if "process" in med:
+        print(f"  validate bert-base --draws 10 / notebook script: {med['process']:.2f}  "
+              "(target <= 0.6)")
+    if "derive" in med:
+        print(f"  warm derive moments --case mha --order 6:      {med['derive']:.2f} s CPU  "
+              "(target <= 0.3)", flush=True)
 
 
 class PhaseClock:
@@ -508,6 +520,7 @@ def section_estimate(args: argparse.Namespace) -> None:
         print(row, flush=True)
 
 
+TARGETS = ("draws", "curve", "process", "derive")
 SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "breakdown",
             "estimate")
 
@@ -528,6 +541,8 @@ def main() -> None:
     parser.add_argument("--estimate-sizes", nargs="+", type=int,
                         default=[64, 128, 256, 512, 1024, 2048, 4096])
     parser.add_argument("--ladder-max", type=int, default=2048)
+    parser.add_argument("--targets", nargs="+", choices=TARGETS, default=list(TARGETS),
+                        help="which targets --sections targets measures")
     parser.add_argument("--breakdown", nargs="+", default=["bert-base", "2048"],
                         help="presets or sizes n (d = n, h = 16) for --sections breakdown")
     args = parser.parse_args()
