@@ -130,7 +130,8 @@ def _check(name: str, info: int) -> None:
     if info > 0:
         raise ArithmeticError(f"{name} failed to converge (info {info})")
     if info < 0:
-        raise ValueError(f"{name} rejected argument {-info}")
+        raise ValueError(f"{name} rejected argument {-info} (LAPACKE also rejects a "
+                         "matrix with NaN entries)")
 
 
 def _working_copy(a: np.ndarray, overwrite: bool) -> np.ndarray:
