@@ -254,10 +254,11 @@ class _GEValueNoise:
     """Exact-in-law sampler of ``W_r V_r`` for a fresh n x n Gaussian ``W_r`` (module
     docstring): rows of ``W_r V_r`` are i.i.d. N(0, V^T V), sampled as ``G L^T`` with
     ``L L^T = V^T V`` (Cholesky; thin QR ``V = U R``, ``L = R^T``, when dV >= n makes
-    V^T V singular). The factor is recomputed only when V changes."""
+    V^T V singular). The factor is recomputed only when V changes; ``scale`` multiplies
+    the sample, folded into the factor (no pass over the n x dV result)."""
 
-    def __init__(self, bk: Backend, gen: Any):
-        self.bk, self.gen, self.factor = bk, gen, None
+    def __init__(self, bk: Backend, gen: Any, scale: float = 1.0):
+        self.bk, self.gen, self.scale, self.factor = bk, gen, scale, None
 
     def __call__(self, V: Any, new_v: bool) -> Any:
         xp = self.bk.xp
@@ -267,6 +268,7 @@ class _GEValueNoise:
                 self.factor = xp.linalg.cholesky(V.T @ V).T
             else:
                 self.factor = xp.linalg.qr(V, mode="r")
+            self.factor *= self.scale
         return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
 
 
@@ -290,7 +292,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     n, beta = dims.n, float(dims.beta)
     t1, t2 = thetas(beta)
     sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
-    value_noise = _GEValueNoise(bk, ngen)
+    value_noise = _GEValueNoise(bk, ngen, sq_noise / math.sqrt(n))
     scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
     vmean = None
@@ -303,10 +305,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
         if with_values:
             if "ge" in models:
                 y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
-                noise = value_noise(hd.V, hd.new_kv)
-                noise *= sq_noise / math.sqrt(n)
-                y += noise
-                del noise
+                y += value_noise(hd.V, hd.new_kv)
                 terms["ge"] = y
             if "softmax" in models:
                 if scores is None:
