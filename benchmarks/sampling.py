@@ -17,9 +17,11 @@ Sections (``--sections``, default all):
   ``sympy`` and ``scipy.stats`` imports the sampling path no longer makes;
 * ``dtype``: float64 against float32 draws per preset (seconds, peak memory);
 * ``eig``: the symmetric eigenvalue drivers at ``--eig-sizes`` -- NumPy ``eigvalsh``,
-  SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and LAPACK's
-  two-stage ``syevd_2stage`` (:mod:`freege.validation.eigensolver`) -- best of ``--reps`` on
-  a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over the scale;
+  SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and
+  :mod:`freege.validation.eigensolver`'s in-place one-stage (``?sytrd`` + ``?sterf``) and
+  two-stage (band :data:`~freege.validation.eigensolver.TWO_STAGE_BAND`) routes -- best of
+  ``--reps`` on a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over
+  the scale;
 * ``fused``: one head's ``A^perp V`` per preset, the fused product
   (:func:`freege.validation.sample.centred_softmax_values`) against
   ``centred_softmax(Q K^T / sqrt(dK)) @ V``;
@@ -31,7 +33,12 @@ Sections (``--sections``, default all):
   times (:func:`freege.validation.eigensolver.eigenvalues_and_weights`) against an
   eigenvalue-only draw at ``--curve-n``, and the curve's largest difference to a full
   ``eigh``; ``freege validate bert-base --draws 10`` as a process against a
-  notebook-style script; a warm ``freege derive moments --case mha --order 6``;
+  notebook-style script; a warm ``freege derive moments --case mha --order 6``
+  (``--targets`` picks some of them: ``draws``, ``curve``, ``process``, ``derive``);
+* ``breakdown`` (issue 18): the CPU time of draws of ``--breakdown`` (presets, or sizes n
+  of the d = n, h = 16 configuration) by phase -- random numbers, fused softmax, GE noise,
+  Z W^O, outlier, Grams, eigenvalues, the rest -- each against the whole floor and its
+  own (:func:`floor_parts`);
 * ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
   the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
   ``--estimate-sizes``.
@@ -41,7 +48,8 @@ sees (``freege sweep`` holds each task to one thread).
 
 Run (from the repository root): ``python -m benchmarks.sampling [--presets ...]
 [--draws 3] [--ref-draws 1] [--sections ...] [--eig-sizes 512 1024 2048 4096] [--rounds 3]
-[--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]``.
+[--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]
+[--targets draws ...] [--breakdown bert-base 2048]``.
 """
 
 from __future__ import annotations
@@ -193,6 +201,8 @@ def section_eig(args: argparse.Namespace) -> None:
         **{f"scipy-{d}": (lambda a, d=d: scipy.linalg.eigh(a, eigvals_only=True, driver=d))
            for d in ("ev", "evd", "evr")},
     }
+    if eigensolver.one_stage_driver("float64") is not None:
+        drivers["1stage"] = eigensolver.eigvalsh_one_stage
     if eigensolver.two_stage_driver("float64") is not None:
         drivers["2stage"] = eigensolver.eigvalsh_two_stage
     print(f"\n{'n':>6}" + "".join(f"{d:>11}" for d in drivers)
