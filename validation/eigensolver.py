@@ -3,13 +3,15 @@
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
 Below :data:`TWO_STAGE_MIN_N` that is what NumPy's ``eigvalsh`` runs, but in place
-(NumPy copies the matrix first; 13.5 against 10.7 ms at n = 512). From that size on,
+(NumPy copies the matrix first: 13.7 against 11.4 ms at n = 512, 78 against 67 ms at
+1024, CPU-time medians, one BLAS thread). From that size on,
 LAPACK's (>= 3.7) two-stage reduction replaces it: dense -> band of half-width
 :data:`TWO_STAGE_BAND` by BLAS-3 (``?sytrd_sy2sb``), then band -> tridiagonal
-(``?sytrd_sb2st``), with the band chosen here (``?syevd_2stage`` picks its own and
-costs 1.4x more at n = 4096). All are called through ctypes from the OpenBLAS that
-NumPy ships (LAPACKE or Fortran entries, 64-bit integers), and so is ``?syrk`` for the
-Gram matrices the draws make (:func:`gram`: one triangle only); where that library or
+(``?sytrd_sb2st``), with the band chosen here (``?syevd_2stage`` takes LAPACK's
+one-thread choice, 32, about 10% slower at n = 2048-4096). All are called through
+ctypes from the OpenBLAS that NumPy ships (LAPACKE or Fortran entries, 64-bit integers),
+and so is ``?syrk`` for the Gram matrices the draws make (:func:`gram`: one triangle
+only); where that library or
 a symbol is not found (another NumPy build) NumPy's routines are used. SciPy's
 ``eigh(eigvals_only=True)`` drivers ``ev``/``evd``/``evr`` run the same one-stage
 reduction and cost the same, plus 0.5 s to import ``scipy.linalg`` (measured in
@@ -37,9 +39,10 @@ TWO_STAGE_MIN_N = 2048
 
 _COLUMN_MAJOR = 102  # LAPACKE's LAPACK_COL_MAJOR
 #: half-width of the band of the two-stage reduction's first stage (dense -> band by BLAS-3,
-#: 4/3 n^3; then band -> tridiagonal, O(n^2 b)): LAPACK's own choice (``?syevd_2stage``)
-#: cost 4.46 s at n = 4096 against 3.22 s with 64 (32: 3.68 s, 96: 3.30 s); at n = 2048
-#: 16: 0.67, 32: 0.55, 64: 0.49, 128: 0.61 s (one BLAS thread, CPU time, issue 18)
+#: 4/3 n^3; then band -> tridiagonal, O(n^2 b)). CPU seconds, one BLAS thread (issue 18):
+#: n = 2048 16: 0.67, 32: 0.55, 64: 0.49, 128: 0.61; n = 3072 (three runs) 32: 2.08-2.16,
+#: 64: 1.83-1.96, 96: 1.99-2.01; n = 4096 32: 3.68, 64: 3.22, 96: 3.30. LAPACK's
+#: ``iparam2stage`` takes 32 for one thread
 TWO_STAGE_BAND = 64
 
 
