@@ -4,21 +4,19 @@ Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
 Below :data:`TWO_STAGE_MIN_N` that is what NumPy's ``eigvalsh`` runs, but in place
 (NumPy copies the matrix first: 13.7 against 11.4 ms at n = 512, 78 against 67 ms at
-1024, CPU-time medians, one BLAS thread). From that size on,
-LAPACK's (>= 3.7) two-stage reduction replaces it: dense -> band of half-width
-:data:`TWO_STAGE_BAND` by BLAS-3 (``?sytrd_sy2sb``), then band -> tridiagonal
-(``?sytrd_sb2st``), with the band chosen here (``?syevd_2stage`` takes LAPACK's
-one-thread choice, 32, about 10% slower at n = 2048-4096). All are called through
-ctypes from the OpenBLAS that NumPy ships (LAPACKE or Fortran entries, 64-bit integers),
-and so is ``?syrk`` for the Gram matrices the draws make (:func:`gram`: one triangle
-only); where that library or
-a symbol is not found (another NumPy build) NumPy's routines are used. SciPy's
-``eigh(eigvals_only=True)`` drivers ``ev``/``evd``/``evr`` run the same one-stage
-reduction and cost the same, plus 0.5 s to import ``scipy.linalg`` (measured in
-``benchmarks/sampling.py``), so they are not used there. Learning curves need the
-eigenvectors only through ``u_j^T y``: :func:`eigenvalues_and_weights` gets those weights
-from the tridiagonal reduction applied to ``y`` (SciPy's LAPACK wrappers, imported only
-when it is called).
+1024, CPU-time medians, one BLAS thread). From that size on, LAPACK's (>= 3.7) two-stage
+reduction replaces it: dense -> band of half-width :data:`TWO_STAGE_BAND` by BLAS-3
+(``?sytrd_sy2sb``), then band -> tridiagonal (``?sytrd_sb2st``), with the band chosen
+here (``?syevd_2stage`` takes LAPACK's one-thread choice, 32, about 10% slower at n =
+2048-4096). All are called through ctypes from the OpenBLAS that NumPy ships (LAPACKE or
+Fortran entries, 64-bit integers), and so is ``?syrk`` for the Gram matrices the draws
+make (:func:`gram`: one triangle only); where that library or a symbol is not found
+(another NumPy build) NumPy's routines are used. SciPy's ``eigh(eigvals_only=True)``
+drivers ``ev``/``evd``/``evr`` run the same one-stage reduction and cost the same, plus
+0.5 s to import ``scipy.linalg`` (measured in ``benchmarks/sampling.py``), so they are
+not used there. Learning curves need the eigenvectors only through ``u_j^T y``:
+:func:`eigenvalues_and_weights` gets those weights from the tridiagonal reduction
+applied to ``y`` (SciPy's LAPACK wrappers, imported only when it is called).
 """
 
 from __future__ import annotations
