@@ -17,9 +17,11 @@ Sections (``--sections``, default all):
   ``sympy`` and ``scipy.stats`` imports the sampling path no longer makes;
 * ``dtype``: float64 against float32 draws per preset (seconds, peak memory);
 * ``eig``: the symmetric eigenvalue drivers at ``--eig-sizes`` -- NumPy ``eigvalsh``,
-  SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and LAPACK's
-  two-stage ``syevd_2stage`` (:mod:`freege.validation.eigensolver`) -- best of ``--reps`` on
-  a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over the scale;
+  SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and
+  :mod:`freege.validation.eigensolver`'s in-place one-stage (``?sytrd`` + ``?sterf``) and
+  two-stage (band :data:`~freege.validation.eigensolver.TWO_STAGE_BAND`) routes -- best of
+  ``--reps`` on a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over
+  the scale;
 * ``fused``: one head's ``A^perp V`` per preset, the fused product
   (:func:`freege.validation.sample.centred_softmax_values`) against
   ``centred_softmax(Q K^T / sqrt(dK)) @ V``;
@@ -31,7 +33,12 @@ Sections (``--sections``, default all):
   times (:func:`freege.validation.eigensolver.eigenvalues_and_weights`) against an
   eigenvalue-only draw at ``--curve-n``, and the curve's largest difference to a full
   ``eigh``; ``freege validate bert-base --draws 10`` as a process against a
-  notebook-style script; a warm ``freege derive moments --case mha --order 6``;
+  notebook-style script; a warm ``freege derive moments --case mha --order 6``
+  (``--targets`` picks some of them: ``draws``, ``curve``, ``process``, ``derive``);
+* ``breakdown`` (issue 18): the CPU time of draws of ``--breakdown`` (presets, or sizes n
+  of the d = n, h = 16 configuration) by phase -- random numbers, fused softmax, GE noise,
+  Z W^O, outlier, Grams, eigenvalues, the rest -- each against the whole floor and its
+  own (:func:`floor_parts`);
 * ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
   the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
   ``--estimate-sizes``.
@@ -41,7 +48,8 @@ sees (``freege sweep`` holds each task to one thread).
 
 Run (from the repository root): ``python -m benchmarks.sampling [--presets ...]
 [--draws 3] [--ref-draws 1] [--sections ...] [--eig-sizes 512 1024 2048 4096] [--rounds 3]
-[--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]``.
+[--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]
+[--targets draws ...] [--breakdown bert-base 2048]``.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -192,6 +201,8 @@ def section_eig(args: argparse.Namespace) -> None:
         **{f"scipy-{d}": (lambda a, d=d: scipy.linalg.eigh(a, eigvals_only=True, driver=d))
            for d in ("ev", "evd", "evr")},
     }
+    if eigensolver.one_stage_driver("float64") is not None:
+        drivers["1stage"] = eigensolver.eigvalsh_one_stage
     if eigensolver.two_stage_driver("float64") is not None:
         drivers["2stage"] = eigensolver.eigvalsh_two_stage
     print(f"\n{'n':>6}" + "".join(f"{d:>11}" for d in drivers)
@@ -246,15 +257,26 @@ def section_fused(args: argparse.Namespace) -> None:
               f"{draws['fused']:>9.3f}{draws['plain'] / draws['fused']:>10.2f}", flush=True)
 
 
-def floor_flops(dims: Dims) -> float:
-    """The necessary floating-point work of one draw (both models): per head Q K^T and
-    A V (2 n^2 (dK + dV)), the GE signal Q (K^T V) and noise G L^T; per K/V group V^T V
-    and its Cholesky factor; both models' Z W^O; both Grams as symmetric products
-    (n^2 dO each); both eigenvalue problems by tridiagonal reduction (4/3 n^3 each)."""
+def floor_parts(dims: Dims) -> dict[str, float]:
+    """The necessary floating-point work of one draw (both models), by phase: ``softmax``
+    per head Q K^T and A V (2 n^2 (dK + dV)); ``ge`` per head the GE signal Q (K^T V)
+    (4 n dK dV) and noise G L^T (L triangular: n dV min(n, dV)), per K/V group V^T V as
+    a symmetric product (n dV^2) and its Cholesky factor (dV^3 / 3); ``output`` both
+    models' Z W^O (2 n h dV dO each); ``gram`` both Grams as symmetric products (n^2 dO
+    each); ``eig`` both eigenvalue problems by tridiagonal reduction (4/3 n^3 each)."""
     n, h, dk, dv, do = dims.n, dims.h, dims.dK, dims.dV, dims.dO
-    per_head = 2 * n * n * (dk + dv) + 4 * n * dk * dv + 2 * n * dv * min(n, dv)
-    groups = dims.h_kv * (2 * n * dv * dv + dv**3 / 3)
-    return h * per_head + groups + 2 * (2 * n * h * dv * do + n * n * do + 4 / 3 * n**3)
+    return {"softmax": h * 2 * n * n * (dk + dv),
+            "ge": h * (4 * n * dk * dv + n * dv * min(n, dv))
+            + dims.h_kv * (n * dv * dv + dv**3 / 3),
+            "output": 2 * 2 * n * h * dv * do, "gram": 2 * n * n * do,
+            "eig": 2 * 4 / 3 * n**3}
+
+
+def floor_flops(dims: Dims) -> float:
+    """The necessary floating-point work of one draw (both models): the sum of
+    :func:`floor_parts`. (Until issue 18 the triangular G L^T and the symmetric V^T V
+    were counted as full products: 0.5-0.8 % more at bert-base and n = 4096.)"""
+    return sum(floor_parts(dims).values())
 
 
 def big_dims(n: int) -> Dims:
@@ -339,7 +361,9 @@ def section_targets(args: argparse.Namespace) -> None:
                 NOTEBOOK.format(reference=inspect.getsource(reference_draw))]
     derive = [sys.executable, "-m", "freege", "derive", "moments", "--case", "mha",
               "--order", "6"]
-    _process_seconds(derive)  # warm the caches
+    want = set(args.targets)
+    if "derive" in want:
+        _process_seconds(derive)  # warm the caches
     draw(bert, seed=(99,))
     _curve_draw(Dims(n=64, h=2, dK=8, dV=8, dO=64), (99,), times)  # imports scipy.linalg
     ratios: dict[str, list[float]] = {k: [] for k in (
@@ -347,48 +371,139 @@ def section_targets(args: argparse.Namespace) -> None:
     peak, diff = 0.0, 0.0
     for r in range(args.rounds):
         rate = cpu_rate()
-        bert_s = float(np.median([cpu_seconds(lambda i=i, r=r: draw(bert, seed=(r, i)))
-                                  for i in range(3)]))
-        ratios["bert"].append(bert_s * rate / floor_flops(bert))
-        if r < args.big_rounds:
+        if "draws" in want:
+            bert_s = float(np.median([cpu_seconds(lambda i=i, r=r: draw(bert, seed=(r, i)))
+                                      for i in range(3)]))
+            ratios["bert"].append(bert_s * rate / floor_flops(bert))
+        if "draws" in want and r < args.big_rounds:
             t = time.process_time()
             d = draw(big, seed=(r,))
             big_s = time.process_time() - t
             rate = (rate + cpu_rate()) / 2  # around a long draw
             ratios["big"].append(big_s * rate / floor_flops(big))
             peak = max(peak, d.peak_bytes / (8 * big.n**2))
-        plain = cpu_seconds(lambda r=r: draw(curve_dims, seed=(r,)))
-        curve = cpu_seconds(lambda r=r: _curve_draw(curve_dims, (r,), times))
-        ratios["curve"].append(curve / plain)
-        ratios["process"].append(_process_seconds(validate) / _process_seconds(notebook))
-        ratios["derive"].append(_process_seconds(derive))
+        if "curve" in want:
+            plain = cpu_seconds(lambda r=r: draw(curve_dims, seed=(r,)))
+            curve = cpu_seconds(lambda r=r: _curve_draw(curve_dims, (r,), times))
+            ratios["curve"].append(curve / plain)
+        if "process" in want:
+            ratios["process"].append(_process_seconds(validate) / _process_seconds(notebook))
+        if "derive" in want:
+            ratios["derive"].append(_process_seconds(derive))
     # agreement of one curve with the full eigh route (trace-normalised Gram)
-    _, gram = next(sample._grams("mha", curve_dims, (0,), BK, ("softmax",)))
-    gram *= curve_dims.n / np.trace(gram)
-    y = finite_readout.target(curve_dims.n, 0)
-    vals, vecs = np.linalg.eigh(gram)
-    ref = finite_readout.gradient_flow_loss(vals, vecs, y, times)
-    lv, lw = eigensolver.eigenvalues_and_weights(gram, y)
-    diff = float(np.max(np.abs(finite_readout.flow_loss_from_weights(lv, lw / (y @ y), times)
-                               - ref)))
+    if "curve" in want:
+        _, gram = next(sample._grams("mha", curve_dims, (0,), BK, ("softmax",)))
+        gram *= curve_dims.n / np.trace(gram)
+        y = finite_readout.target(curve_dims.n, 0)
+        vals, vecs = np.linalg.eigh(gram)
+        ref = finite_readout.gradient_flow_loss(vals, vecs, y, times)
+        lv, lw = eigensolver.eigenvalues_and_weights(gram, y)
+        diff = float(np.max(np.abs(finite_readout.flow_loss_from_weights(lv, lw / (y @ y), times)
+                                   - ref)))
     med = {k: float(np.median(v)) for k, v in ratios.items() if v}
     print(f"\ntargets (CPU time, medians of {args.rounds} interleaved rounds; the big draw "
           f"{min(args.rounds, args.big_rounds)} round(s); dgemm {rate / 1e9:.1f} GFLOP/s "
           "in CPU time):")
-    print(f"  bert-base draw / FLOP floor ({floor_flops(bert) / 1e9:.3f} GFLOP):    "
-          f"{med['bert']:.2f}  (target <= 1.5)")
+    if "bert" in med:
+        print(f"  bert-base draw / FLOP floor ({floor_flops(bert) / 1e9:.3f} GFLOP):    "
+              f"{med['bert']:.2f}  (target <= 1.5)")
     if "big" in med:
         print(f"  n = {big.n}, h = 16, dK = {big.dK}, dO = {big.dO} draw / floor "
               f"({floor_flops(big) / 1e9:.0f} GFLOP):  {med['big']:.2f}  (target <= 1.2)")
         print(f"  its peak memory / n^2 doubles:                 {peak:.2f}  "
               "(target <= 4.5)")
-    print(f"  learning-curve draw / eigenvalue draw, n = {curve_dims.n}:   "
-          f"{med['curve']:.2f}  (target <= 1.3)")
-    print(f"  curve vs full eigh, max |difference|:          {diff:.1e}  (target <= 1e-12)")
-    print(f"  validate bert-base --draws 10 / notebook script: {med['process']:.2f}  "
-          "(target <= 0.6)")
-    print(f"  warm derive moments --case mha --order 6:      {med['derive']:.2f} s CPU  "
-          "(target <= 0.3)", flush=True)
+    if "curve" in med:
+        print(f"  learning-curve draw / eigenvalue draw, n = {curve_dims.n}:   "
+              f"{med['curve']:.2f}  (target <= 1.3)")
+        print(f"  curve vs full eigh, max |difference|:          {diff:.1e}  "
+              "(target <= 1e-12)")
+    if "process" in med:
+        print(f"  validate bert-base --draws 10 / notebook script: {med['process']:.2f}  "
+              "(target <= 0.6)")
+    if "derive" in med:
+        print(f"  warm derive moments --case mha --order 6:      {med['derive']:.2f} s CPU  "
+              "(target <= 0.3)", flush=True)
+
+
+class PhaseClock:
+    """CPU seconds spent inside each of a few functions, exclusive of the others (a call
+    nested in another counts for the inner one only), installed by patching them where
+    the draw looks them up and removed by :meth:`restore`."""
+
+    def __init__(self, targets: dict[str, tuple[Any, str]]):
+        self.seconds = dict.fromkeys(targets, 0.0)
+        self.stack: list[list[float]] = []
+        self.saved = [(owner, attr, getattr(owner, attr)) for owner, attr in targets.values()]
+        for phase, (owner, attr) in targets.items():
+            setattr(owner, attr, self._timed(phase, getattr(owner, attr)))
+
+    def _timed(self, phase: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_call(*a: Any, **k: Any) -> Any:
+            self.stack.append([time.process_time(), 0.0])  # [start, nested seconds]
+            try:
+                return fn(*a, **k)
+            finally:
+                start, nested = self.stack.pop()
+                spent = time.process_time() - start
+                self.seconds[phase] += spent - nested
+                if self.stack:
+                    self.stack[-1][1] += spent
+        return timed_call
+
+    def restore(self) -> None:
+        for owner, attr, fn in self.saved:
+            setattr(owner, attr, fn)
+
+
+def breakdown_dims(name: str) -> Dims:
+    """A preset by name, or ``n``: the d = n configuration with 16 heads (:func:`big_dims`)."""
+    return PRESETS[name] if name in PRESETS else big_dims(int(name))
+
+
+def section_breakdown(args: argparse.Namespace) -> None:
+    """CPU time of a draw by phase against each phase's FLOP floor (:func:`floor_parts`)
+    at the measured dgemm rate: random numbers (all of :meth:`Backend.normal`), the fused
+    softmax products and exponentials, the GE noise product, Z W^O, the outlier's power
+    iteration, the Grams, the eigensolver; ``other`` is the rest (the GE signal, V^T V and
+    its Cholesky factor, scaling and copies, the interpreter)."""
+    from freege.validation import backend, outlier
+
+    targets = {"rng": (backend.Backend, "normal"),
+               "softmax": (sample, "centred_softmax_values"),
+               "ge noise": (sample._GEValueNoise, "__call__"),
+               "output": (sample, "_output"), "outlier": (outlier, "top_singular_value"),
+               "gram": (backend.Backend, "gram"), "eig": (backend.Backend, "eigvalsh")}
+    for name in args.breakdown:
+        dims = breakdown_dims(name)
+        reps = 3 if dims.n <= 1024 else 1
+        if dims.n <= 2048:
+            draw(dims, seed=(99,))  # warm-up
+        clock = PhaseClock(targets)
+        try:
+            rate, total = cpu_rate(), 0.0
+            for i in range(reps):
+                total += cpu_seconds(lambda i=i, d=dims: draw(d, seed=(0, i))) / reps
+            rate = (rate + cpu_rate()) / 2
+        finally:
+            clock.restore()
+        parts = floor_parts(dims)
+        noise = dims.h * dims.n * dims.dV * min(dims.n, dims.dV)
+        own = {"softmax": parts["softmax"], "ge noise": noise, "output": parts["output"],
+               "gram": parts["gram"], "eig": parts["eig"], "other": parts["ge"] - noise}
+        floor = sum(parts.values()) / rate
+        print(f"\nbreakdown: {name} (n = {dims.n}, h = {dims.h}, dK = {dims.dK}, "
+              f"dO = {dims.dO}), {reps} draw(s), CPU time, dgemm {rate / 1e9:.1f} GFLOP/s: "
+              f"{total:.3f} s = {total * rate / sum(parts.values()):.2f} x floor "
+              f"({floor:.3f} s)")
+        print(f"  {'phase':<10}{'seconds':>10}{'x floor':>9}{'its floor s':>13}"
+              f"{'its ratio':>11}")
+        rows = {k: v / reps for k, v in clock.seconds.items()}
+        rows["other"] = total - sum(rows.values())
+        for phase, sec in rows.items():
+            mine = own.get(phase, 0.0) / rate
+            ratio = f"{sec / mine:>11.2f}" if mine else f"{'-':>11}"
+            print(f"  {phase:<10}{sec:>10.3f}{sec / floor:>9.3f}{mine:>13.3f}{ratio}",
+                  flush=True)
 
 
 def section_estimate(args: argparse.Namespace) -> None:
@@ -415,7 +530,9 @@ def section_estimate(args: argparse.Namespace) -> None:
         print(row, flush=True)
 
 
-SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "estimate")
+TARGETS = ("draws", "curve", "process", "derive")
+SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "breakdown",
+            "estimate")
 
 
 def main() -> None:
@@ -434,6 +551,10 @@ def main() -> None:
     parser.add_argument("--estimate-sizes", nargs="+", type=int,
                         default=[64, 128, 256, 512, 1024, 2048, 4096])
     parser.add_argument("--ladder-max", type=int, default=2048)
+    parser.add_argument("--targets", nargs="+", choices=TARGETS, default=list(TARGETS),
+                        help="which targets --sections targets measures")
+    parser.add_argument("--breakdown", nargs="+", default=["bert-base", "2048"],
+                        help="presets or sizes n (d = n, h = 16) for --sections breakdown")
     args = parser.parse_args()
     rate = matmul_rate()
     from threadpoolctl import threadpool_info

@@ -95,11 +95,21 @@ class Backend:
     def to_numpy(self, a: Any) -> np.ndarray:
         return a if self.name == "numpy" else self.xp.asnumpy(a)
 
+    def gram(self, m: Any, *, lower_only: bool = False) -> Any:
+        """``m m^T``; ``lower_only``: on the CPU only its lower triangle (BLAS ``?syrk``,
+        :func:`freege.validation.eigensolver.gram`), the triangle :meth:`eigvalsh` reads;
+        on the GPU always the whole product."""
+        if self.name == "numpy":
+            from freege.validation.eigensolver import gram
+
+            return gram(m, lower_only=lower_only)
+        return m @ m.T
+
     def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
-        """Ascending eigenvalues of a symmetric matrix as a float64 NumPy array: on the
-        CPU :func:`freege.validation.eigensolver.eigvalsh` (LAPACK driver by size; ``gram`` may
-        be destroyed when ``overwrite``), on the GPU cuSOLVER ``syevd``; cheaper than an
-        SVD and accurate for the bulk (theory §7.1)."""
+        """Ascending eigenvalues of a symmetric matrix (its lower triangle is read) as a
+        float64 NumPy array: on the CPU :func:`freege.validation.eigensolver.eigvalsh`
+        (LAPACK driver by size; ``gram`` may be destroyed when ``overwrite``), on the GPU
+        cuSOLVER ``syevd``; cheaper than an SVD and accurate for the bulk (theory §7.1)."""
         if self.name == "numpy":
             from freege.validation.eigensolver import eigvalsh
 

@@ -2,16 +2,21 @@
 
 Only the eigenvalues are needed, so every driver reduces to a tridiagonal form
 (``?sytrd``) and takes its eigenvalues (``?sterf``); the reduction is most of the cost.
-Below :data:`TWO_STAGE_MIN_N` that is NumPy's ``eigvalsh`` (``?syevd``). From that size
-on, the two-stage reduction of LAPACK >= 3.7 (``?syevd_2stage``: dense -> band by
-BLAS-3 -> tridiagonal) replaces it, called through ctypes from the OpenBLAS that NumPy
-ships (its LAPACKE entry, 64-bit integers); where that library or symbol is not found
-(another NumPy build) NumPy's driver is used. SciPy's ``eigh(eigvals_only=True)``
+Below :data:`TWO_STAGE_MIN_N` that is what NumPy's ``eigvalsh`` runs, but in place
+(NumPy copies the matrix first: 13.7 against 11.4 ms at n = 512, 78 against 67 ms at
+1024, CPU-time medians, one BLAS thread). From that size on, LAPACK's (>= 3.7) two-stage
+reduction replaces it: dense -> band of half-width :data:`TWO_STAGE_BAND` by BLAS-3
+(``?sytrd_sy2sb``), then band -> tridiagonal (``?sytrd_sb2st``), with the band chosen
+here (``?syevd_2stage`` takes LAPACK's one-thread choice, 32, about 10% slower at n =
+2048-4096). All are called through ctypes from the OpenBLAS that NumPy ships (LAPACKE or
+Fortran entries, 64-bit integers), and so is ``?syrk`` for the Gram matrices the draws
+make (:func:`gram`: one triangle only); where that library or a symbol is not found
+(another NumPy build) NumPy's routines are used. SciPy's ``eigh(eigvals_only=True)``
 drivers ``ev``/``evd``/``evr`` run the same one-stage reduction and cost the same, plus
 0.5 s to import ``scipy.linalg`` (measured in ``benchmarks/sampling.py``), so they are
 not used there. Learning curves need the eigenvectors only through ``u_j^T y``:
-:func:`eigenvalues_and_weights` gets those weights from the tridiagonal reduction applied
-to ``y`` (SciPy's LAPACK wrappers, imported only when it is called).
+:func:`eigenvalues_and_weights` gets those weights from the tridiagonal reduction
+applied to ``y`` (SciPy's LAPACK wrappers, imported only when it is called).
 """
 
 from __future__ import annotations
@@ -20,67 +25,210 @@ import ctypes
 import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-#: from this size on the two-stage reduction is used. ``benchmarks/sampling.py --sections
-#: eig``, one BLAS thread, three runs on the shared 2-core CPU; speed-up NumPy time /
-#: two-stage time: 0.50 (n = 512), 0.62 (1024), 0.91-1.30 (1536-2048, mixed), 1.37 and
-#: 1.80 (3072), 1.06-1.16 (4096; the issue measured 1.7 at 4096 elsewhere); in CPU time
-#: (medians of three, issue 18): 0.83 (1536), 1.04 (2048), 1.29 (2560), 1.41 (4096)
-TWO_STAGE_MIN_N = 2560
+#: from this size on the two-stage reduction is used: CPU time of the one-stage over the
+#: two-stage (band :data:`TWO_STAGE_BAND`), medians of three, one BLAS thread (issue 18):
+#: 0.61 (n = 1024), 0.80-0.82 (1536), 1.05-1.09 (2048), 1.28 (2560); with LAPACK's own
+#: ``?syevd_2stage`` band the crossing was above 2048
+TWO_STAGE_MIN_N = 2048
 
 _COLUMN_MAJOR = 102  # LAPACKE's LAPACK_COL_MAJOR
+#: half-width of the band of the two-stage reduction's first stage (dense -> band by BLAS-3,
+#: 4/3 n^3; then band -> tridiagonal, O(n^2 b)). CPU seconds, one BLAS thread (issue 18):
+#: n = 2048 16: 0.67, 32: 0.55, 64: 0.49, 128: 0.61; n = 3072 (three runs) 32: 2.08-2.16,
+#: 64: 1.83-1.96, 96: 1.99-2.01; n = 4096 32: 3.68, 64: 3.22, 96: 3.30. LAPACK's
+#: ``iparam2stage`` takes 32 for one thread
+TWO_STAGE_BAND = 64
 
 
-@functools.cache
-def two_stage_driver(dtype: str) -> Callable[..., int] | None:
-    """LAPACKE ``?syevd_2stage`` (``dtype`` ``float64`` or ``float32``) of NumPy's
-    bundled OpenBLAS, or ``None`` when this NumPy build does not ship it."""
-    letter = {"float64": "d", "float32": "s"}[dtype]
+_LETTERS = {"float64": "d", "float32": "s"}
+_ROW_MAJOR, _LOWER, _NO_TRANS = 101, 122, 111  # CBLAS enums
+_I64, _PTR = ctypes.c_int64, ctypes.c_void_p
+
+
+def _bundled(symbol: str, restype: Any, argtypes: list[Any] | None
+             ) -> Callable[..., Any] | None:
+    """``symbol`` of NumPy's bundled OpenBLAS (64-bit integers) with its C signature
+    (``argtypes`` None: unchecked, see :func:`_fortran`), or ``None`` when this NumPy
+    build ships no such library or symbol."""
     libs = sorted((Path(np.__file__).parent.parent / "numpy.libs").glob("*openblas*"))
     for path in libs:
         try:
-            lib = ctypes.CDLL(str(path))
-            fn = getattr(lib, f"scipy_LAPACKE_{letter}syevd_2stage64_")
+            fn = getattr(ctypes.CDLL(str(path)), symbol)
         except (OSError, AttributeError):
             continue
-        fn.restype = ctypes.c_int64
-        fn.argtypes = [ctypes.c_int, ctypes.c_char, ctypes.c_char, ctypes.c_int64,
-                       ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+        fn.restype, fn.argtypes = restype, argtypes
         return fn
     return None
 
 
+def _all_or_none(*routines: Callable[..., Any] | None) -> tuple[Callable[..., Any], ...] | None:
+    """``routines`` when none of them is None, else None."""
+    return None if any(fn is None for fn in routines) else routines  # type: ignore[return-value]
+
+
+@functools.cache
+def sterf_routine(dtype: str) -> Callable[..., int] | None:
+    """LAPACKE ``?sterf`` (eigenvalues of a symmetric tridiagonal matrix, Pal-Walker-Kahan
+    QR; MRRR ``?stemr``'s dqds is no faster for all of them: 4.4 against 3.3 ms at
+    n = 512) of NumPy's bundled OpenBLAS for ``dtype``, or ``None``."""
+    return _bundled(f"scipy_LAPACKE_{_LETTERS[dtype]}sterf64_", _I64, [_I64, _PTR, _PTR])
+
+
+@functools.cache
+def one_stage_driver(dtype: str) -> tuple[Callable[..., int], ...] | None:
+    """LAPACKE ``?sytrd`` (the reduction of NumPy's ``eigvalsh``, here in place) and
+    ``?sterf`` (:func:`sterf_routine`), or ``None``."""
+    return _all_or_none(
+        _bundled(f"scipy_LAPACKE_{_LETTERS[dtype]}sytrd64_", _I64,
+                 [ctypes.c_int, ctypes.c_char, _I64, _PTR, _I64, _PTR, _PTR, _PTR]),
+        sterf_routine(dtype))
+
+
+@functools.cache
+def two_stage_driver(dtype: str) -> tuple[Callable[..., Any], ...] | None:
+    """LAPACK's two-stage reduction of NumPy's bundled OpenBLAS for ``dtype``: the Fortran
+    routines ``?sytrd_sy2sb`` (dense -> band) and ``?sytrd_sb2st`` (band -> tridiagonal),
+    and ``?sterf`` (:func:`sterf_routine`), or ``None``."""
+    return _all_or_none(*(_bundled(f"scipy_{_LETTERS[dtype]}{name}_64_", None, None)
+                          for name in ("sytrd_sy2sb", "sytrd_sb2st")), sterf_routine(dtype))
+
+
+@functools.cache
+def syrk_routine(dtype: str) -> Callable[..., None] | None:
+    """CBLAS ``?syrk`` of NumPy's bundled OpenBLAS, or ``None``."""
+    scalar = ctypes.c_double if dtype == "float64" else ctypes.c_float
+    return _bundled(f"scipy_cblas_{_LETTERS[dtype]}syrk64_", None,
+                    [ctypes.c_int, ctypes.c_int, ctypes.c_int, _I64, _I64, scalar, _PTR, _I64,
+                     scalar, _PTR, _I64])
+
+
+def _fortran(fn: Callable[..., None], *args: bytes | int | np.ndarray) -> int:
+    """Call the Fortran LAPACK routine ``fn`` (64-bit integers) with ``args`` and a final
+    INFO, which it returns: characters as bytes (their hidden lengths appended, gfortran's
+    convention), integers by reference, arrays by address."""
+    info = _I64(0)
+    refs: list[Any] = []
+    lengths = []
+    for arg in args:
+        if isinstance(arg, bytes):
+            refs.append(ctypes.c_char_p(arg))
+            lengths.append(ctypes.c_size_t(len(arg)))
+        elif isinstance(arg, int):
+            refs.append(ctypes.byref(_I64(arg)))
+        else:
+            refs.append(_PTR(arg.ctypes.data))
+    fn(*refs, ctypes.byref(info), *lengths)
+    return info.value
+
+
+def _check(name: str, info: int) -> None:
+    """Raise for a LAPACK ``info``: ArithmeticError when positive (no convergence),
+    ValueError when negative (an argument rejected)."""
+    if info > 0:
+        raise ArithmeticError(f"{name} failed to converge (info {info})")
+    if info < 0:
+        raise ValueError(f"{name} rejected argument {-info} (LAPACKE also rejects a "
+                         "matrix with NaN entries)")
+
+
+def _working_copy(a: np.ndarray, overwrite: bool) -> np.ndarray:
+    """``a`` itself when ``overwrite`` and it is C-contiguous, else a C-ordered copy. A
+    symmetric C-contiguous matrix is its own Fortran-ordered transpose: the lower triangle
+    of its C-ordered data is LAPACK's upper one ("U")."""
+    return a if overwrite and a.flags.c_contiguous else np.array(a, order="C")
+
+
+def eigvalsh_one_stage(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
+    """Ascending eigenvalues of the symmetric float32/float64 matrix ``a`` (the lower
+    triangle of its C-ordered data) by LAPACK's ``?sytrd`` (in place when ``overwrite``
+    and ``a`` is contiguous) and ``?sterf``. RuntimeError when the routines are
+    unavailable and ArithmeticError when LAPACK reports a failure."""
+    routines = one_stage_driver(np.dtype(a.dtype).name)
+    if routines is None:
+        raise RuntimeError("LAPACKE ?sytrd/?sterf are not available in this NumPy build")
+    sytrd, sterf = routines
+    n = a.shape[0]
+    work = _working_copy(a, overwrite)
+    d, e = np.empty(n, dtype=a.dtype), np.zeros(max(n, 1), dtype=a.dtype)
+    tau = np.empty(max(n - 1, 1), dtype=a.dtype)
+    _check("?sytrd", sytrd(_COLUMN_MAJOR, b"U", n, work.ctypes.data, max(n, 1), d.ctypes.data,
+                           e.ctypes.data, tau.ctypes.data))
+    del work
+    _check("?sterf", sterf(n, d.ctypes.data, e.ctypes.data))
+    return d
+
+
 def eigvalsh_two_stage(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
     """Ascending eigenvalues of the symmetric float32/float64 matrix ``a`` (the lower
-    triangle of its C-ordered data) by LAPACK's two-stage ``?syevd_2stage``. ``a`` is
-    destroyed when ``overwrite`` and it is already contiguous. Raises RuntimeError when
-    the driver is unavailable and ArithmeticError when LAPACK reports no convergence."""
-    fn = two_stage_driver(np.dtype(a.dtype).name)
-    if fn is None:
-        raise RuntimeError("LAPACK ?syevd_2stage is not available in this NumPy build")
+    triangle of its C-ordered data) by LAPACK's two-stage reduction (:func:`two_stage_driver`)
+    to a band of half-width :data:`TWO_STAGE_BAND` and then to a tridiagonal form, whose
+    eigenvalues ``?sterf`` takes. ``a`` is destroyed when ``overwrite`` and it is
+    already contiguous. Raises RuntimeError when the routines are unavailable and
+    ArithmeticError when LAPACK reports a failure."""
+    routines = two_stage_driver(np.dtype(a.dtype).name)
+    if routines is None:
+        raise RuntimeError("LAPACK's two-stage reduction is not available in this NumPy build")
+    sy2sb, sb2st, sterf = routines
     n = a.shape[0]
-    # a symmetric C-contiguous matrix is its own Fortran-ordered transpose
-    work = a if overwrite and a.flags.c_contiguous else np.array(a, order="C")
-    w = np.empty(n, dtype=a.dtype)
-    info = fn(_COLUMN_MAJOR, b"N", b"U", n, work.ctypes.data, n, w.ctypes.data)
-    if info > 0:
-        raise ArithmeticError(f"?syevd_2stage did not converge ({info} off-diagonal "
-                              "elements of the tridiagonal form remained)")
-    if info < 0:
-        raise ValueError(f"?syevd_2stage rejected argument {-info}")
-    return w
+    if n == 0:
+        return np.empty(0, dtype=a.dtype)
+    work = _working_copy(a, overwrite)
+    kd = max(1, min(TWO_STAGE_BAND, n - 1))
+    band = np.zeros((n, kd + 1), dtype=a.dtype)  # Fortran (kd + 1) x n
+    tau = np.empty(max(n - kd, 1), dtype=a.dtype)
+    query, query2 = np.empty(1, dtype=a.dtype), np.empty(1, dtype=a.dtype)
+    d, e = np.empty(n, dtype=a.dtype), np.zeros(n, dtype=a.dtype)
+    _check("?sytrd_sy2sb", _fortran(sy2sb, b"U", n, kd, work, n, band, kd + 1, tau, query,
+                                    -1))
+    scratch = np.empty(max(int(query[0]), 1), dtype=a.dtype)
+    _check("?sytrd_sy2sb", _fortran(sy2sb, b"U", n, kd, work, n, band, kd + 1, tau, scratch,
+                                    scratch.size))
+    del scratch, work
+    _check("?sytrd_sb2st", _fortran(sb2st, b"Y", b"N", b"U", n, kd, band, kd + 1, d, e,
+                                    query, -1, query2, -1))
+    hous = np.empty(max(int(query[0]), 1), dtype=a.dtype)
+    scratch = np.empty(max(int(query2[0]), 1), dtype=a.dtype)
+    _check("?sytrd_sb2st", _fortran(sb2st, b"Y", b"N", b"U", n, kd, band, kd + 1, d, e,
+                                    hous, hous.size, scratch, scratch.size))
+    del band, hous, scratch
+    _check("?sterf", sterf(n, d.ctypes.data, e.ctypes.data))
+    return d
 
 
 def eigvalsh(a: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """Ascending eigenvalues of the symmetric matrix ``a`` in its own dtype: the
-    two-stage driver from :data:`TWO_STAGE_MIN_N` on when available, else NumPy's."""
+    """Ascending eigenvalues of the symmetric matrix ``a`` (the lower triangle of its
+    C-ordered data is read) in its own dtype: the two-stage reduction from
+    :data:`TWO_STAGE_MIN_N` on, the one-stage below it (in place when ``overwrite``),
+    each when available, else NumPy's ``eigvalsh``."""
     name = np.dtype(a.dtype).name
-    if (a.shape[0] >= TWO_STAGE_MIN_N and name in ("float64", "float32")
-            and two_stage_driver(name) is not None):
-        return eigvalsh_two_stage(a, overwrite=overwrite)
+    if name in _LETTERS and a.ndim == 2:
+        if a.shape[0] >= TWO_STAGE_MIN_N and two_stage_driver(name) is not None:
+            return eigvalsh_two_stage(a, overwrite=overwrite)
+        if a.shape[0] < TWO_STAGE_MIN_N and one_stage_driver(name) is not None:
+            return eigvalsh_one_stage(a, overwrite=overwrite)
     return np.linalg.eigvalsh(a)
+
+
+def gram(m: np.ndarray, *, lower_only: bool = False) -> np.ndarray:
+    """``m m^T`` of a 2-D array. ``lower_only``: only the lower triangle of the C-ordered
+    result is computed (BLAS ``?syrk`` of NumPy's OpenBLAS; the rest is zero), the
+    triangle :func:`eigvalsh` reads: half a product's flops and no pass that mirrors the
+    triangle (NumPy's ``m @ m.T`` makes one: 0.1 s of 0.28 s at n = 2048, one BLAS
+    thread). Without it, or where ``?syrk`` is not found, NumPy's ``m @ m.T``."""
+    name = np.dtype(m.dtype).name
+    fn = syrk_routine(name) if lower_only and name in _LETTERS and m.ndim == 2 else None
+    if fn is None:
+        return m @ m.T
+    m = np.ascontiguousarray(m)
+    n, k = m.shape
+    out = np.zeros((n, n), dtype=m.dtype)
+    fn(_ROW_MAJOR, _LOWER, _NO_TRANS, n, k, 1.0, m.ctypes.data, max(k, 1), 0.0,
+       out.ctypes.data, max(n, 1))
+    return out
 
 
 def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool = False

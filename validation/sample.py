@@ -111,11 +111,12 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     Gaussian equivalent's n x dV temporaries, the dV x dV Cholesky factor); the first
     model's output (both blocks, W^O held whole or one row block of it, the n x dO
     product and, with several blocks, one partial product); the first model's Gram and
-    eigenvalues (the other model's block, W^O when held, the product or LAPACK's n x n
-    copy below :data:`freege.validation.eigensolver.TWO_STAGE_MIN_N`, the Gram); the second
+    eigenvalues (the other model's block, W^O when held, the product or, where the
+    LAPACK driver is not found (:func:`freege.validation.eigensolver.eigvalsh`), NumPy's
+    n x n copy, the Gram); the second
     model's output. Below float64 one random draw is also staged in float64
     (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
-    from freege.validation.eigensolver import TWO_STAGE_MIN_N, two_stage_driver
+    from freege.validation import eigensolver
 
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
     itemsize = np.dtype(dtype).itemsize
@@ -125,7 +126,9 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     held = rows * dO if step >= rows else 0
     products = n * dO if held else 2 * n * dO
     output = block + (held or step * dO) + products
-    in_place = n >= TWO_STAGE_MIN_N and two_stage_driver(np.dtype(dtype).name) is not None
+    driver = (eigensolver.two_stage_driver if n >= eigensolver.TWO_STAGE_MIN_N
+              else eigensolver.one_stage_driver)
+    in_place = driver(np.dtype(dtype).name) is not None
     gram = block + held + n * n + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
     per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
@@ -251,10 +254,11 @@ class _GEValueNoise:
     """Exact-in-law sampler of ``W_r V_r`` for a fresh n x n Gaussian ``W_r`` (module
     docstring): rows of ``W_r V_r`` are i.i.d. N(0, V^T V), sampled as ``G L^T`` with
     ``L L^T = V^T V`` (Cholesky; thin QR ``V = U R``, ``L = R^T``, when dV >= n makes
-    V^T V singular). The factor is recomputed only when V changes."""
+    V^T V singular). The factor is recomputed only when V changes; ``scale`` multiplies
+    the sample, folded into the factor (no pass over the n x dV result)."""
 
-    def __init__(self, bk: Backend, gen: Any):
-        self.bk, self.gen, self.factor = bk, gen, None
+    def __init__(self, bk: Backend, gen: Any, scale: float = 1.0):
+        self.bk, self.gen, self.scale, self.factor = bk, gen, scale, None
 
     def __call__(self, V: Any, new_v: bool) -> Any:
         xp = self.bk.xp
@@ -264,6 +268,7 @@ class _GEValueNoise:
                 self.factor = xp.linalg.cholesky(V.T @ V).T
             else:
                 self.factor = xp.linalg.qr(V, mode="r")
+            self.factor *= self.scale
         return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
 
 
@@ -287,7 +292,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     n, beta = dims.n, float(dims.beta)
     t1, t2 = thetas(beta)
     sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
-    value_noise = _GEValueNoise(bk, ngen)
+    value_noise = _GEValueNoise(bk, ngen, sq_noise / math.sqrt(n))
     scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
     vmean = None
@@ -300,10 +305,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
         if with_values:
             if "ge" in models:
                 y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
-                noise = value_noise(hd.V, hd.new_kv)
-                noise *= sq_noise / math.sqrt(n)
-                y += noise
-                del noise
+                y += value_noise(hd.V, hd.new_kv)
                 terms["ge"] = y
             if "softmax" in models:
                 if scores is None:
@@ -420,9 +422,12 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str,
 
 
 def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ...],
-           tops: dict[str, float] | None = None) -> Iterator[tuple[str, Any]]:
+           tops: dict[str, float] | None = None, lower_only: bool = False
+           ) -> Iterator[tuple[str, Any]]:
     """``(model, Gram)``: the n x n Gram of each requested model (table above), one at a
     time, so that a caller that consumes each before the next holds one Gram only.
+    ``lower_only``: a product Gram may hold only its lower triangle (:meth:`Backend.gram`),
+    for a caller that passes it to :meth:`Backend.eigvalsh` alone.
     ``tops``: for an MHA case with the softmax model, ``tops["softmax"]`` is set to
     ``s_1(MHA)^2 / n`` of the uncentred MHA ``Z W^O + 1 vbar^T`` (theory §4.1; by
     :func:`freege.validation.outlier.top_singular_value`, the rank-one term never
@@ -441,7 +446,7 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ..
             from freege.validation.outlier import top_singular_value
 
             tops[model] = top_singular_value(bk.xp, m, shift=vbar) ** 2 / dims.n
-        gram = m @ m.T
+        gram = bk.gram(m, lower_only=lower_only)
         del m
         yield model, gram
         del gram
@@ -473,7 +478,7 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
         raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
     _check_case(case, dims)
     bk = get_backend(backend, dtype)
-    for _model, gram in _grams(case, dims, seed, bk, (model,)):
+    for _model, gram in _grams(case, dims, seed, bk, (model,), lower_only=True):
         return bk.eigvalsh(gram, overwrite=True)
     raise AssertionError("unreachable: one model was asked for")
 
@@ -504,7 +509,7 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
     with bk.memory() as meter:
         spectra: dict[str, np.ndarray] = {}
         tops: dict[str, float] = {}
-        for model, gram in _grams(case, dims, seed, bk, MODELS, tops):
+        for model, gram in _grams(case, dims, seed, bk, MODELS, tops, lower_only=True):
             spectra[model] = bk.eigvalsh(gram, overwrite=True)
             del gram  # before the next model's arrays are made
         bk.synchronize()

@@ -60,6 +60,60 @@ def test_driver_is_chosen_by_size(monkeypatch):
     assert np.array_equal(eigensolver.eigvalsh(ints), np.ones(60))  # NumPy's route
 
 
+needs_one_stage = pytest.mark.skipif(eigensolver.one_stage_driver("float64") is None
+                                     or eigensolver.syrk_routine("float64") is None,
+                                     reason="this NumPy build ships no LAPACKE ?sytrd/?syrk")
+
+
+@needs_one_stage
+@needs_two_stage
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("n", "rank"), [(1, 1), (7, 3), (90, 40), (200, 260)])
+def test_lower_triangle_gram_and_both_reductions_match_numpy(n, rank, dtype):
+    """The draws' route (issue 18): ``gram(m, lower_only=True)`` fills the lower triangle
+    of ``m m^T`` (the rest zero), and the one- and two-stage reductions read that triangle
+    alone, in place or on a copy, to NumPy's eigenvalues of the full product (1e-12 of the
+    scale in float64, 16 eps in float32); rank-deficient Grams included."""
+    m = np.random.default_rng(n + rank).standard_normal((n, rank)).astype(dtype)
+    full = m @ m.T
+    lower = eigensolver.gram(m, lower_only=True)
+    assert lower.dtype == dtype
+    assert np.array_equal(np.triu(lower, 1), np.zeros((n, n)))
+    assert np.allclose(np.tril(lower), np.tril(full), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert np.array_equal(eigensolver.gram(m), full)  # the whole product otherwise
+    ref = np.linalg.eigvalsh(full.astype(np.float64))
+    tol = (16 * np.finfo(np.float32).eps if dtype == np.float32 else 1e-12) * ref[-1]
+    for solve in (eigensolver.eigvalsh_one_stage, eigensolver.eigvalsh_two_stage,
+                  eigensolver.eigvalsh):
+        kept = lower.copy()
+        w = solve(kept)
+        assert np.array_equal(kept, lower)  # not overwritten unless asked
+        assert w.dtype == dtype and np.max(np.abs(w - ref)) <= tol
+        assert np.max(np.abs(solve(kept, overwrite=True) - ref)) <= tol
+
+
+@needs_two_stage
+@pytest.mark.parametrize("band", [1, 5, 64])
+def test_two_stage_any_band_width(monkeypatch, band):
+    """The band of the first stage only moves the cost: half-widths 1, 5 and one above
+    n - 1 give NumPy's eigenvalues."""
+    monkeypatch.setattr(eigensolver, "TWO_STAGE_BAND", band)
+    g = _gram(40, 25, band)
+    ref = np.linalg.eigvalsh(g)
+    assert np.max(np.abs(eigensolver.eigvalsh_two_stage(g) - ref)) <= 1e-12 * ref[-1]
+
+
+@needs_one_stage
+@needs_two_stage
+def test_lapack_failures_raise():
+    """A non-finite matrix is refused by LAPACK, named, never returned as NaN eigenvalues."""
+    g = np.eye(30)
+    g[3, 2] = np.nan
+    for solve in (eigensolver.eigvalsh_one_stage, eigensolver.eigvalsh_two_stage):
+        with pytest.raises((ValueError, ArithmeticError), match="sytrd|sterf"):
+            solve(g)
+
+
 @given(st.integers(2, 40), st.integers(1, 12), st.integers(1, 12),
        st.floats(0.05, 30.0), st.floats(0.1, 40.0), st.integers(0, 2**32 - 1))
 def test_fused_softmax_values_equals_the_plain_route(n, dk, dv, beta, scale, seed):
