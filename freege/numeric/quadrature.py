@@ -9,7 +9,13 @@ in ``v`` then converges geometrically:
   ``x^(1/(m+1))``, where ``m`` Marchenko-Pastur ratios equal 1): ``x = L v^(m+1)``
   (power ``m + 1``), so ``pdf dx/dv`` is a power series in ``v``;
 * a tiny lower edge ``0 < a << b`` (a ratio close to 1): geometric panels ``[a + d 2^k,
-  a + d 2^(k+1)]`` from ``d = a``, each at most as wide as its distance to the edge.
+  a + d 2^(k+1)]`` from ``d = a``, each at most as wide as its distance to the edge;
+* a hard edge whose series in ``x^(1/(m+1))`` only holds far below the panel (a ratio
+  close to, not at, 1 makes the edge look like one of higher order above a crossover
+  scale, e.g. ``x^(-1/2)`` below ``1e-10 b``, ``x^(-2/3)`` above): the series' singularity
+  at the crossover sits at ``v_s = (reach/L)^(1/(m+1))``, and Gauss-Legendre needs about
+  ``10/sqrt(v_s)`` nodes. When ``v_s`` < :data:`CROSSOVER` the hard-edge map is used on
+  ``[0, reach/64]`` only, followed by geometric panels of ratio 16 (:class:`HardEdge`).
 
 A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
 the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); otherwise
@@ -27,7 +33,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
@@ -47,6 +53,8 @@ ADAPTIVE_DEPTH = 60
 TINY_EDGE = 1e-2
 #: absolute float64 tolerance of a panel integral (masses are at most 1)
 F64_TOL = 1e-14
+#: a hard edge whose series' singularity is nearer than this (in ``v``) gets geometric panels
+CROSSOVER = 1e-2
 
 DensityF64 = Callable[[np.ndarray], np.ndarray]
 DensityMP = Callable[[list], list]
@@ -80,22 +88,41 @@ class Panel:
         return ratio ** (1.0 / self.power)
 
 
-def panels(a: Any, b: Any, hard_order: int | None) -> list[Panel]:
-    """Panels of the support interval ``[a, b]`` (see the module docstring); ``hard_order``
-    is ``m`` of a hard edge at ``a = 0`` (None: a soft lower edge)."""
+class HardEdge(NamedTuple):
+    """A hard edge at 0 of order ``order`` (``pdf ~ x^(-m/(m+1))`` times a series in
+    ``x^(1/(m+1))``, theory §7.1); ``reach``: the scale where the series' corrections
+    become of order 1 (None: not below the support's)."""
+
+    order: int
+    reach: Any = None
+
+
+def panels(a: Any, b: Any, edge: HardEdge | None) -> list[Panel]:
+    """Panels of the support interval ``[a, b]`` (see the module docstring); ``edge``
+    describes a hard edge at ``a = 0`` (None: a soft lower edge, or a hard one of unknown
+    order, mapped with power 2)."""
     c = (a + b) / 2
     upper = Panel(b, b - c, -1, 2)
     if a == 0:
-        return [Panel(a, c - a, 1, max(2, (hard_order or 1) + 1)), upper]
+        power = max(2, (edge.order if edge else 1) + 1)
+        if edge is None or edge.reach is None or (edge.reach / c) ** (1 / power) >= CROSSOVER:
+            return [Panel(a, c, 1, power), upper]
+        bottom = edge.reach / 64
+        return [Panel(a, bottom, 1, power), *_geometric(bottom, c, 16), upper]
     if a >= TINY_EDGE * (b - a):
         return [Panel(a, c - a, 1, 2), upper]
-    out = [Panel(a, a, 1, 2)]
-    lo = 2 * a
+    return [Panel(a, a, 1, 2), *_geometric(2 * a, c, 2), upper]
+
+
+def _geometric(lo: Any, c: Any, ratio: int) -> list[Panel]:
+    """Linear panels ``[lo r^k, lo r^(k+1)]`` up to ``c`` (the last one up to ``1.33 r``
+    times longer, never a sliver)."""
+    out = []
     while lo < c:
-        hi = min(2 * lo, c) if 2 * lo < c * 0.75 else c
+        hi = ratio * lo if ratio * lo < c * 0.75 else c
         out.append(Panel(lo, hi - lo, 1, 1))
         lo = hi
-    return [*out, upper]
+    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,14 +182,14 @@ def gauss_legendre_mp(n: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
 class Quadrature:
     """Integrals against the continuous part of one law: ``intervals`` (support, as
     ``(lo, hi)`` pairs at the ambient precision when used in mpmath), ``hard_order(a, b)``
-    (``m`` of a hard edge at ``a = 0``), the density in float64 (``density_f64``,
+    (the :class:`HardEdge` at ``a = 0``, or None), the density in float64 (``density_f64``,
     vectorised) and at the ambient precision (``density_mp``, list to list), ``describe``
     naming the law in error messages."""
 
     def __init__(
         self,
         intervals: Callable[[], Sequence[tuple[Any, Any]]],
-        hard_order: Callable[[Any, Any], int | None],
+        hard_order: Callable[[Any, Any], HardEdge | None],
         density_f64: DensityF64,
         density_mp: DensityMP,
         describe: dict | None = None,
@@ -179,11 +206,12 @@ class Quadrature:
         key = ("panels", mpmath.mp.prec if mp else None)
         if key not in self._cache:
             out = []
+            conv = mpmath.mpf if mp else float
             for a, b in self.intervals():
-                m = self.hard_order(a, b)
-                if not mp:
-                    a, b = float(a), float(b)
-                out += panels(a, b, m)
+                edge = self.hard_order(a, b)
+                if edge is not None and edge.reach is not None:
+                    edge = edge._replace(reach=conv(edge.reach))
+                out += panels(conv(a), conv(b), edge)
             self._cache[key] = out
         return self._cache[key]
 
@@ -435,4 +463,4 @@ def _v_range(panel: Panel, lb: Any, ub: Any, mp: bool) -> tuple[Any, Any] | None
     return ends[0], min(ends[1], conv(1))
 
 
-__all__ = ["Panel", "Quadrature", "gauss_legendre_mp", "panels"]
+__all__ = ["HardEdge", "Panel", "Quadrature", "gauss_legendre_mp", "panels"]

@@ -809,13 +809,15 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
     """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
     digits.
 
-    The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
+    The square-free part is taken exactly (so every root is simple; a root at 0 is
+    divided out exactly and returned as 0); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
     does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
     when a sign cannot be resolved: the coefficients are exact). Each root with
     ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
     :func:`freege.numeric.solve.find_root` on the bracket
-    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance to the nearest other root):
+    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance from ``Re r`` to the
+    nearest other root):
     a sign change there proves a real root (a simple
     root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
     sign change is a complex pair near the axis. Anything else raises
@@ -839,8 +841,10 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
 def _verified_roots(
     sqf: sp.Poly, dps: int, extra: int, quantity: str
 ) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    exact = sqf.all_coeffs()
+    at_zero = exact[-1] == 0  # z divides it (once: square-free): 0 is a root, exactly
     with mpmath.workdps(dps + extra):
-        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
+        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in exact[:-1 if at_zero else None]]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
@@ -859,13 +863,19 @@ def _verified_roots(
         found = [mpmath.mpc(r) for r in found]
         tol = mpmath.mpf(10) ** (-(dps // 2))
         noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
-        reals = []
+        reals = [mpmath.mpf(0)] if at_zero else []
         for k, r in enumerate(found):
             half = tol * max(abs(r), mpmath.mpf(1))
             if abs(r.imag) > half:
                 continue
-            others = [abs(r - o) for j, o in enumerate(found) if j != k]
-            half = min([half] + [d * 2 / 5 for d in others])  # no neighbour in the bracket
+            # no other root near the bracket: distances from the bracket's centre on the
+            # axis, so a complex pair whose real part is nearer to 0 than its imaginary
+            # part does not bracket the root 0 (issue 16: a pair at -1.4e-12 +- 3e-11 i
+            # gave a spurious edge at 6e-60)
+            others = [abs(r.real - o) for j, o in enumerate(found) if j != k]
+            if at_zero:
+                others.append(abs(r.real))
+            half = min([half] + [d * 2 / 5 for d in others])
             lo, hi = r.real - half, r.real + half
             f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
             if f_lo * f_hi > 0:
@@ -878,7 +888,7 @@ def _verified_roots(
                 df=lambda x: mpmath.polyval(dcoeffs, x),
                 noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
                 rtol=mpmath.mpf(10) ** -(dps + 3)))
-    return found, sorted(reals)
+    return found + ([mpmath.mpc(0)] if at_zero else []), sorted(reals)
 
 
 def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
