@@ -469,7 +469,8 @@ class Law:
         tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`);
         real points inside the support near 0 (no float64 seed there) are continued
         along their interval from one tracked point
-        (:meth:`roots.CauchyEquation.density_path_mp`)."""
+        (:meth:`roots.CauchyEquation.density_path_mp`), negative ones near 0 along the
+        negative axis (:meth:`roots.CauchyEquation.negative_path_mp`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
         if not zs:
             return []
@@ -477,6 +478,7 @@ class Law:
             seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
         out: list[Any] = [None] * len(zs)
         paths: dict[int, list[int]] = {}
+        negative: list[int] = []
         near = roots.NEAR_ZERO * self.equation.scale()
         for k, zv in enumerate(zs):
             real = mpmath.im(zv) == 0
@@ -485,6 +487,9 @@ class Law:
             if where and zv.real < near:
                 paths.setdefault(where[0], []).append(k)
                 continue
+            if real and -near < zv.real < 0:
+                negative.append(k)
+                continue
             g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
             out[k] = mpmath.mpc(g.real, 0) if real and not where else g
         for j, ks in paths.items():
@@ -492,6 +497,11 @@ class Law:
             path = self.equation.density_path_mp([zs[k] for k in ks], lower, upper)
             for k, g in zip(ks, path, strict=True):
                 out[k] = g
+        if negative:
+            top = max([b for _, b in self._intervals_mp()], default=mpmath.mpf(0))
+            values = self.equation.negative_path_mp([zs[k].real for k in negative], top)
+            for k, g in zip(negative, values, strict=True):
+                out[k] = mpmath.mpc(g, 0)
         return out
 
     def stieltjes(self, z: Any) -> Any:

@@ -660,7 +660,54 @@ class CauchyEquation:
             anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.scale()))) / 2
         if min(top - lo_e, hi_e - top) >= top / 10:  # the track stops at top/1000: start
             anchor = top  # at the batch's top when both edges are well beyond that
-        low = min(min(xs), anchor)
+        out, guard = self._along_axis_mp(xs, lo_e, hi_e, anchor)
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard, True)
+            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the support reached a real root",
+                                       self.describe)
+            with mpmath.workprec(prec):
+                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
+        return result
+
+    def negative_path_mp(self, xs: list[mpmath.mpf], upper: mpmath.mpf) -> list[mpmath.mpf]:
+        """Physical ``G(x)`` at the ambient precision for real points ``x < 0`` near 0 (the
+        Stehfest points ``-k ln2/tau`` of a long time ``tau``), where the support lies in
+        ``[0, upper]``: ``G`` is analytic and real on ``(-inf, 0)``, so the batch is
+        continued along the axis (as in :meth:`density_path_mp`, each step at most half
+        the distance to 0) from its point farthest from 0, tracked vertically once
+        (:meth:`track_mp`), instead of one vertical track per point. Each value is then
+        verified by :meth:`polish` and must be real and within the Stieltjes bounds of a
+        law of mass 1 on ``[0, upper]``: ``-1/|x| <= G(x) <= -1/(upper + |x|)``."""
+        if not xs:
+            return []
+        prec = mpmath.mp.prec
+        xs = [mpmath.mpf(x) for x in xs]
+        out, guard = self._along_axis_mp(xs, mpmath.mpf("-inf"), mpmath.mpf(0), min(xs))
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard)
+            with mpmath.workprec(prec + guard):
+                fits = (abs(g.imag) <= mpmath.ldexp(abs(g), 40 - prec - guard)
+                        and 1 / x <= g.real <= -1 / (upper - x))
+            if not fits:
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the negative axis left the "
+                                       "physical branch", self.describe)
+            with mpmath.workprec(prec):
+                result.append(+g.real)
+        return result
+
+    def _along_axis_mp(self, xs: list[mpmath.mpf], lo_e: mpmath.mpf, hi_e: mpmath.mpf,
+                       anchor: mpmath.mpf) -> tuple[dict[int, mpmath.mpc], int]:
+        """Roots at the real points ``xs`` of ``(lo_e, hi_e)`` continued along the axis from
+        ``anchor`` (tracked vertically), each step at most half the distance to the
+        nearer end, at the precision plus the conditioning guard of the smallest point
+        (see :meth:`stieltjes_mp`); returns them (unverified) and the guard bits."""
+        prec = mpmath.mp.prec
+        low = min(abs(x) for x in [*xs, anchor])
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
         with mpmath.workprec(prec + guard):
@@ -677,16 +724,7 @@ class CauchyEquation:
                         g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
                         prev = step_to
                     out[k] = g
-        result = []
-        for k, x in enumerate(xs):
-            g = self.polish(x, out[k], prec + guard, True)
-            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
-                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
-                                       "continuation along the support reached a real root",
-                                       self.describe)
-            with mpmath.workprec(prec):
-                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
-        return result
+        return out, guard
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
         """Euler step of ``log G`` in ``log z`` from ``za`` to ``zb`` (``dlog G/dlog z =

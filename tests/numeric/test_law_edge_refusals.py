@@ -126,3 +126,29 @@ def test_tiny_ratios_have_no_spurious_edge() -> None:
     assert abs(L.mass() - 1) <= 1e-12
     with mpmath.workdps(30):
         assert all(r == 0 or abs(r) > 1e-12 for r in L.equation.discriminant_real_roots(17))
+
+
+def test_negative_axis_batch_agrees_with_vertical_tracks() -> None:
+    """Real z < 0 near 0 (Stehfest points of a long time) are continued along the axis
+    from one tracked point; each value equals the per-point vertical track (another
+    route) to the working precision."""
+    L = Law("value-tied", Ratios(beta=1, h=1, gK=1, gV=1, gO=1, sharing="tied"), dps=30)
+    eq = L.equation
+    with mpmath.workdps(30):
+        near = roots.NEAR_ZERO * eq.scale()
+        xs = [-near * mpmath.mpf(10) ** -k for k in (0.5, 3, 9)]
+        for got, ref in zip(L.stieltjes_batch(xs), [eq.stieltjes_mp(x) for x in xs],
+                            strict=True):
+            assert got.imag == 0 and abs(got - ref) <= mpmath.mpf(10) ** -29 * abs(ref)
+
+
+@pytest.mark.slow
+def test_dps_flow_loss_at_a_long_time_finishes() -> None:
+    """Issue 16 item 3: ``readout loss --dps 40`` on this law did not finish in 90 s (186
+    Stehfest points near 0, each tracked down from 4 R = 7e23). At t = 1000 the loss is
+    the atom (the rest is e^(-2000 t) small), to the working precision."""
+    from freege.numeric import readout
+
+    L = Law("mha", Ratios(beta=4, h=1000, gK=1000, gV="0.001", gO=1000), dps=40)
+    with mpmath.workdps(40):
+        assert abs(readout.flow_loss(L, 1000) - L.atom_mass()) <= mpmath.mpf(10) ** -38
