@@ -620,8 +620,7 @@ class CauchyEquation:
         eta_min = max(y, abs(x) / 1000)
         Y = 4 * mpmath.mpf(self.radius()) + abs(x)
         z0 = mpmath.mpc(x, Y)
-        start = 1 / z0 + self.mean / z0**2
-        g = min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
+        g = self._start_mp(z0, 1 / z0 + self.mean / z0**2)
         eta = Y
         while eta > eta_min:
             new = max(eta * mpmath.mpf(0.6), eta_min)
@@ -632,6 +631,36 @@ class CauchyEquation:
         if y < eta:
             g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
         return g
+
+    def _start_mp(self, z0: mpmath.mpc, start: mpmath.mpc) -> mpmath.mpc:
+        """The root of ``P(., z0)`` nearest ``start`` at the ambient precision: the nearest
+        float64 companion root, Newton to the rounding level, accepted when it is provably
+        the nearest (any other root is at least ``(5 - sqrt 17)/(4 gamma)`` from it,
+        Smale's ``gamma`` as in :func:`_gamma`, and ``start`` is within half of that);
+        otherwise all roots at the ambient precision (``mpmath.polyroots``, slow where
+        the roots span many orders of magnitude)."""
+        c = self.coeffs_mp(z0)
+        while len(c) > 2 and c[-1] == 0:
+            c = c[:-1]
+        with np.errstate(all="ignore"):
+            found = np.roots(np.array([complex(v) for v in c[::-1]]))
+        found = found[np.isfinite(found)]
+        if found.size:
+            g = mpmath.mpc(complex(found[np.argmin(np.abs(found - complex(start)))]))
+            desc, ddesc = c[::-1], [k * c[k] for k in range(len(c) - 1, 0, -1)]
+            tol = mpmath.ldexp(1, 8 - mpmath.mp.prec)
+            for _ in range(100):
+                d = mpmath.polyval(ddesc, g)
+                if d == 0:
+                    break
+                step = mpmath.polyval(desc, g) / d
+                g -= step
+                if abs(step) <= tol * abs(g):
+                    separation = (5 - mpmath.sqrt(17)) / (4 * _gamma_mp(c, g))
+                    if abs(g - start) < separation / 2:
+                        return g
+                    break
+        return min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
 
     def density_path_mp(
         self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf, upper_edge: mpmath.mpf
@@ -835,6 +864,19 @@ def _gamma(c: np.ndarray, g: np.ndarray) -> np.ndarray:
         exps = 1.0 / np.arange(1, n)[None, :]
         gamma = np.max(ratios ** exps, axis=1) if n >= 2 else np.zeros(g.shape)
     return np.where(np.isfinite(gamma), gamma, np.inf)
+
+
+def _gamma_mp(c: list[mpmath.mpc], g: mpmath.mpc) -> mpmath.mpf:
+    """:func:`_gamma` of one polynomial (ascending coefficients ``c``) at ``g``, at the
+    ambient precision (``inf`` where ``P'(g) = 0``)."""
+    n = len(c) - 1
+    taylor = [mpmath.fsum(math.comb(i, k) * c[i] * g ** (i - k) for i in range(k, n + 1))
+              for k in range(n + 1)]
+    if n < 2:
+        return mpmath.mpf(0)
+    if taylor[1] == 0:
+        return mpmath.inf
+    return max(abs(taylor[k] / taylor[1]) ** (mpmath.mpf(1) / (k - 1)) for k in range(2, n + 1))
 
 
 def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:

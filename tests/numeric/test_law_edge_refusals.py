@@ -152,3 +152,22 @@ def test_dps_flow_loss_at_a_long_time_finishes() -> None:
     L = Law("mha", Ratios(beta=4, h=1000, gK=1000, gV="0.001", gO=1000), dps=40)
     with mpmath.workdps(40):
         assert abs(readout.flow_loss(L, 1000) - L.atom_mass()) <= mpmath.mpf(10) ** -38
+
+
+def test_track_start_is_the_nearest_root_without_polyroots() -> None:
+    """The fuzz's law 164 (value-tied, h = 8139, gK = 1.001) timed out: every vertical
+    track began with ``mpmath.polyroots`` at ``4 R`` (2-7 s each; the roots span 30 orders
+    of magnitude). The start is now a float64 companion root polished by Newton and
+    proven nearest by Smale's gamma; it equals the nearest of all roots, and a start the
+    test cannot certify (0.4 of the way between two roots) falls back to all roots."""
+    L = Law("value-tied", Ratios(beta=Fraction(527, 500000), h=8139, gK=Fraction(1001, 1000),
+                                 gV=Fraction(1001, 1000), gO=1))
+    eq = L.equation
+    with mpmath.workdps(30):
+        z0 = mpmath.mpc("0.018", 4 * eq.radius())
+        everything = eq.all_roots_mp(z0)
+        between = everything[0] + (everything[1] - everything[0]) * 0.4
+        for start in (1 / z0 + eq.mean / z0**2, between):
+            nearest = min(everything, key=lambda r: abs(r - start))
+            assert abs(eq._start_mp(z0, start) - nearest) <= mpmath.mpf(10) ** -28 * abs(
+                nearest)
