@@ -45,6 +45,8 @@ from freege.errors import ConvergenceError
 MAX_NODES = 2048
 #: first Gauss-Legendre level
 MIN_NODES = 16
+#: most halvings of a float64 panel that does not converge at MAX_NODES
+SPLIT_DEPTH = 40
 #: most nodes per sub-interval of an expectation before it is halved
 ADAPTIVE_NODES = 256
 #: most halvings of an expectation's sub-interval
@@ -62,30 +64,45 @@ DensityMP = Callable[[list], list]
 
 @dataclass(frozen=True)
 class Panel:
-    """``x(v) = anchor + sign * length * v^power`` for ``v`` in ``[0, 1]``: ``v = 0`` is the
-    anchor (an edge, or the panel's start), ``sign = +1`` maps right, ``-1`` left."""
+    """``x(v) = anchor + sign * length * u^power`` with ``u = lo + (hi - lo) v`` for ``v``
+    in ``[0, 1]``: ``u = 0`` is the anchor (an edge, or the panel's start), ``sign = +1``
+    maps right, ``-1`` left; ``[lo, hi]`` is the part of ``u`` the panel covers (a half of
+    a panel that did not converge, see :meth:`Quadrature._pieces_f64`)."""
 
     anchor: Any
     length: Any
     sign: int
     power: int
+    lo: float = 0.0
+    hi: float = 1.0
+
+    def _u(self, v: Any) -> Any:
+        return v if (self.lo, self.hi) == (0.0, 1.0) else self.lo + (self.hi - self.lo) * v
 
     def x(self, v: Any) -> Any:
-        return self.anchor + self.sign * self.length * v**self.power
+        return self.anchor + self.sign * self.length * self._u(v) ** self.power
 
     def dx(self, v: Any) -> Any:
-        return self.length * self.power * v ** (self.power - 1)
+        return (self.hi - self.lo) * self.length * self.power * self._u(v) ** (self.power - 1)
 
     def bounds(self) -> tuple[Any, Any]:
-        end = self.anchor + self.sign * self.length
-        return (self.anchor, end) if self.sign > 0 else (end, self.anchor)
+        ends = (self.x(0 * self.length), self.x(0 * self.length + 1))
+        return (ends[0], ends[1]) if self.sign > 0 else (ends[1], ends[0])
 
     def v_of(self, x: Any) -> Any:
         """``v(x)`` (mpmath: exact root; float64: numpy power)."""
         ratio = abs(x - self.anchor) / self.length
         if isinstance(ratio, mpmath.mpf):
-            return mpmath.root(ratio, self.power)
-        return ratio ** (1.0 / self.power)
+            u = mpmath.root(ratio, self.power)
+        else:
+            u = ratio ** (1.0 / self.power)
+        return u if (self.lo, self.hi) == (0.0, 1.0) else (u - self.lo) / (self.hi - self.lo)
+
+    def halves(self) -> tuple[Panel, Panel]:
+        """The two halves in ``u``."""
+        mid = (self.lo + self.hi) / 2
+        return (Panel(self.anchor, self.length, self.sign, self.power, self.lo, mid),
+                Panel(self.anchor, self.length, self.sign, self.power, mid, self.hi))
 
 
 class HardEdge(NamedTuple):
@@ -223,8 +240,9 @@ class Quadrature:
             self.describe)
 
     # ------------------------------------------------------------------ float64
-    def _panel_f64(self, panel: Panel) -> tuple[Any, int, Any]:
-        """``(mass, n, values at the n nodes)`` of ``pdf dx/dv`` on a panel."""
+    def _panel_f64(self, panel: Panel, cap: int = MAX_NODES) -> tuple[Any, int, Any]:
+        """``(mass, n, values at the n nodes)`` of ``pdf dx/dv`` on a panel, at most ``cap``
+        nodes."""
         n, prev = MIN_NODES, None
         while True:
             v, w = _gl_f64(n)
@@ -232,35 +250,53 @@ class Quadrature:
             total = np.sum(w * vals)
             if prev is not None and abs(total - prev) <= F64_TOL * max(1.0, abs(total)):
                 return total, n, vals
-            if n >= MAX_NODES:
+            if n >= cap:
                 raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
-    def _series_f64(self, k: int) -> tuple[float, np.ndarray]:
-        """Panel ``k``'s mass and the Legendre series (in ``t = 2v - 1``) of its
-        antiderivative, zero at ``v = 0``."""
-        key = ("series", k)
+    def _pieces_f64(self, panel: Panel, depth: int = 0) -> list[tuple[Panel, float, int,
+                                                                    np.ndarray]]:
+        """``(piece, mass, n, values at the n nodes)`` covering a panel: the panel itself,
+        or, when it does not converge at :data:`MAX_NODES` (a near-singularity inside it:
+        a complex branch point next to the support, where two bulks nearly separate), its
+        halves in ``u``, each converged (at most :data:`ADAPTIVE_NODES` nodes before it is
+        halved again), recursively up to :data:`SPLIT_DEPTH` halvings (then
+        :class:`ConvergenceError`)."""
+        try:
+            return [(panel, *self._panel_f64(panel, MAX_NODES if depth == 0 else
+                                              ADAPTIVE_NODES))]
+        except ConvergenceError:
+            if depth >= SPLIT_DEPTH:
+                raise
+            return [piece for half in panel.halves()
+                    for piece in self._pieces_f64(half, depth + 1)]
+
+    def _series_f64(self) -> list[tuple[Panel, float, np.ndarray]]:
+        """Every piece of every panel (:meth:`_pieces_f64`) with its mass and the Legendre
+        series (in ``t = 2v - 1``) of its antiderivative, zero at ``v = 0``."""
+        key = "series"
         if key not in self._cache:
-            panel = self._panels(False)[k]
-            total, n, vals = self._panel_f64(panel)
-            t, w = legendre.leggauss(n)
-            # discrete Legendre transform of the integrand (exact for degree < n)
-            coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
-            anti = legendre.legint(coef, lbnd=-1) / 2  # d/dv = 2 d/dt
-            self._cache[key] = (float(total), anti)
+            out = []
+            for panel in self._panels(False):
+                for piece, total, n, vals in self._pieces_f64(panel):
+                    t, w = legendre.leggauss(n)
+                    # discrete Legendre transform of the integrand (exact for degree < n)
+                    coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
+                    anti = legendre.legint(coef, lbnd=-1) / 2  # d/dv = 2 d/dt
+                    out.append((piece, float(total), anti))
+            self._cache[key] = out
         return self._cache[key]
 
     def mass_f64(self) -> float:
         """Mass of the continuous part (float64)."""
-        return float(sum(self._series_f64(k)[0] for k in range(len(self._panels(False)))))
+        return float(sum(total for _, total, _ in self._series_f64()))
 
     def cdf_f64(self, xs: np.ndarray) -> np.ndarray:
         """``int_{-inf}^x pdf`` (continuous part only) at each ``x``, float64."""
         xs = np.asarray(xs, dtype=float)
         out = np.zeros(xs.shape)
-        for k, panel in enumerate(self._panels(False)):
+        for panel, total, anti in self._series_f64():
             lo, hi = panel.bounds()
-            total, anti = self._series_f64(k)
             out += np.where(xs >= hi, total, 0.0)
             part = (xs > lo) & (xs < hi)
             if part.any():
@@ -277,10 +313,9 @@ class Quadrature:
         targets = np.asarray(targets, dtype=float)
         out = np.full(targets.shape, np.nan)
         below = 0.0
-        panels_ = self._panels(False)
-        for k, panel in enumerate(panels_):
-            total, anti = self._series_f64(k)
-            last = k == len(panels_) - 1
+        pieces = self._series_f64()
+        for k, (panel, total, anti) in enumerate(pieces):
+            last = k == len(pieces) - 1
             here = (targets >= below) & ((targets < below + total) | last) & np.isnan(out)
             if here.any():
                 rest = np.clip(targets[here] - below, 0.0, total)

@@ -29,7 +29,7 @@ import sympy as sp
 
 from freege.numeric import roots
 from freege.numeric.law import Law, law
-from freege.numeric.quadrature import CROSSOVER, HardEdge, panels
+from freege.numeric.quadrature import CROSSOVER, HardEdge, Panel, panels
 from freege.params import Ratios
 
 #: the fuzz's law 25: a hard edge at 0 whose exponent crosses over from 1/2 to ~2/3
@@ -171,3 +171,29 @@ def test_track_start_is_the_nearest_root_without_polyroots() -> None:
             nearest = min(everything, key=lambda r: abs(r - start))
             assert abs(eq._start_mp(z0, start) - nearest) <= mpmath.mpf(10) ** -28 * abs(
                 nearest)
+
+
+def test_panel_halves_cover_the_panel() -> None:
+    """A panel's halves in ``u`` map onto its two parts: ends, Jacobians and ``v(x)``."""
+    panel = Panel(0.0, 2.0, 1, 2)
+    left, right = panel.halves()
+    assert left.bounds() == (0.0, 0.5) and right.bounds() == (0.5, 2.0)
+    v, w = np.polynomial.legendre.leggauss(20)
+    v, w = (v + 1) / 2, w / 2
+    parts = [float(np.sum(w * np.cos(p.x(v)) * p.dx(v))) for p in (left, right)]
+    assert sum(parts) == pytest.approx(np.sin(2.0), rel=1e-14)
+    assert right.v_of(right.x(0.3)) == pytest.approx(0.3, rel=1e-14)
+
+
+@pytest.mark.slow
+def test_near_gap_inside_the_support_is_split_until_it_converges() -> None:
+    """The fuzz's law 228: the density nearly vanishes at x ~ 3.5e-3 inside [0, 0.54] (a
+    complex branch point next to the axis, two bulks about to separate), so the hard-edge
+    panel did not converge at 2048 nodes. It is halved in ``u`` until every piece
+    converges: mass 1, and the mean and second moment by ``expect`` (adaptive, another
+    discretisation) equal the exact moments."""
+    L = Law("head-average", Ratios(beta=Fraction(513, 2000), h=27, gK=Fraction(3, 5),
+                                   gV=Fraction(363, 25), gO=Fraction(83, 500)))
+    assert abs(L.mass() - 1) <= 1e-12
+    for q in (1, 2):
+        assert L.expect(lambda x, q=q: x**q) == pytest.approx(L.moment(q), rel=1e-12)
