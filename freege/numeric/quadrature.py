@@ -18,8 +18,11 @@ in ``v`` then converges geometrically:
   ``[0, reach/64]`` only, followed by geometric panels of ratio 16 (:class:`HardEdge`).
 
 A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
-the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); otherwise
-:class:`freege.errors.ConvergenceError` -- mass is never cut off silently. Expectations
+the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); in float64 a panel that does
+not is halved in its ``u`` (a near-singularity inside it, e.g. a complex branch point next
+to the support where two bulks nearly separate) until every piece converges, at most
+:data:`SPLIT_DEPTH` times; otherwise :class:`freege.errors.ConvergenceError` -- mass is
+never cut off silently. Expectations
 ``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two levels
 disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular next to
 an edge, e.g. ``x/(x + lam)^2`` at tiny ``lam``). A cdf inside a
