@@ -643,7 +643,8 @@ class CauchyEquation:
         while len(c) > 2 and c[-1] == 0:
             c = c[:-1]
         with np.errstate(all="ignore"):
-            found = np.roots(np.array([complex(v) for v in c[::-1]]))
+            desc64 = np.array([complex(v) for v in c[::-1]])
+            found = np.roots(desc64) if np.all(np.isfinite(desc64)) else np.array([])
         found = found[np.isfinite(found)]
         if found.size:
             g = mpmath.mpc(complex(found[np.argmin(np.abs(found - complex(start)))]))
