@@ -1,6 +1,7 @@
 """Fuzz of float64 laws over the declared domain (issue 16 item 3; theory §4, §7).
 
     python benchmarks/law_fuzz.py [--n 500] [--seed 16] [--out FILE] [--timeout 120]
+                                  [--only INDEX ...]
 
 Draws ``--n`` laws (seeded, so every run draws the same ones) over the domain of
 :mod:`freege.params`: all seven cases, ``beta`` log-uniform in [BETA_MIN, BETA_MAX], ``h``
@@ -11,7 +12,8 @@ support, atoms, pdf at a batch of points (a few within 1e-6..1e-12 of each edge)
 batch reversed and each point on a fresh Law (they must agree to 4 ulp), cdf at the
 middle of the support, and ``mass()`` (must be 1 to 1e-12). A law that raises, disagrees
 or exceeds ``--timeout`` seconds is a *refusal*. Results are appended to ``--out`` (JSON
-lines) as they come, and a rerun resumes after the last law written.
+lines) as they come, and a rerun resumes after the last law written. ``--only`` runs just
+the laws of those indices (the same draws), e.g. the refusals of an earlier run.
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--out", default="law_fuzz.jsonl")
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--only", type=int, nargs="+", default=None)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     draws = [draw(rng) for _ in range(args.n)]
@@ -141,7 +144,7 @@ def main() -> None:
     signal.signal(signal.SIGALRM, _alarm)
     with path.open("a") as handle:
         for k, (case, ratios) in enumerate(draws):
-            if k in done:
+            if k in done or (args.only is not None and k not in args.only):
                 continue
             row: dict[str, Any] = {"index": k, "case": case, **ratios.as_dict()}
             start = time.perf_counter()

@@ -32,7 +32,7 @@ import numpy as np
 
 from freege.errors import ConvergenceError
 from freege.numeric import compiled, roots
-from freege.numeric.quadrature import Quadrature
+from freege.numeric.quadrature import HardEdge, Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
 from freege.params import CASES, TIED_CASES, Dims, Ratios, check_case, to_mpf
@@ -469,7 +469,8 @@ class Law:
         tracked batch, then each polished (:meth:`roots.CauchyEquation.stieltjes_mp`);
         real points inside the support near 0 (no float64 seed there) are continued
         along their interval from one tracked point
-        (:meth:`roots.CauchyEquation.density_path_mp`)."""
+        (:meth:`roots.CauchyEquation.density_path_mp`), negative ones near 0 along the
+        negative axis (:meth:`roots.CauchyEquation.negative_path_mp`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
         if not zs:
             return []
@@ -477,6 +478,7 @@ class Law:
             seeds = self._seed_f64(np.array([complex(v) for v in zs]))[0]
         out: list[Any] = [None] * len(zs)
         paths: dict[int, list[int]] = {}
+        negative: list[int] = []
         near = roots.NEAR_ZERO * self.equation.scale()
         for k, zv in enumerate(zs):
             real = mpmath.im(zv) == 0
@@ -485,6 +487,9 @@ class Law:
             if where and zv.real < near:
                 paths.setdefault(where[0], []).append(k)
                 continue
+            if real and -near < zv.real < 0:
+                negative.append(k)
+                continue
             g = self.equation.stieltjes_mp(zv, seeds[k], bool(where))
             out[k] = mpmath.mpc(g.real, 0) if real and not where else g
         for j, ks in paths.items():
@@ -492,6 +497,11 @@ class Law:
             path = self.equation.density_path_mp([zs[k] for k in ks], lower, upper)
             for k, g in zip(ks, path, strict=True):
                 out[k] = g
+        if negative:
+            top = max([b for _, b in self._intervals_mp()], default=mpmath.mpf(0))
+            values = self.equation.negative_path_mp([zs[k].real for k in negative], top)
+            for k, g in zip(negative, values, strict=True):
+                out[k] = mpmath.mpc(g, 0)
         return out
 
     def stieltjes(self, z: Any) -> Any:
@@ -533,26 +543,31 @@ class Law:
                 else mpmath.mpf("nan") if mpmath.isnan(v) else mpmath.mpf(0)
                 for v, k in zip(xs, inside, strict=True)]
 
-    def _hard_order(self, a: Any, b: Any) -> int | None:
-        """Order ``m`` of a hard edge at ``a = 0`` (``pdf ~ x^(-m/(m+1))``, ``m`` ratios
-        equal to 1), read off the local exponent of the density at ``1e-14 b`` and
-        ``1e-12 b`` (computed at 30 digits, correct at tiny x) snapped to ``m/(m+1)``,
-        ``m <= 8``; None at a soft edge or when the exponent does not snap (the
-        quadrature's convergence test then decides)."""
+    def _hard_order(self, a: Any, b: Any) -> HardEdge | None:
+        """The hard edge at ``a = 0`` (``pdf ~ x^(-m/(m+1))``, ``m`` ratios equal to 1;
+        theory §7.1), from the local exponents of the density on ``[1e-14 b, 1e-13 b]`` and
+        ``[1e-13 b, 1e-12 b]`` (computed at 30 digits, correct at tiny x): their mean snapped
+        to ``m/(m+1)``, ``m <= 8``; None at a soft edge or when it does not snap (the
+        quadrature's convergence test then decides). The deviations ``delta`` of the two
+        exponents from ``m/(m+1)`` give the edge's reach: a correction ``A x^p`` to the
+        series changes the exponent by ``delta = p A x^p``, so ``p`` is the slope of
+        ``log delta`` and ``A x^p`` reaches 1 at ``x (p/delta)^(1/p)``; ``p`` is at least
+        ``1/(m+1)`` (the series' step)."""
         if a != 0:
             return None
         key = ("hard", float(b))
         if key not in self._cache:
             with mpmath.workdps(REFERENCE_DPS):
-                x1, x2 = mpmath.mpf(b) * mpmath.mpf(10) ** -14, mpmath.mpf(b) * 1e-12
-                d1, d2 = self._pdf_mp_batch([x1, x2])
-            order = None
-            if d1 > 0 and d2 > 0:
-                alpha = -float(mpmath.log(d2 / d1) / mpmath.log(x2 / x1))
-                m = min(range(0, 9), key=lambda j: abs(alpha - j / (j + 1)))
-                if m > 0 and abs(alpha - m / (m + 1)) < 0.02:
-                    order = m
-            self._cache[key] = order
+                xs = [mpmath.mpf(b) * mpmath.mpf(10) ** -k for k in (14, 13, 12)]
+                dens = self._pdf_mp_batch(xs)
+                edge = None
+                if all(d > 0 for d in dens):
+                    lo, hi = (-float(mpmath.log10(dens[k + 1] / dens[k])) for k in (0, 1))
+                    m = min(range(0, 9), key=lambda j: abs((lo + hi) / 2 - j / (j + 1)))
+                    if m > 0 and abs((lo + hi) / 2 - m / (m + 1)) < 0.02:
+                        edge = HardEdge(m, _reach(lo - m / (m + 1), hi - m / (m + 1), m,
+                                                  float(xs[2]) / math.sqrt(10)))
+            self._cache[key] = edge
         return self._cache[key]
 
     # ------------------------------------------------------------------ cdf and inverse
@@ -796,6 +811,18 @@ class Law:
             if method == "pdf":
                 return max(-g.imag / mpmath.pi, mpmath.mpf(0))
             return +g
+
+
+def _reach(delta_lo: float, delta_hi: float, m: int, x_hi: float) -> float | None:
+    """Where a hard edge's series in ``x^(1/(m+1))`` stops holding (see
+    :meth:`Law._hard_order`): ``delta_lo``, ``delta_hi`` are the exponent's deviations at
+    ``x_hi / 10`` and ``x_hi``; None when no correction shows at 30 digits."""
+    if abs(delta_hi) < 1e-20:
+        return None
+    slope = 1 / (m + 1)
+    if delta_lo * delta_hi > 0:
+        slope = max(slope, math.log10(delta_hi / delta_lo))
+    return x_hi * (slope / abs(delta_hi)) ** (1 / slope)
 
 
 def _logit(x: np.ndarray, a: float, b: float) -> np.ndarray:

@@ -9,11 +9,20 @@ in ``v`` then converges geometrically:
   ``x^(1/(m+1))``, where ``m`` Marchenko-Pastur ratios equal 1): ``x = L v^(m+1)``
   (power ``m + 1``), so ``pdf dx/dv`` is a power series in ``v``;
 * a tiny lower edge ``0 < a << b`` (a ratio close to 1): geometric panels ``[a + d 2^k,
-  a + d 2^(k+1)]`` from ``d = a``, each at most as wide as its distance to the edge.
+  a + d 2^(k+1)]`` from ``d = a``, each at most as wide as its distance to the edge;
+* a hard edge whose series in ``x^(1/(m+1))`` only holds far below the panel (a ratio
+  close to, not at, 1 makes the edge look like one of higher order above a crossover
+  scale, e.g. ``x^(-1/2)`` below ``1e-10 b``, ``x^(-2/3)`` above): the series' singularity
+  at the crossover sits at ``v_s = (reach/L)^(1/(m+1))``, and Gauss-Legendre needs about
+  ``10/sqrt(v_s)`` nodes. When ``v_s`` < :data:`CROSSOVER` the hard-edge map is used on
+  ``[0, reach/64]`` only, followed by geometric panels of ratio 16 (:class:`HardEdge`).
 
 A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
-the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); otherwise
-:class:`freege.errors.ConvergenceError` -- mass is never cut off silently. Expectations
+the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); in float64 a panel that does
+not is halved in its ``u`` (a near-singularity inside it, e.g. a complex branch point next
+to the support where two bulks nearly separate) until every piece converges, at most
+:data:`SPLIT_DEPTH` times; otherwise :class:`freege.errors.ConvergenceError` -- mass is
+never cut off silently. Expectations
 ``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two levels
 disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular next to
 an edge, e.g. ``x/(x + lam)^2`` at tiny ``lam``). A cdf inside a
@@ -27,7 +36,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
@@ -39,6 +48,8 @@ from freege.errors import ConvergenceError
 MAX_NODES = 2048
 #: first Gauss-Legendre level
 MIN_NODES = 16
+#: most halvings of a float64 panel that does not converge at MAX_NODES
+SPLIT_DEPTH = 40
 #: most nodes per sub-interval of an expectation before it is halved
 ADAPTIVE_NODES = 256
 #: most halvings of an expectation's sub-interval
@@ -47,6 +58,8 @@ ADAPTIVE_DEPTH = 60
 TINY_EDGE = 1e-2
 #: absolute float64 tolerance of a panel integral (masses are at most 1)
 F64_TOL = 1e-14
+#: a hard edge whose series' singularity is nearer than this (in ``v``) gets geometric panels
+CROSSOVER = 1e-2
 
 DensityF64 = Callable[[np.ndarray], np.ndarray]
 DensityMP = Callable[[list], list]
@@ -54,48 +67,82 @@ DensityMP = Callable[[list], list]
 
 @dataclass(frozen=True)
 class Panel:
-    """``x(v) = anchor + sign * length * v^power`` for ``v`` in ``[0, 1]``: ``v = 0`` is the
-    anchor (an edge, or the panel's start), ``sign = +1`` maps right, ``-1`` left."""
+    """``x(v) = anchor + sign * length * u^power`` with ``u = lo + (hi - lo) v`` for ``v``
+    in ``[0, 1]``: ``u = 0`` is the anchor (an edge, or the panel's start), ``sign = +1``
+    maps right, ``-1`` left; ``[lo, hi]`` is the part of ``u`` the panel covers (a half of
+    a panel that did not converge, see :meth:`Quadrature._pieces_f64`)."""
 
     anchor: Any
     length: Any
     sign: int
     power: int
+    lo: float = 0.0
+    hi: float = 1.0
+
+    def _u(self, v: Any) -> Any:
+        return v if (self.lo, self.hi) == (0.0, 1.0) else self.lo + (self.hi - self.lo) * v
 
     def x(self, v: Any) -> Any:
-        return self.anchor + self.sign * self.length * v**self.power
+        return self.anchor + self.sign * self.length * self._u(v) ** self.power
 
     def dx(self, v: Any) -> Any:
-        return self.length * self.power * v ** (self.power - 1)
+        return (self.hi - self.lo) * self.length * self.power * self._u(v) ** (self.power - 1)
 
     def bounds(self) -> tuple[Any, Any]:
-        end = self.anchor + self.sign * self.length
-        return (self.anchor, end) if self.sign > 0 else (end, self.anchor)
+        ends = (self.x(0 * self.length), self.x(0 * self.length + 1))
+        return (ends[0], ends[1]) if self.sign > 0 else (ends[1], ends[0])
 
     def v_of(self, x: Any) -> Any:
         """``v(x)`` (mpmath: exact root; float64: numpy power)."""
         ratio = abs(x - self.anchor) / self.length
         if isinstance(ratio, mpmath.mpf):
-            return mpmath.root(ratio, self.power)
-        return ratio ** (1.0 / self.power)
+            u = mpmath.root(ratio, self.power)
+        else:
+            u = ratio ** (1.0 / self.power)
+        return u if (self.lo, self.hi) == (0.0, 1.0) else (u - self.lo) / (self.hi - self.lo)
+
+    def halves(self) -> tuple[Panel, Panel]:
+        """The two halves in ``u``."""
+        mid = (self.lo + self.hi) / 2
+        return (Panel(self.anchor, self.length, self.sign, self.power, self.lo, mid),
+                Panel(self.anchor, self.length, self.sign, self.power, mid, self.hi))
 
 
-def panels(a: Any, b: Any, hard_order: int | None) -> list[Panel]:
-    """Panels of the support interval ``[a, b]`` (see the module docstring); ``hard_order``
-    is ``m`` of a hard edge at ``a = 0`` (None: a soft lower edge)."""
+class HardEdge(NamedTuple):
+    """A hard edge at 0 of order ``order`` (``pdf ~ x^(-m/(m+1))`` times a series in
+    ``x^(1/(m+1))``, theory §7.1); ``reach``: the scale where the series' corrections
+    become of order 1 (None: not below the support's)."""
+
+    order: int
+    reach: Any = None
+
+
+def panels(a: Any, b: Any, edge: HardEdge | None) -> list[Panel]:
+    """Panels of the support interval ``[a, b]`` (see the module docstring); ``edge``
+    describes a hard edge at ``a = 0`` (None: a soft lower edge, or a hard one of unknown
+    order, mapped with power 2)."""
     c = (a + b) / 2
     upper = Panel(b, b - c, -1, 2)
     if a == 0:
-        return [Panel(a, c - a, 1, max(2, (hard_order or 1) + 1)), upper]
+        power = max(2, (edge.order if edge else 1) + 1)
+        if edge is None or edge.reach is None or (edge.reach / c) ** (1 / power) >= CROSSOVER:
+            return [Panel(a, c, 1, power), upper]
+        bottom = edge.reach / 64
+        return [Panel(a, bottom, 1, power), *_geometric(bottom, c, 16), upper]
     if a >= TINY_EDGE * (b - a):
         return [Panel(a, c - a, 1, 2), upper]
-    out = [Panel(a, a, 1, 2)]
-    lo = 2 * a
+    return [Panel(a, a, 1, 2), *_geometric(2 * a, c, 2), upper]
+
+
+def _geometric(lo: Any, c: Any, ratio: int) -> list[Panel]:
+    """Linear panels ``[lo r^k, lo r^(k+1)]`` up to ``c`` (the last one up to ``1.33 r``
+    times longer, never a sliver)."""
+    out = []
     while lo < c:
-        hi = min(2 * lo, c) if 2 * lo < c * 0.75 else c
+        hi = ratio * lo if ratio * lo < c * 0.75 else c
         out.append(Panel(lo, hi - lo, 1, 1))
         lo = hi
-    return [*out, upper]
+    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,14 +202,14 @@ def gauss_legendre_mp(n: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
 class Quadrature:
     """Integrals against the continuous part of one law: ``intervals`` (support, as
     ``(lo, hi)`` pairs at the ambient precision when used in mpmath), ``hard_order(a, b)``
-    (``m`` of a hard edge at ``a = 0``), the density in float64 (``density_f64``,
+    (the :class:`HardEdge` at ``a = 0``, or None), the density in float64 (``density_f64``,
     vectorised) and at the ambient precision (``density_mp``, list to list), ``describe``
     naming the law in error messages."""
 
     def __init__(
         self,
         intervals: Callable[[], Sequence[tuple[Any, Any]]],
-        hard_order: Callable[[Any, Any], int | None],
+        hard_order: Callable[[Any, Any], HardEdge | None],
         density_f64: DensityF64,
         density_mp: DensityMP,
         describe: dict | None = None,
@@ -179,11 +226,12 @@ class Quadrature:
         key = ("panels", mpmath.mp.prec if mp else None)
         if key not in self._cache:
             out = []
+            conv = mpmath.mpf if mp else float
             for a, b in self.intervals():
-                m = self.hard_order(a, b)
-                if not mp:
-                    a, b = float(a), float(b)
-                out += panels(a, b, m)
+                edge = self.hard_order(a, b)
+                if edge is not None and edge.reach is not None:
+                    edge = edge._replace(reach=conv(edge.reach))
+                out += panels(conv(a), conv(b), edge)
             self._cache[key] = out
         return self._cache[key]
 
@@ -195,8 +243,9 @@ class Quadrature:
             self.describe)
 
     # ------------------------------------------------------------------ float64
-    def _panel_f64(self, panel: Panel) -> tuple[Any, int, Any]:
-        """``(mass, n, values at the n nodes)`` of ``pdf dx/dv`` on a panel."""
+    def _panel_f64(self, panel: Panel, cap: int = MAX_NODES) -> tuple[Any, int, Any]:
+        """``(mass, n, values at the n nodes)`` of ``pdf dx/dv`` on a panel, at most ``cap``
+        nodes."""
         n, prev = MIN_NODES, None
         while True:
             v, w = _gl_f64(n)
@@ -204,35 +253,53 @@ class Quadrature:
             total = np.sum(w * vals)
             if prev is not None and abs(total - prev) <= F64_TOL * max(1.0, abs(total)):
                 return total, n, vals
-            if n >= MAX_NODES:
+            if n >= cap:
                 raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
-    def _series_f64(self, k: int) -> tuple[float, np.ndarray]:
-        """Panel ``k``'s mass and the Legendre series (in ``t = 2v - 1``) of its
-        antiderivative, zero at ``v = 0``."""
-        key = ("series", k)
+    def _pieces_f64(self, panel: Panel, depth: int = 0) -> list[tuple[Panel, float, int,
+                                                                    np.ndarray]]:
+        """``(piece, mass, n, values at the n nodes)`` covering a panel: the panel itself,
+        or, when it does not converge at :data:`MAX_NODES` (a near-singularity inside it:
+        a complex branch point next to the support, where two bulks nearly separate), its
+        halves in ``u``, each converged (at most :data:`ADAPTIVE_NODES` nodes before it is
+        halved again), recursively up to :data:`SPLIT_DEPTH` halvings (then
+        :class:`ConvergenceError`)."""
+        try:
+            return [(panel, *self._panel_f64(panel, MAX_NODES if depth == 0 else
+                                              ADAPTIVE_NODES))]
+        except ConvergenceError:
+            if depth >= SPLIT_DEPTH:
+                raise
+            return [piece for half in panel.halves()
+                    for piece in self._pieces_f64(half, depth + 1)]
+
+    def _series_f64(self) -> list[tuple[Panel, float, np.ndarray]]:
+        """Every piece of every panel (:meth:`_pieces_f64`) with its mass and the Legendre
+        series (in ``t = 2v - 1``) of its antiderivative, zero at ``v = 0``."""
+        key = "series"
         if key not in self._cache:
-            panel = self._panels(False)[k]
-            total, n, vals = self._panel_f64(panel)
-            t, w = legendre.leggauss(n)
-            # discrete Legendre transform of the integrand (exact for degree < n)
-            coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
-            anti = legendre.legint(coef, lbnd=-1) / 2  # d/dv = 2 d/dt
-            self._cache[key] = (float(total), anti)
+            out = []
+            for panel in self._panels(False):
+                for piece, total, n, vals in self._pieces_f64(panel):
+                    t, w = legendre.leggauss(n)
+                    # discrete Legendre transform of the integrand (exact for degree < n)
+                    coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
+                    anti = legendre.legint(coef, lbnd=-1) / 2  # d/dv = 2 d/dt
+                    out.append((piece, float(total), anti))
+            self._cache[key] = out
         return self._cache[key]
 
     def mass_f64(self) -> float:
         """Mass of the continuous part (float64)."""
-        return float(sum(self._series_f64(k)[0] for k in range(len(self._panels(False)))))
+        return float(sum(total for _, total, _ in self._series_f64()))
 
     def cdf_f64(self, xs: np.ndarray) -> np.ndarray:
         """``int_{-inf}^x pdf`` (continuous part only) at each ``x``, float64."""
         xs = np.asarray(xs, dtype=float)
         out = np.zeros(xs.shape)
-        for k, panel in enumerate(self._panels(False)):
+        for panel, total, anti in self._series_f64():
             lo, hi = panel.bounds()
-            total, anti = self._series_f64(k)
             out += np.where(xs >= hi, total, 0.0)
             part = (xs > lo) & (xs < hi)
             if part.any():
@@ -249,10 +316,9 @@ class Quadrature:
         targets = np.asarray(targets, dtype=float)
         out = np.full(targets.shape, np.nan)
         below = 0.0
-        panels_ = self._panels(False)
-        for k, panel in enumerate(panels_):
-            total, anti = self._series_f64(k)
-            last = k == len(panels_) - 1
+        pieces = self._series_f64()
+        for k, (panel, total, anti) in enumerate(pieces):
+            last = k == len(pieces) - 1
             here = (targets >= below) & ((targets < below + total) | last) & np.isnan(out)
             if here.any():
                 rest = np.clip(targets[here] - below, 0.0, total)
@@ -435,4 +501,4 @@ def _v_range(panel: Panel, lb: Any, ub: Any, mp: bool) -> tuple[Any, Any] | None
     return ends[0], min(ends[1], conv(1))
 
 
-__all__ = ["Panel", "Quadrature", "gauss_legendre_mp", "panels"]
+__all__ = ["HardEdge", "Panel", "Quadrature", "gauss_legendre_mp", "panels"]

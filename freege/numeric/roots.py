@@ -620,8 +620,7 @@ class CauchyEquation:
         eta_min = max(y, abs(x) / 1000)
         Y = 4 * mpmath.mpf(self.radius()) + abs(x)
         z0 = mpmath.mpc(x, Y)
-        start = 1 / z0 + self.mean / z0**2
-        g = min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
+        g = self._start_mp(z0, 1 / z0 + self.mean / z0**2)
         eta = Y
         while eta > eta_min:
             new = max(eta * mpmath.mpf(0.6), eta_min)
@@ -632,6 +631,37 @@ class CauchyEquation:
         if y < eta:
             g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
         return g
+
+    def _start_mp(self, z0: mpmath.mpc, start: mpmath.mpc) -> mpmath.mpc:
+        """The root of ``P(., z0)`` nearest ``start`` at the ambient precision: the nearest
+        float64 companion root, Newton to the rounding level, accepted when it is provably
+        the nearest (any other root is at least ``(5 - sqrt 17)/(4 gamma)`` from it,
+        Smale's ``gamma`` as in :func:`_gamma`, and ``start`` is within half of that);
+        otherwise all roots at the ambient precision (``mpmath.polyroots``, slow where
+        the roots span many orders of magnitude)."""
+        c = self.coeffs_mp(z0)
+        while len(c) > 2 and c[-1] == 0:
+            c = c[:-1]
+        with np.errstate(all="ignore"):
+            desc64 = np.array([complex(v) for v in c[::-1]])
+            found = np.roots(desc64) if np.all(np.isfinite(desc64)) else np.array([])
+        found = found[np.isfinite(found)]
+        if found.size:
+            g = mpmath.mpc(complex(found[np.argmin(np.abs(found - complex(start)))]))
+            desc, ddesc = c[::-1], [k * c[k] for k in range(len(c) - 1, 0, -1)]
+            tol = mpmath.ldexp(1, 8 - mpmath.mp.prec)
+            for _ in range(100):
+                d = mpmath.polyval(ddesc, g)
+                if d == 0:
+                    break
+                step = mpmath.polyval(desc, g) / d
+                g -= step
+                if abs(step) <= tol * abs(g):
+                    separation = (5 - mpmath.sqrt(17)) / (4 * _gamma_mp(c, g))
+                    if abs(g - start) < separation / 2:
+                        return g
+                    break
+        return min(self.all_roots_mp(z0), key=lambda r: abs(r - start))
 
     def density_path_mp(
         self, xs: list[mpmath.mpf], lower_edge: mpmath.mpf, upper_edge: mpmath.mpf
@@ -660,7 +690,54 @@ class CauchyEquation:
             anchor = (lo_e + min(hi_e, mpmath.mpf(NEAR_ZERO * self.scale()))) / 2
         if min(top - lo_e, hi_e - top) >= top / 10:  # the track stops at top/1000: start
             anchor = top  # at the batch's top when both edges are well beyond that
-        low = min(min(xs), anchor)
+        out, guard = self._along_axis_mp(xs, lo_e, hi_e, anchor)
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard, True)
+            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the support reached a real root",
+                                       self.describe)
+            with mpmath.workprec(prec):
+                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
+        return result
+
+    def negative_path_mp(self, xs: list[mpmath.mpf], upper: mpmath.mpf) -> list[mpmath.mpf]:
+        """Physical ``G(x)`` at the ambient precision for real points ``x < 0`` near 0 (the
+        Stehfest points ``-k ln2/tau`` of a long time ``tau``), where the support lies in
+        ``[0, upper]``: ``G`` is analytic and real on ``(-inf, 0)``, so the batch is
+        continued along the axis (as in :meth:`density_path_mp`, each step at most half
+        the distance to 0) from its point farthest from 0, tracked vertically once
+        (:meth:`track_mp`), instead of one vertical track per point. Each value is then
+        verified by :meth:`polish` and must be real and within the Stieltjes bounds of a
+        law of mass 1 on ``[0, upper]``: ``-1/|x| <= G(x) <= -1/(upper + |x|)``."""
+        if not xs:
+            return []
+        prec = mpmath.mp.prec
+        xs = [mpmath.mpf(x) for x in xs]
+        out, guard = self._along_axis_mp(xs, mpmath.mpf("-inf"), mpmath.mpf(0), min(xs))
+        result = []
+        for k, x in enumerate(xs):
+            g = self.polish(x, out[k], prec + guard)
+            with mpmath.workprec(prec + guard):
+                fits = (abs(g.imag) <= mpmath.ldexp(abs(g), 40 - prec - guard)
+                        and 1 / x <= g.real <= -1 / (upper - x))
+            if not fits:
+                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
+                                       "continuation along the negative axis left the "
+                                       "physical branch", self.describe)
+            with mpmath.workprec(prec):
+                result.append(+g.real)
+        return result
+
+    def _along_axis_mp(self, xs: list[mpmath.mpf], lo_e: mpmath.mpf, hi_e: mpmath.mpf,
+                       anchor: mpmath.mpf) -> tuple[dict[int, mpmath.mpc], int]:
+        """Roots at the real points ``xs`` of ``(lo_e, hi_e)`` continued along the axis from
+        ``anchor`` (tracked vertically), each step at most half the distance to the
+        nearer end, at the precision plus the conditioning guard of the smallest point
+        (see :meth:`stieltjes_mp`); returns them (unverified) and the guard bits."""
+        prec = mpmath.mp.prec
+        low = min(abs(x) for x in [*xs, anchor])
         guard = GUARD_BITS + max(0, math.ceil(math.log2(self.radius() / float(low))))
         out: dict[int, mpmath.mpc] = {}
         with mpmath.workprec(prec + guard):
@@ -677,16 +754,7 @@ class CauchyEquation:
                         g = self._newton_steps_mp(step_to, self._u_predict_mp(prev, step_to, g), 4)
                         prev = step_to
                     out[k] = g
-        result = []
-        for k, x in enumerate(xs):
-            g = self.polish(x, out[k], prec + guard, True)
-            if not abs(g.imag) > mpmath.ldexp(abs(g), 40 - prec - guard):
-                raise ConvergenceError(f"Cauchy root at z = {mpmath.nstr(x, 10)}",
-                                       "continuation along the support reached a real root",
-                                       self.describe)
-            with mpmath.workprec(prec):
-                result.append(mpmath.mpc(+g.real, -abs(+g.imag)))
-        return result
+        return out, guard
 
     def _u_predict_mp(self, za: mpmath.mpc, zb: mpmath.mpc, g: mpmath.mpc) -> mpmath.mpc:
         """Euler step of ``log G`` in ``log z`` from ``za`` to ``zb`` (``dlog G/dlog z =
@@ -799,6 +867,19 @@ def _gamma(c: np.ndarray, g: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(gamma), gamma, np.inf)
 
 
+def _gamma_mp(c: list[mpmath.mpc], g: mpmath.mpc) -> mpmath.mpf:
+    """:func:`_gamma` of one polynomial (ascending coefficients ``c``) at ``g``, at the
+    ambient precision (``inf`` where ``P'(g) = 0``)."""
+    n = len(c) - 1
+    taylor = [mpmath.fsum(math.comb(i, k) * c[i] * g ** (i - k) for i in range(k, n + 1))
+              for k in range(n + 1)]
+    if n < 2:
+        return mpmath.mpf(0)
+    if taylor[1] == 0:
+        return mpmath.inf
+    return max(abs(taylor[k] / taylor[1]) ** (mpmath.mpf(1) / (k - 1)) for k in range(2, n + 1))
+
+
 def _scale(g: mpmath.mpc, density: bool) -> mpmath.mpf:
     """The size that sets a root's accuracy: ``|Im G|`` on the real axis inside the
     support (the density is ``-Im G/pi``), ``|G|`` otherwise."""
@@ -809,13 +890,15 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
     """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
     digits.
 
-    The square-free part is taken exactly (so every root is simple); ``mpmath.polyroots``
+    The square-free part is taken exactly (so every root is simple; a root at 0 is
+    divided out exactly and returned as 0); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
     does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
     when a sign cannot be resolved: the coefficients are exact). Each root with
     ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
     :func:`freege.numeric.solve.find_root` on the bracket
-    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance to the nearest other root):
+    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance from ``Re r`` to the
+    nearest other root):
     a sign change there proves a real root (a simple
     root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
     sign change is a complex pair near the axis. Anything else raises
@@ -839,8 +922,10 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
 def _verified_roots(
     sqf: sp.Poly, dps: int, extra: int, quantity: str
 ) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    exact = sqf.all_coeffs()
+    at_zero = exact[-1] == 0  # z divides it (once: square-free): 0 is a root, exactly
     with mpmath.workdps(dps + extra):
-        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in sqf.all_coeffs()]
+        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in exact[:-1 if at_zero else None]]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
@@ -859,13 +944,19 @@ def _verified_roots(
         found = [mpmath.mpc(r) for r in found]
         tol = mpmath.mpf(10) ** (-(dps // 2))
         noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
-        reals = []
+        reals = [mpmath.mpf(0)] if at_zero else []
         for k, r in enumerate(found):
             half = tol * max(abs(r), mpmath.mpf(1))
             if abs(r.imag) > half:
                 continue
-            others = [abs(r - o) for j, o in enumerate(found) if j != k]
-            half = min([half] + [d * 2 / 5 for d in others])  # no neighbour in the bracket
+            # no other root near the bracket: distances from the bracket's centre on the
+            # axis, so a complex pair whose real part is nearer to 0 than its imaginary
+            # part does not bracket the root 0 (issue 16: a pair at -1.4e-12 +- 3e-11 i
+            # gave a spurious edge at 6e-60)
+            others = [abs(r.real - o) for j, o in enumerate(found) if j != k]
+            if at_zero:
+                others.append(abs(r.real))
+            half = min([half] + [d * 2 / 5 for d in others])
             lo, hi = r.real - half, r.real + half
             f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
             if f_lo * f_hi > 0:
@@ -878,7 +969,7 @@ def _verified_roots(
                 df=lambda x: mpmath.polyval(dcoeffs, x),
                 noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
                 rtol=mpmath.mpf(10) ** -(dps + 3)))
-    return found, sorted(reals)
+    return found + ([mpmath.mpc(0)] if at_zero else []), sorted(reals)
 
 
 def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
