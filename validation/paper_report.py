@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,18 @@ BETA_GRID = [round(0.25 + 0.05 * k, 2) for k in range(26)]
 def _draws(config: dict[str, Any], recs: Records) -> list[dict[str, Any]]:
     got = recs.get(config["key"], {})
     return [got[i] for i in sorted(got) if i < config["draws"]]
+
+
+def _complete(configs: list[dict[str, Any]], recs: Records, incomplete: list[str],
+              least: int = 2) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each configuration with at least ``least`` draws in the store, with its draws; the
+    keys of the others are appended to ``incomplete`` (the report lists them)."""
+    for c in configs:
+        draws = _draws(c, recs)
+        if len(draws) < least:
+            incomplete.append(c["key"])
+            continue
+        yield c, draws
 
 
 def _rel(measured: float, theory: float) -> float:
@@ -64,12 +76,8 @@ def _curves(draws: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
 def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     rows, bars, diffs, incomplete = [], [], [], []
-    for c in configs:
-        draws = _draws(c, recs)
+    for c, draws in _complete(configs, recs, incomplete):
         theory = th.loss(c["dims"], CURVE_TIMES)
-        if len(draws) < 2:
-            incomplete.append(c["key"])
-            continue
         lam, w = _curves(draws)
         for t, lim in zip(CURVE_TIMES, theory, strict=True):
             per_draw = np.sum(w * np.exp(-2.0 * t * np.clip(lam, 0, None)), axis=1)
@@ -124,12 +132,8 @@ def panel_2b(opts: dict[str, Any]) -> dict:
 
 def panel_2c(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     rows, bars, incomplete = [], [], []
-    for c in configs:
+    for c, draws in _complete(configs, recs, incomplete):
         theory = th.ridge(c["dims"])
-        draws = _draws(c, recs)
-        if len(draws) < 2:
-            incomplete.append(c["key"])
-            continue
         iv = st.student([d["values"][0]["error"] for d in draws])
         bars.append(iv)
         rows.append({"path": c["label"]["path"], "h": c["label"]["h"], "dO": c["dims"]["dO"],
@@ -201,12 +205,8 @@ def _linear_crossing(x: list[float], y: list[float]) -> float | None:
 def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     rows, incomplete = [], []
     bars: dict[str, list[st.Interval]] = {"fixed widths": [], "fixed N_par": [], "shared": []}
-    for c in configs:
+    for c, draws in _complete(configs, recs, incomplete):
         theory = th.arrival(c["dims"])
-        draws = _draws(c, recs)
-        if len(draws) < 2:
-            incomplete.append(c["key"])
-            continue
         lam, w = _curves(draws)
         iv = st.bootstrap_arrival(lam, w, resamples=opts["resamples"], seed=opts["seed"])
         path = c["label"]["path"]
@@ -280,11 +280,7 @@ def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     rows, incomplete = [], []
-    for c in configs:
-        draws = _draws(c, recs)
-        if len(draws) < 2:
-            incomplete.append(c["key"])
-            continue
+    for c, draws in _complete(configs, recs, incomplete):
         w1 = st.student([100 * d["rel_w1"] for d in draws])
         ks = st.student([d["ks"] for d in draws])
         paper = TABLE2.get(c["label"]["preset"])
@@ -299,11 +295,7 @@ def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, A
 
 def panel_d1(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     spectra, incomplete = [], []
-    for c in configs:
-        draws = _draws(c, recs)
-        if not draws:
-            incomplete.append(c["key"])
-            continue
+    for c, draws in _complete(configs, recs, incomplete, least=1):
         eigs = np.array(draws[0]["values"][0]["eigenvalues"])
         top = float(np.quantile(eigs, 0.995)) * 1.2
         x = np.linspace(top / 400, top, 200)
