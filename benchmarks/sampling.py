@@ -39,6 +39,13 @@ Sections (``--sections``, default all):
   of the d = n, h = 16 configuration) by phase -- random numbers, fused softmax, GE noise,
   Z W^O, outlier, Grams, eigenvalues, the rest -- each against the whole floor and its
   own (:func:`floor_parts`);
+* ``table``: the per-draw table of docs/guide.md ("Cost of a draw") as Markdown: the seven
+  presets and the paper's d = n sizes (h = 16 and 128 at n = 4096 and 8192), CPU seconds
+  (median of ``--table-draws`` draws, one above n = 2048), the ratio to the FLOP floor,
+  the measured peak memory, and a GPU time from :func:`gpu_estimate` (a model, stated
+  there, until a device measures it); configurations above ``--table-max-n`` are
+  estimated (the floor times the ratio measured at the largest measured n with the same
+  h; memory from :func:`freege.validation.sample.draw_cost`);
 * ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
   the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
   ``--estimate-sizes``.
@@ -49,7 +56,7 @@ sees (``freege sweep`` holds each task to one thread).
 Run (from the repository root): ``python -m benchmarks.sampling [--presets ...]
 [--draws 3] [--ref-draws 1] [--sections ...] [--eig-sizes 512 1024 2048 4096] [--rounds 3]
 [--big-n 4096] [--curve-n 2048] [--estimate-sizes 64 ... 4096] [--ladder-max 2048]
-[--targets draws ...] [--breakdown bert-base 2048]``.
+[--targets draws ...] [--breakdown bert-base 2048] [--table-max-n 4096]``.
 """
 
 from __future__ import annotations
@@ -504,6 +511,13 @@ def section_breakdown(args: argparse.Namespace) -> None:
             ratio = f"{sec / mine:>11.2f}" if mine else f"{'-':>11}"
             print(f"  {phase:<10}{sec:>10.3f}{sec / floor:>9.3f}{mine:>13.3f}{ratio}",
                   flush=True)
+        # what is left when phases run at their own floors: the random numbers have no
+        # FLOP floor, so they stay whatever else is made perfect
+        no_eig = (total - rows["eig"] + own["eig"] / rate) / floor
+        perfect = (sum(own.values()) / rate + rows["rng"]) / floor
+        print(f"  the same draw with the eigenvalues at their floor: {no_eig:.2f} x floor; "
+              f"every phase at its floor but the random numbers: {perfect:.2f} x floor",
+              flush=True)
 
 
 def section_estimate(args: argparse.Namespace) -> None:
@@ -530,9 +544,84 @@ def section_estimate(args: argparse.Namespace) -> None:
         print(row, flush=True)
 
 
+#: the GPU model of :func:`gpu_estimate` (one H200-class device, float64)
+GPU_PRODUCT_RATE = 40e12  # FLOP/s: 60% of an H200's 67 TFLOP/s FP64 tensor-core peak
+GPU_EIG_RATE = 1e12  # FLOP/s: cuSOLVER syevd's reduction is memory-bound
+GPU_EIG_MIN_S = 5e-3  # the least an eigenvalue problem takes there
+GPU_BANDWIDTH = 3e12  # bytes/s of HBM3e streamed by elementwise kernels
+GPU_OPERATION_S = 10e-6  # kernel launch and Python, per array operation
+
+
+def gpu_estimate(dims: Dims) -> float:
+    """Seconds of one draw on a GPU by a model (no device has measured it yet): the
+    products and Grams of :func:`floor_parts` at :data:`GPU_PRODUCT_RATE`, each of the two
+    eigenvalue problems at :data:`GPU_EIG_RATE` and at least :data:`GPU_EIG_MIN_S`, three
+    elementwise passes (read and write) per head over the n x n block at
+    :data:`GPU_BANDWIDTH`, and :data:`GPU_OPERATION_S` for each of the draw's array
+    operations (:attr:`freege.validation.sample.Cost.operations`)."""
+    parts = floor_parts(dims)
+    products = sum(parts.values()) - parts["eig"]
+    eig = 2 * max(parts["eig"] / 2 / GPU_EIG_RATE, GPU_EIG_MIN_S)
+    passes = 3 * 2 * 8 * dims.h * dims.n**2 / GPU_BANDWIDTH
+    return (products / GPU_PRODUCT_RATE + eig + passes
+            + sample.draw_cost(dims).operations * GPU_OPERATION_S)
+
+
+def table_rows() -> list[tuple[str, Dims]]:
+    """The configurations of the guide's per-draw table: the presets, then the paper's
+    d = n sizes (theory §6.4)."""
+    rows = list(PRESETS.items())
+    for n in (4096, 8192):
+        for h in (16, 128):
+            rows.append(("paper, d = n", Dims(n=n, h=h, dK=n // h, dV=n // h, dO=n)))
+    return rows
+
+
+def _cell(value: float, estimated: bool) -> str:
+    return f"~{value:.3g} (estimated)" if estimated else f"{value:.3g}"
+
+
+def section_table(args: argparse.Namespace) -> None:
+    """docs/guide.md's per-draw table (module docstring), printed as Markdown."""
+    measured: dict[int, float] = {}  # h -> ratio at the largest measured n
+    lines = []
+    for name, dims in table_rows():
+        floor = floor_flops(dims)
+        if dims.n <= args.table_max_n:
+            reps = args.table_draws if dims.n < 2048 else 1
+            if dims.n < 2048:
+                draw(dims, seed=(99,))  # warm-up
+            rate = cpu_rate()
+            runs = []
+            for i in range(reps):
+                t = time.process_time()
+                d = draw(dims, seed=(0, i))
+                runs.append((time.process_time() - t, d.peak_bytes))
+            rate = (rate + cpu_rate()) / 2
+            seconds = float(np.median([r[0] for r in runs]))
+            ratio = seconds * rate / floor
+            peak, estimated = max(r[1] for r in runs), False
+            if name.startswith("paper"):
+                measured[dims.h] = ratio
+        else:
+            rate = cpu_rate()
+            ratio = measured[dims.h]
+            seconds = ratio * floor / rate
+            peak, estimated = sample.draw_cost(dims).peak_bytes, True
+        shown = f"({ratio:.2f})" if estimated else f"{ratio:.2f}"
+        lines.append(f"| {name} | {dims.n} | {dims.h} | {dims.dK} | {dims.dO} | "
+                     f"{floor / 1e9:.3g} | {_cell(seconds, estimated)} | {shown} | "
+                     f"{_cell(peak / 2**20, estimated)} | {gpu_estimate(dims):.2g} |")
+        print(f"  measured {name} n = {dims.n} h = {dims.h}: {seconds:.3g} s", flush=True)
+    print("\n| configuration | n | h | dK = dV | dO | floor GFLOP | CPU s / draw | / floor "
+          "| peak MiB | GPU s / draw (estimated) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(lines), flush=True)
+
+
 TARGETS = ("draws", "curve", "process", "derive")
 SECTIONS = ("pipeline", "imports", "dtype", "eig", "fused", "targets", "breakdown",
-            "estimate")
+            "estimate", "table")
 
 
 def main() -> None:
@@ -555,14 +644,24 @@ def main() -> None:
                         help="which targets --sections targets measures")
     parser.add_argument("--breakdown", nargs="+", default=["bert-base", "2048"],
                         help="presets or sizes n (d = n, h = 16) for --sections breakdown")
+    parser.add_argument("--table-max-n", type=int, default=4096,
+                        help="--sections table: larger configurations are estimated")
+    parser.add_argument("--table-draws", type=int, default=3,
+                        help="--sections table: draws per configuration below n = 2048")
     args = parser.parse_args()
+    if args.table_max_n < 4096:
+        parser.error("--table-max-n must be at least 4096 (the larger rows are estimated "
+                     "from the measured n = 4096 rows)")
     rate = matmul_rate()
     from threadpoolctl import threadpool_info
 
-    threads = ", ".join(f"{i['internal_api']} {i['num_threads']}" for i in threadpool_info())
+    threads = ", ".join(f"{i['internal_api']} {i['num_threads']}"
+                        + (f" ({i['architecture']} kernels)" if i.get("architecture") else "")
+                        for i in threadpool_info())
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
           f"float64 matmul (2048^2) {rate:.1f} GFLOP/s, OPENBLAS_NUM_THREADS="
-          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, BLAS threads: {threads}")
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, OPENBLAS_CORETYPE="
+          f"{os.environ.get('OPENBLAS_CORETYPE', 'unset')}, BLAS threads: {threads}")
     for name in args.sections:
         if name == "pipeline":
             section_pipeline(args, rate)
