@@ -18,11 +18,14 @@ in ``v`` then converges geometrically:
   ``[0, reach/64]`` only, followed by geometric panels of ratio 16 (:class:`HardEdge`).
 
 A panel's integral is accepted when Gauss-Legendre with ``n`` and ``2n`` nodes agree to
-the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); in float64 a panel that does
-not is halved in its ``u`` (a near-singularity inside it, e.g. a complex branch point next
-to the support where two bulks nearly separate) until every piece converges, at most
+the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); a panel that does not is
+halved in its ``u`` (a near-singularity inside it, e.g. a complex branch point next to the
+support where two bulks nearly separate) until every piece converges, at most
 :data:`SPLIT_DEPTH` times; otherwise :class:`freege.errors.ConvergenceError` -- mass is
-never cut off silently. Expectations
+never cut off silently. At working precision the halving starts from the float64 pieces
+of the panel when float64 found them (a cheap guide to where the near-singularity is;
+every piece is still accepted only by its own two levels at working precision).
+Expectations
 ``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two levels
 disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular next to
 an edge, e.g. ``x/(x + lam)^2`` at tiny ``lam``). A cdf inside a
@@ -440,44 +443,87 @@ class Quadrature:
                  for wk, dk, vk, xk in zip(w, dens, vs, xs, strict=True)]
         return mpmath.fsum(terms) * (hi - lo)
 
-    def _panel_mp(self, panel: Panel) -> tuple[Any, int]:
-        """``(mass, n)`` of ``pdf dx/dv`` on a panel at the ambient precision."""
+    def _panel_mp(self, panel: Panel, cap: int = MAX_NODES) -> tuple[Any, int]:
+        """``(mass, n)`` of ``pdf dx/dv`` on a panel at the ambient precision, at most
+        ``cap`` nodes."""
         n, prev = max(MIN_NODES, mpmath.mp.dps), None
         while True:
             total = self._gl_mp(panel, mpmath.mpf(0), mpmath.mpf(1), n, None)
             if prev is not None and abs(total - prev) <= self._tol_mp() * max(1, abs(total)):
                 return total, n
-            if n >= MAX_NODES:
+            if n >= cap:
                 raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
-    def _panel_mass_mp(self, k: int) -> tuple[mpmath.mpf, int]:
-        key = ("mass_mp", k, mpmath.mp.prec)
+    def _pieces_mp(self, panel: Panel, depth: int, cap: int
+                   ) -> list[tuple[Panel, mpmath.mpf, int]]:
+        """``(piece, mass, n)`` covering a panel at the ambient precision: the panel, or
+        its halves in ``u`` when it does not converge at ``cap`` nodes, recursively (at most
+        :data:`ADAPTIVE_NODES` nodes a half; :data:`SPLIT_DEPTH` halvings in all)."""
+        try:
+            return [(panel, *self._panel_mp(panel, cap))]
+        except ConvergenceError:
+            if depth >= SPLIT_DEPTH:
+                raise
+            return [piece for half in panel.halves()
+                    for piece in self._pieces_mp(half, depth + 1, ADAPTIVE_NODES)]
+
+    def _splits_f64(self, k: int) -> list[tuple[float, float]]:
+        """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`_pieces_f64`), or
+        the whole panel when float64 did not split it, did not converge, or cut the
+        support into other panels."""
+        whole = [(0.0, 1.0)]
+        try:
+            f64_panels, series = self._panels(False), self._series_f64()
+        except (ConvergenceError, ArithmeticError, ValueError):  # no guide: the whole panel
+            return whole
+        if len(f64_panels) != len(self._panels(True)):
+            return whole
+        panel = f64_panels[k]
+        ranges = [(piece.lo, piece.hi) for piece, _, _ in series
+                  if (piece.anchor, piece.length, piece.sign, piece.power)
+                  == (panel.anchor, panel.length, panel.sign, panel.power)]
+        return ranges if ranges and ranges[0][0] == 0.0 and ranges[-1][1] == 1.0 else whole
+
+    def _panel_pieces_mp(self, k: int) -> list[tuple[Panel, mpmath.mpf, int]]:
+        """``(piece, mass, n)`` covering panel ``k`` at the ambient precision, from the
+        float64 pieces of the panel (:meth:`_splits_f64`), each halved further when it does
+        not converge (:meth:`_pieces_mp`)."""
+        key = ("pieces_mp", k, mpmath.mp.prec)
         if key not in self._cache:
-            self._cache[key] = self._panel_mp(self._panels(True)[k])
+            panel, out = self._panels(True)[k], []
+            for lo, hi in self._splits_f64(k):
+                piece = Panel(panel.anchor, panel.length, panel.sign, panel.power, lo, hi)
+                depth = round(-np.log2(hi - lo))
+                out += self._pieces_mp(piece, depth, MAX_NODES if depth == 0
+                                       else ADAPTIVE_NODES)
+            self._cache[key] = out
         return self._cache[key]
 
     def mass_mp(self) -> mpmath.mpf:
         """Mass of the continuous part at the ambient precision."""
-        return mpmath.fsum(self._panel_mass_mp(k)[0] for k in range(len(self._panels(True))))
+        return mpmath.fsum(mass for k in range(len(self._panels(True)))
+                           for _, mass, _ in self._panel_pieces_mp(k))
 
     def cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
         """``int_{-inf}^x pdf`` (continuous part only) at the ambient precision."""
         total = mpmath.mpf(0)
         for k, panel in enumerate(self._panels(True)):
-            lo, hi = panel.bounds()
-            if x <= lo:
+            if x <= panel.bounds()[0]:
                 continue
-            mass, n = self._panel_mass_mp(k)
-            if x >= hi:
-                total += mass
-                continue
-            vx = panel.v_of(x)
-            one = self._gl_mp(panel, mpmath.mpf(0), vx, n // 2, None)
-            two = self._gl_mp(panel, mpmath.mpf(0), vx, n, None)
-            if abs(one - two) > self._tol_mp() * max(1, abs(two)):
-                raise self._fail("cdf", panel, n, abs(one - two))
-            total += two if panel.sign > 0 else mass - two
+            for piece, mass, n in self._panel_pieces_mp(k):
+                lo, hi = piece.bounds()
+                if x <= lo:
+                    continue
+                if x >= hi:
+                    total += mass
+                    continue
+                vx = piece.v_of(x)
+                one = self._gl_mp(piece, mpmath.mpf(0), vx, n // 2, None)
+                two = self._gl_mp(piece, mpmath.mpf(0), vx, n, None)
+                if abs(one - two) > self._tol_mp() * max(1, abs(two)):
+                    raise self._fail("cdf", piece, n, abs(one - two))
+                total += two if piece.sign > 0 else mass - two
         return total
 
     def expect_mp(self, func: Callable[[Any], Any], lb: Any = None, ub: Any = None) -> Any:

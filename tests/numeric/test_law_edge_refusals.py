@@ -197,3 +197,20 @@ def test_near_gap_inside_the_support_is_split_until_it_converges() -> None:
     assert abs(L.mass() - 1) <= 1e-12
     for q in (1, 2):
         assert L.expect(lambda x, q=q: x**q) == pytest.approx(L.moment(q), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_near_gap_inside_the_support_is_split_at_working_precision() -> None:
+    """Law 228 at ``dps = 20``: the panel with the near-gap used to refuse after 2,560
+    nodes at working precision (84 s) since only float64 halved it. Its halving now starts
+    from the float64 pieces: mass 1 to the working precision, the cdf equal to the
+    float64 Legendre-series cdf (another discretisation) to float64's accuracy, and the
+    same cdf on a fresh law as after ``mass()`` (no earlier call changes a result)."""
+    ratios = Ratios(beta=Fraction(513, 2000), h=27, gK=Fraction(3, 5), gV=Fraction(363, 25),
+                    gO=Fraction(83, 500))
+    fresh, used = (Law("head-average", ratios, dps=20) for _ in range(2))
+    assert abs(used.mass() - 1) <= mpmath.mpf(10) ** -18
+    f64 = Law("head-average", ratios)
+    for x in (0.002, 0.0035, 0.1):
+        assert fresh.cdf(x) == used.cdf(x)
+        assert float(used.cdf(x)) == pytest.approx(float(f64.cdf(x)), abs=1e-14)
