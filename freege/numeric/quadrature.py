@@ -22,9 +22,10 @@ the tolerance (``n`` doubles from 16 up to :data:`MAX_NODES`); a panel that does
 halved in its ``u`` (a near-singularity inside it, e.g. a complex branch point next to the
 support where two bulks nearly separate) until every piece converges, at most
 :data:`SPLIT_DEPTH` times; otherwise :class:`freege.errors.ConvergenceError` -- mass is
-never cut off silently. At working precision the halving starts from the float64 pieces
-of the panel when float64 found them (a cheap guide to where the near-singularity is;
-every piece is still accepted only by its own two levels at working precision).
+never cut off silently. At working precision a panel that needs more than
+:data:`ADAPTIVE_NODES` nodes starts from its float64 pieces when float64 split it (a cheap
+guide to where the near-singularity is; every piece is still accepted only by its own two
+levels at working precision).
 Expectations
 ``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two levels
 disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular next to
@@ -468,35 +469,41 @@ class Quadrature:
             return [piece for half in panel.halves()
                     for piece in self._pieces_mp(half, depth + 1, ADAPTIVE_NODES)]
 
-    def _splits_f64(self, k: int) -> list[tuple[float, float]]:
+    def _splits_f64(self, k: int) -> list[tuple[float, float]] | None:
         """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`_pieces_f64`), or
-        the whole panel when float64 did not split it, did not converge, or cut the
-        support into other panels."""
-        whole = [(0.0, 1.0)]
+        None when float64 did not split it, did not converge, or cut the support into
+        other panels."""
         try:
             f64_panels, series = self._panels(False), self._series_f64()
-        except (ConvergenceError, ArithmeticError, ValueError):  # no guide: the whole panel
-            return whole
+        except (ConvergenceError, ArithmeticError, ValueError):  # no guide
+            return None
         if len(f64_panels) != len(self._panels(True)):
-            return whole
+            return None
         panel = f64_panels[k]
         ranges = [(piece.lo, piece.hi) for piece, _, _ in series
                   if (piece.anchor, piece.length, piece.sign, piece.power)
                   == (panel.anchor, panel.length, panel.sign, panel.power)]
-        return ranges if ranges and ranges[0][0] == 0.0 and ranges[-1][1] == 1.0 else whole
+        split = len(ranges) > 1 and ranges[0][0] == 0.0 and ranges[-1][1] == 1.0
+        return ranges if split else None
 
     def _panel_pieces_mp(self, k: int) -> list[tuple[Panel, mpmath.mpf, int]]:
-        """``(piece, mass, n)`` covering panel ``k`` at the ambient precision, from the
-        float64 pieces of the panel (:meth:`_splits_f64`), each halved further when it does
-        not converge (:meth:`_pieces_mp`)."""
+        """``(piece, mass, n)`` covering panel ``k`` at the ambient precision: the panel
+        when it converges at :data:`ADAPTIVE_NODES` nodes; else the float64 pieces of the
+        panel when float64 split it (:meth:`_splits_f64`, a cheap guide to where the
+        near-singularity is), or the panel up to :data:`MAX_NODES` nodes; each halved
+        further when it does not converge (:meth:`_pieces_mp`)."""
         key = ("pieces_mp", k, mpmath.mp.prec)
         if key not in self._cache:
-            panel, out = self._panels(True)[k], []
-            for lo, hi in self._splits_f64(k):
-                piece = Panel(panel.anchor, panel.length, panel.sign, panel.power, lo, hi)
-                depth = round(-np.log2(hi - lo))
-                out += self._pieces_mp(piece, depth, MAX_NODES if depth == 0
-                                       else ADAPTIVE_NODES)
+            panel = self._panels(True)[k]
+            try:
+                out = [(panel, *self._panel_mp(panel, ADAPTIVE_NODES))]
+            except ConvergenceError:
+                out = []
+                for lo, hi in self._splits_f64(k) or [(0.0, 1.0)]:
+                    piece = Panel(panel.anchor, panel.length, panel.sign, panel.power, lo, hi)
+                    depth = round(-np.log2(hi - lo))
+                    out += self._pieces_mp(piece, depth, MAX_NODES if depth == 0
+                                           else ADAPTIVE_NODES)
             self._cache[key] = out
         return self._cache[key]
 
