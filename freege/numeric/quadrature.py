@@ -74,7 +74,7 @@ class Panel:
     """``x(v) = anchor + sign * length * u^power`` with ``u = lo + (hi - lo) v`` for ``v``
     in ``[0, 1]``: ``u = 0`` is the anchor (an edge, or the panel's start), ``sign = +1``
     maps right, ``-1`` left; ``[lo, hi]`` is the part of ``u`` the panel covers (a half of
-    a panel that did not converge, see :meth:`Quadrature._pieces_f64`)."""
+    a panel that did not converge, see :meth:`Quadrature._pieces`)."""
 
     anchor: Any
     length: Any
@@ -261,31 +261,31 @@ class Quadrature:
                 raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
-    def _pieces_f64(self, panel: Panel, depth: int = 0) -> list[tuple[Panel, float, int,
-                                                                    np.ndarray]]:
-        """``(piece, mass, n, values at the n nodes)`` covering a panel: the panel itself,
-        or, when it does not converge at :data:`MAX_NODES` (a near-singularity inside it:
-        a complex branch point next to the support, where two bulks nearly separate), its
-        halves in ``u``, each converged (at most :data:`ADAPTIVE_NODES` nodes before it is
-        halved again), recursively up to :data:`SPLIT_DEPTH` halvings (then
+    def _pieces(self, panel: Panel, integrate: Callable[[Panel, int], tuple[Any, ...]],
+                depth: int = 0, cap: int = MAX_NODES) -> list[tuple[Any, ...]]:
+        """``(piece, *integrate(piece, cap))`` covering a panel (``integrate``:
+        :meth:`_panel_f64` or :meth:`_panel_mp`): the panel itself, or, when it does not
+        converge at ``cap`` nodes (a near-singularity inside it: a complex branch point next
+        to the support, where two bulks nearly separate), its halves in ``u``, each
+        converged (at most :data:`ADAPTIVE_NODES` nodes before it is halved again),
+        recursively up to :data:`SPLIT_DEPTH` halvings in all (then
         :class:`ConvergenceError`)."""
         try:
-            return [(panel, *self._panel_f64(panel, MAX_NODES if depth == 0 else
-                                              ADAPTIVE_NODES))]
+            return [(panel, *integrate(panel, cap))]
         except ConvergenceError:
             if depth >= SPLIT_DEPTH:
                 raise
             return [piece for half in panel.halves()
-                    for piece in self._pieces_f64(half, depth + 1)]
+                    for piece in self._pieces(half, integrate, depth + 1, ADAPTIVE_NODES)]
 
     def _series_f64(self) -> list[tuple[Panel, float, np.ndarray]]:
-        """Every piece of every panel (:meth:`_pieces_f64`) with its mass and the Legendre
+        """Every piece of every panel (:meth:`_pieces`) with its mass and the Legendre
         series (in ``t = 2v - 1``) of its antiderivative, zero at ``v = 0``."""
         key = "series"
         if key not in self._cache:
             out = []
             for panel in self._panels(False):
-                for piece, total, n, vals in self._pieces_f64(panel):
+                for piece, total, n, vals in self._pieces(panel, self._panel_f64):
                     t, w = legendre.leggauss(n)
                     # discrete Legendre transform of the integrand (exact for degree < n)
                     coef = (np.arange(n) + 0.5) * (legendre.legvander(t, n - 1).T @ (w * vals))
@@ -456,21 +456,8 @@ class Quadrature:
                 raise self._fail("mass", panel, n, abs(total - prev))
             prev, n = total, 2 * n
 
-    def _pieces_mp(self, panel: Panel, depth: int, cap: int
-                   ) -> list[tuple[Panel, mpmath.mpf, int]]:
-        """``(piece, mass, n)`` covering a panel at the ambient precision: the panel, or
-        its halves in ``u`` when it does not converge at ``cap`` nodes, recursively (at most
-        :data:`ADAPTIVE_NODES` nodes a half; :data:`SPLIT_DEPTH` halvings in all)."""
-        try:
-            return [(panel, *self._panel_mp(panel, cap))]
-        except ConvergenceError:
-            if depth >= SPLIT_DEPTH:
-                raise
-            return [piece for half in panel.halves()
-                    for piece in self._pieces_mp(half, depth + 1, ADAPTIVE_NODES)]
-
     def _splits_f64(self, k: int) -> list[tuple[float, float]] | None:
-        """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`_pieces_f64`), or
+        """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`_series_f64`), or
         None when float64 did not split it, did not converge, or cut the support into
         other panels."""
         try:
@@ -491,7 +478,7 @@ class Quadrature:
         when it converges at :data:`ADAPTIVE_NODES` nodes; else the float64 pieces of the
         panel when float64 split it (:meth:`_splits_f64`, a cheap guide to where the
         near-singularity is), or the panel up to :data:`MAX_NODES` nodes; each halved
-        further when it does not converge (:meth:`_pieces_mp`)."""
+        further when it does not converge (:meth:`_pieces`)."""
         key = ("pieces_mp", k, mpmath.mp.prec)
         if key not in self._cache:
             panel = self._panels(True)[k]
@@ -502,8 +489,8 @@ class Quadrature:
                 for lo, hi in self._splits_f64(k) or [(0.0, 1.0)]:
                     piece = Panel(panel.anchor, panel.length, panel.sign, panel.power, lo, hi)
                     depth = round(-np.log2(hi - lo))
-                    out += self._pieces_mp(piece, depth, MAX_NODES if depth == 0
-                                           else ADAPTIVE_NODES)
+                    out += self._pieces(piece, self._panel_mp, depth,
+                                        MAX_NODES if depth == 0 else ADAPTIVE_NODES)
             self._cache[key] = out
         return self._cache[key]
 
