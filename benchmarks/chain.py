@@ -3,7 +3,7 @@ minute on the 2-core CPU.
 
 Times, side by side in one run (a shared machine is noisy: compare ratios): one draw of
 the six-step chain (:func:`freege.validation.chain.draw`) against one draw of
-``freege validate`` (:func:`freege.validation.sample.draw`, two models) at the same
+``freege validate`` (:func:`freege.validation.sampling.sample.draw`, two models) at the same
 dimensions, and the whole command ``freege chain --n 512 --h 8 --dk 64 --dv 64 --do 512
 --draws 10`` in a fresh process (imports and the limiting moments included).
 
@@ -30,7 +30,8 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from freege.params import Dims
-    from freege.validation import chain, sample
+    from freege.validation import chain
+    from freege.validation.sampling import sample
 
     dims = Dims(n=512, h=8, dK=64, dV=64, dO=512)
     chain.draw(dims, seed=(0, 0))  # warm-up

@@ -289,7 +289,7 @@ def hard_edge_side(report: dict[str, Any]) -> None:
 def dense_side(report: dict[str, Any], the_law: Any, n: int, xs: np.ndarray) -> np.ndarray:
     """Softmax MHA at n tokens with the benchmark's ratios: eigenvalues of the Gram,
     normalized by the limiting mean; accuracy against the theory."""
-    from freege.validation.sample import case_eigenvalues
+    from freege.validation.sampling.sample import case_eigenvalues
 
     r = RATIOS
     dk = int(r.gK * n / r.h)

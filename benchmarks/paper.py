@@ -27,7 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from freege.validation import paper_measure, paper_panels, paper_run
+from freege.validation.paper import measure as paper_measure
+from freege.validation.paper import panels as paper_panels
+from freege.validation.paper import run as paper_run
 
 
 def per_panel(scale: float, panels: list[str], rates: dict[str, float]) -> float:

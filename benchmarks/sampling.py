@@ -1,4 +1,5 @@
-"""Sampling benchmark (issues #4, #8): the streamed pipeline of ``freege.validation.sample.draw``
+"""Sampling benchmark (issues #4, #8): the streamed pipeline of
+``freege.validation.sampling.sample.draw``
 vs a plain NumPy reference, and the cheaper-draw options, on the CPU, side by side in
 one run (a shared machine is noisy: compare the ratios, not the times).
 
@@ -18,19 +19,19 @@ Sections (``--sections``, default all):
 * ``dtype``: float64 against float32 draws per preset (seconds, peak memory);
 * ``eig``: the symmetric eigenvalue drivers at ``--eig-sizes`` -- NumPy ``eigvalsh``,
   SciPy ``eigh(eigvals_only=True)`` with drivers ``ev``, ``evd``, ``evr``, and
-  :mod:`freege.validation.eigensolver`'s in-place one-stage (``?sytrd`` + ``?sterf``) and
-  two-stage (band :data:`~freege.validation.eigensolver.TWO_STAGE_BAND`) routes -- best of
+  :mod:`freege.validation.sampling.eigensolver`'s in-place one-stage (``?sytrd`` + ``?sterf``) and
+  two-stage (band :data:`~freege.validation.sampling.eigensolver.TWO_STAGE_BAND`) routes -- best of
   ``--reps`` on a Gram of rank n/2, with the largest eigenvalue difference to NumPy's over
   the scale;
 * ``fused``: one head's ``A^perp V`` per preset, the fused product
-  (:func:`freege.validation.sample.centred_softmax_values`) against
+  (:func:`freege.validation.sampling.sample.centred_softmax_values`) against
   ``centred_softmax(Q K^T / sqrt(dK)) @ V``;
 * ``targets`` (issue 18): each target as a ratio, medians of ``--rounds`` interleaved
   rounds (each round re-measures the dgemm rate next to what it times): a bert-base draw
   and a ``--big-n`` draw (h = 16, dK = dV = n/16, dO = n: the paper's d = n sizes)
   against their FLOP floor (:func:`floor_flops` at the measured 2048^2 dgemm rate) and
   the big draw's peak memory in n^2 doubles; a draw returning learning curves at 50
-  times (:func:`freege.validation.eigensolver.eigenvalues_and_weights`) against an
+  times (:func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights`) against an
   eigenvalue-only draw at ``--curve-n``, and the curve's largest difference to a full
   ``eigh``; ``freege validate bert-base --draws 10`` as a process against a
   notebook-style script; a warm ``freege derive moments --case mha --order 6``
@@ -45,7 +46,7 @@ Sections (``--sections``, default all):
   the measured peak memory, and a GPU time from :func:`gpu_estimate` (a model, stated
   there, until a device measures it); configurations above ``--table-max-n`` are
   estimated (the floor times the ratio measured at the largest measured n with the same
-  h; memory from :func:`freege.validation.sample.draw_cost`);
+  h; memory from :func:`freege.validation.sampling.sample.draw_cost`);
 * ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
   the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
   ``--estimate-sizes``.
@@ -77,10 +78,11 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import eigensolver, finite_readout, sample
-from freege.validation.backend import get_backend
+from freege.validation import finite_readout
 from freege.validation.presets import PRESETS
-from freege.validation.sample import centred_softmax, centred_softmax_values, draw, thetas
+from freege.validation.sampling import eigensolver, sample
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.sample import centred_softmax, centred_softmax_values, draw, thetas
 
 ROOT = Path(__file__).resolve().parent.parent
 BK = get_backend("numpy")
@@ -170,7 +172,7 @@ def section_pipeline(args: argparse.Namespace, rate: float) -> None:
 
 def section_imports(args: argparse.Namespace) -> None:
     """Fresh-interpreter wall time of one tiny draw, without and with the imports."""
-    tiny = ("from freege.params import Dims\nfrom freege.validation.sample import draw\n"
+    tiny = ("from freege.params import Dims\nfrom freege.validation.sampling.sample import draw\n"
             "draw(Dims(n=24, h=2, dK=6, dV=6, dO=16), seed=0)\n")
     old = "import sympy, scipy.stats\n" + tiny
 
@@ -473,7 +475,7 @@ def section_breakdown(args: argparse.Namespace) -> None:
     softmax products and exponentials, the GE noise product, Z W^O, the outlier's power
     iteration, the Grams, the eigensolver; ``other`` is the rest (the GE signal, V^T V and
     its Cholesky factor, scaling and copies, the interpreter)."""
-    from freege.validation import backend, outlier
+    from freege.validation.sampling import backend, outlier
 
     targets = {"rng": (backend.Backend, "normal"),
                "softmax": (sample, "centred_softmax_values"),
@@ -523,7 +525,7 @@ def section_breakdown(args: argparse.Namespace) -> None:
 def section_estimate(args: argparse.Namespace) -> None:
     from freege.cli import budget
     from freege.validation import ladder
-    from freege.validation.sample import draw_cost
+    from freege.validation.sampling.sample import draw_cost
 
     speed = budget.speeds(BK)
     print(f"\n{'n':>6}{'draw est s':>12}{'measured':>10}{'ratio':>7}"
@@ -558,7 +560,7 @@ def gpu_estimate(dims: Dims) -> float:
     eigenvalue problems at :data:`GPU_EIG_RATE` and at least :data:`GPU_EIG_MIN_S`, three
     elementwise passes (read and write) per head over the n x n block at
     :data:`GPU_BANDWIDTH`, and :data:`GPU_OPERATION_S` for each of the draw's array
-    operations (:attr:`freege.validation.sample.Cost.operations`)."""
+    operations (:attr:`freege.validation.sampling.sample.Cost.operations`)."""
     parts = floor_parts(dims)
     products = sum(parts.values()) - parts["eig"]
     eig = 2 * max(parts["eig"] / 2 / GPU_EIG_RATE, GPU_EIG_MIN_S)

@@ -1,14 +1,14 @@
 """Sweep benchmark (issues #8, #18 item 3): ``freege sweep`` against a plain in-process
 loop over the same draws, side by side in one run, and the private cluster's start.
 
-* plain loop: :func:`freege.validation.sweep.draw_task` called ``draws`` times in this
+* plain loop: :func:`freege.validation.sweep.engine.draw_task` called ``draws`` times in this
   process (the same work and seeds as the sweep's tasks, BLAS on one thread);
-* sweep: :func:`freege.validation.sweep.run` into a fresh store (cluster start when there
+* sweep: :func:`freege.validation.sweep.engine.run` into a fresh store (cluster start when there
   is one, task graph, store appends with fsync), with 1 worker (in this process, no
   cluster) and 2 workers (a private local cluster: mutual TLS, forked workers), timed
   whole; the ratio to the plain loop is printed for wall time and for CPU time (this
   process and its finished children: the workers);
-* cluster start: :func:`freege.validation.sweep_cluster.start` with 2 workers, until
+* cluster start: :func:`freege.validation.sweep.cluster.start` with 2 workers, until
   both are connected, and the scheduler's cost per empty task on it (TLS included).
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/sweep.py [--preset bert-base]
@@ -25,9 +25,10 @@ import time
 from pathlib import Path
 
 from freege.progress import QUIET
-from freege.validation import sweep, sweep_cluster
 from freege.validation.presets import PRESETS
-from freege.validation.sweep_grid import Point, expand
+from freege.validation.sweep import cluster as sweep_cluster
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep.grid import Point, expand
 from freege.validation.theory import limiting_moments
 
 

@@ -8,8 +8,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from freege import experiments
 from freege.params import Dims
+from freege.validation.paper import setups as experiments
 
 
 def spec_count(d: int, h: int, h_kv: int, dk, dv, d_out: int) -> Fraction:

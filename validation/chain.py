@@ -6,7 +6,7 @@ Six n x hn matrices lead from centred softmax attention to its Gaussian equivale
 1. ``sqrt(n) A^perp``;
 2. ``Y^f = [f(S_r)]_r / sqrt(n)`` -- the row normalisers ``D_i`` replaced by 1;
 3. ``Y^f_c = Y^f - E[Y^f | keys]`` -- the conditional row mean
-   (:func:`freege.validation.conditional.row_mean`) subtracted;
+   (:func:`freege.validation.sampling.conditional.row_mean`) subtracted;
 4. ``Y^G[Sigma_f]`` -- Gaussian rows with the exact conditional covariance ``Sigma_f``;
 5. ``Y^G[Sigma_G]`` -- ``Sigma_f`` replaced by ``Sigma_G``;
 6. ``Y^G`` -- theory §2's GE with the original queries and independent noise.
@@ -21,11 +21,11 @@ Shared randomness, as the chain shares it: every step has the same keys, values 
 matrix ``G`` (rows of ``Y^G[Sigma] V / sqrt(n)`` are ``N(0, V^T Sigma V / n^2)`` given the
 keys and values, sampled exactly in law as ``G (V^T Sigma V)^{1/2} / n``); step 6 fresh
 noise, its ``W_r V_r`` sampled exactly in law the same way (as in
-:mod:`freege.validation.sample`). Seeds: a draw's seed (``(seed, n, i)`` for draw ``i``
+:mod:`freege.validation.sampling.sample`). Seeds: a draw's seed (``(seed, n, i)`` for draw ``i``
 of :func:`run` at size n) spawns weights, ``W^O`` and noise streams; the weights are drawn
-in the order of :mod:`freege.validation.sample` (Q_r, then K and V when head r opens a K/V
+in the order of :mod:`freege.validation.sampling.sample` (Q_r, then K and V when head r opens a K/V
 group), so step 1 of :func:`draw` with seed ``s`` is the softmax ``MHA^perp`` of
-:func:`freege.validation.sample.draw` with seed ``s``.
+:func:`freege.validation.sampling.sample.draw` with seed ``s``.
 
 Each step's own control (theory §2.2): the operator norm of the part of step 1 - step 2
 that is not of rank <= h, ``||[diag(1/D_r - 1) Y^f_c,r]_r||`` (the rest,
@@ -47,10 +47,11 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import conditional, metrics
-from freege.validation.backend import Backend, get_backend
-from freege.validation.outlier import output_weights, top_singular_value, weights
-from freege.validation.sample import Seed, case_for, thetas
+from freege.validation import metrics
+from freege.validation.sampling import conditional
+from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.outlier import output_weights, top_singular_value, weights
+from freege.validation.sampling.sample import Seed, case_for, thetas
 
 STEPS: tuple[str, ...] = (
     "sqrt(n) A^perp", "Y^f", "Y^f_c", "Y^G[Sigma_f]", "Y^G[Sigma_G]", "Y^G",
@@ -216,7 +217,7 @@ def _store_record(payload: dict[str, Any], _context: None) -> str | None:
     ``draw`` an integer in [0, MAX_DRAWS), ``status`` ok and a :func:`record` of finite
     numbers whose ``n`` is the point's."""
     from freege.params import MAX_DRAWS
-    from freege.validation.sweep_schema import finite_tree_problem
+    from freege.validation.sweep.schema import finite_tree_problem
 
     point, draw, rec = payload.get("point"), payload.get("draw"), payload.get("record")
     if payload.get("type") != "draw" or payload.get("status") != "ok":
@@ -233,8 +234,8 @@ def _store_record(payload: dict[str, Any], _context: None) -> str | None:
 
 
 def store_schema() -> Any:
-    """The :class:`freege.validation.sweep_schema.Schema` of a ``freege chain --store``."""
-    from freege.validation.sweep_schema import Schema
+    """The :class:`freege.validation.sweep.schema.Schema` of a ``freege chain --store``."""
+    from freege.validation.sweep.schema import Schema
 
     return Schema(_store_header, _store_record)
 
@@ -300,14 +301,14 @@ def run(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "nump
 
 
 def rate_fits(sizes: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Log-log fits in n (:func:`freege.validation.sweep_report.loglog_fit`, 95% interval) of
+    """Log-log fits in n (:func:`freege.validation.sweep.report.loglog_fit`, 95% interval) of
     every distance's mean (``|dm_q|`` as mean absolute values) and control, beside the
     effective exponent of the guaranteed bound over the same sizes
     (:func:`effective_exponent`); ``deviates`` when the fit decays slower than the bound
     beyond its interval (``b - ci95 > bound``). With the outlier's predicted standard
     deviations in ``sizes`` (theory §4.1), also their decay: a prediction, not a bound
     (``deviates`` when outside the interval on either side)."""
-    from freege.validation.sweep_report import loglog_fit
+    from freege.validation.sweep.report import loglog_fit
 
     ns = sorted(sizes)
     first = sizes[ns[0]]

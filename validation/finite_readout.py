@@ -27,8 +27,8 @@ import numpy as np
 
 from freege.params import Dims, positive
 from freege.validation import metrics
-from freege.validation.backend import Backend, get_backend
-from freege.validation.sample import MODELS, Seed, case_for, mha_features
+from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.sample import MODELS, Seed, case_for, mha_features
 from freege.validation.theory import limiting_moments
 
 
@@ -117,7 +117,7 @@ def flow_loss_from_weights(eigvals: np.ndarray, weights: np.ndarray,
                            t: Sequence[float] | np.ndarray) -> np.ndarray:
     """``L(t) = sum_j exp(-2 t x_j) w_j`` from the eigenvalues and the normalised weights
     ``w_j = (u_j^T y)^2 / ||y||^2``
-    (:func:`freege.validation.eigensolver.eigenvalues_and_weights`)."""
+    (:func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights`)."""
     times = _grid("t", t, allow_zero=True)
     x = np.clip(np.asarray(eigvals, dtype=np.float64), 0.0, None)
     return np.exp(-2.0 * np.outer(times, x)) @ np.asarray(weights, dtype=np.float64)

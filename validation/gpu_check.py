@@ -23,9 +23,9 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation import metrics
-from freege.validation.backend import cupy_problem, get_backend
 from freege.validation.presets import PRESETS
 from freege.validation.runner import Validation, validate
+from freege.validation.sampling.backend import cupy_problem, get_backend
 
 #: two-sided level of the Welch t test at which two backends are reported as disagreeing
 AGREE_LEVEL = 0.999

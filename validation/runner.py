@@ -10,7 +10,8 @@ spectra of two independent draws (disjoint pairs of draws: 0 and 1, 2 and 3, ...
 distance that finite-n fluctuation alone produces at these dimensions (:func:`noise_floor`;
 no extra sampling). :data:`DEFINITIONS` says in one line what each printed metric is.
 
-Imports: the sampling path (this module, :mod:`freege.validation.sample`) loads neither sympy
+Imports: the sampling path (this module, :mod:`freege.validation.sampling.sample`) loads neither
+sympy
 nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`) read generated
 source (sympy derives them once, on a cold cache) and :meth:`Validation.summary` takes
 its Student-t quantile from scipy.special (tests/validation/test_draws_imports.py).
@@ -25,8 +26,8 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation import metrics
-from freege.validation.backend import Backend, get_backend
-from freege.validation.sample import Draw, case_for, draw
+from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.sample import Draw, case_for, draw
 
 #: one-line definitions of the printed metrics (theory §6.1)
 DEFINITIONS: dict[str, str] = {
@@ -109,7 +110,7 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
              dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
     """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
-    in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.backend`).
+    in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")

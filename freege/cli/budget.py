@@ -2,8 +2,9 @@
 §6.2): before any sampling, the memory one sample needs against the memory available,
 and the time of the whole run against :data:`CONFIRM_SECONDS`.
 
-The cost of a sample is :class:`freege.validation.sample.Cost` (peak bytes, matrix-product flops,
-elementwise passes, eigenvalue sizes: :func:`freege.validation.sample.draw_cost`,
+The cost of a sample is :class:`freege.validation.sampling.sample.Cost` (peak bytes, matrix-product
+flops,
+elementwise passes, eigenvalue sizes: :func:`freege.validation.sampling.sample.draw_cost`,
 :func:`freege.validation.ladder.trial_cost`); its time is that cost at the speeds of this machine
 and backend, measured once per process on small problems (about 0.1 s), so the estimate
 is rough (measured / estimated 0.7-1.0 in CPU time from n = 64 to 4096,
@@ -65,7 +66,8 @@ def _typical_time(run: Any, sync: Any, clock: Any = time.perf_counter,
 
 @cache
 def speeds(backend: Any) -> Speeds:
-    """Measure :class:`Speeds` of ``backend`` (a :class:`freege.validation.backend.Backend`). On
+    """Measure :class:`Speeds` of ``backend`` (a
+    :class:`freege.validation.sampling.backend.Backend`). On
     the CPU the BLAS runs on one thread while measuring (threadpoolctl, when installed):
     on a shared machine multi-threaded timings of small problems swing by 100x (measured
     on the 2-core machine: 1.4 to 43 GFLOP/s, eigenvalues 2.4 to 600 ms), one thread's do
@@ -84,7 +86,7 @@ def _measure(backend: Any) -> Speeds:
     import numpy as np
 
     from freege.params import Dims
-    from freege.validation.sample import draw, draw_cost
+    from freege.validation.sampling.sample import draw, draw_cost
 
     xp, m, k = backend.xp, CALIBRATION_SIZE, SMALL_EIG_SIZE
     # on the CPU, CPU time of one thread: what one core does, whatever other processes

@@ -5,7 +5,7 @@ Six models (``sqrt(n) A^perp``, ``Y^f``, ``Y^f_c``, ``Y^G[Sigma_f]``, ``Y^G[Sigm
 relative W1, KS and m1..m4 differences, each step's own control, and the leading singular
 value against theory §4.1 (:mod:`freege.validation.chain`). Several ``--n`` fit each
 distance's decay in n beside the rate theory §2.2 guarantees; ``--store`` makes such a
-run resumable (one checksummed JSON line per draw, :mod:`freege.validation.sweep_store`).
+run resumable (one checksummed JSON line per draw, :mod:`freege.validation.sweep.store`).
 
 Bad input is a ValueError (one line, exit 2); files are written after the computation.
 """
@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--draws", default=str(DEFAULT_DRAWS),
                    help=f"draws per size, >= 2 (default {DEFAULT_DRAWS})")
     add_seed_option(p)
-    from freege.validation.backend import BACKENDS
+    from freege.validation.sampling.backend import BACKENDS
 
     add_backend_option(p, BACKENDS, "numpy", help="array backend (default numpy)")
     p.add_argument("--store", metavar="FILE", default=None,
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     identity = _identity(dims, args, seed)
     results = {}
     if args.store:
-        from freege.validation import sweep_store
+        from freege.validation.sweep import store as sweep_store
 
         contents = one_line_warnings(
             lambda: sweep_store.read(args.store, chain.store_schema()))
@@ -143,8 +143,8 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
     from freege.numeric import outlier
     from freege.progress import Progress
     from freege.validation import chain
-    from freege.validation.outlier import compare
-    from freege.validation.sample import case_for
+    from freege.validation.sampling.outlier import compare
+    from freege.validation.sampling.sample import case_for
 
     bar = Progress(f"chain n={dims.n}", draws, unit="draw", verbosity=args.verbosity)
     bar(len(done))
@@ -163,8 +163,8 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
                           "second_order": theory["second_order"]}
     summary["dims"] = {"n": dims.n, "dK": dims.dK, "dV": dims.dV, "dO": dims.dO}
     if dims.sharing != "tied" and dims.dK > 4 * float(dims.beta) ** 2:
-        from freege.validation.conditional import diagonal_mean
-        from freege.validation.sample import thetas
+        from freege.validation.sampling.conditional import diagonal_mean
+        from freege.validation.sampling.sample import thetas
 
         t1 = thetas(float(dims.beta))[0]
         summary["expected_dm1_4_5"] = diagonal_mean(float(dims.beta), dims.dK) / t1 - 1
@@ -179,7 +179,7 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> None:
     from freege.numeric.law import law
     from freege.validation import chain
     from freege.validation.plots import spectrum_histogram
-    from freege.validation.sample import case_for
+    from freege.validation.sampling.sample import case_for
     from freege.validation.theory import limiting_moments
 
     d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend)

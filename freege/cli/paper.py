@@ -1,6 +1,6 @@
 """``freege reproduce paper --measure``: the paper's experimental section end to end
 (theory §6.4) -- theory curves, measured softmax points on the sweep engine
-(:mod:`freege.validation.paper_run`), the paper's statistics, ``report.md``,
+(:mod:`freege.validation.paper.run`), the paper's statistics, ``report.md``,
 ``report.json`` and one figure per panel (PDF and PNG) in ``--out DIR``.
 
 Every input is checked before any work: ``--scale`` a number >= 1, known ``--panels``,
@@ -75,7 +75,8 @@ def _out_folder(args: argparse.Namespace, scale: float) -> Path:
 
 
 def run(args: argparse.Namespace, setup: str = "paper") -> int:
-    from freege.validation import paper_panels, paper_run
+    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import run as paper_run
 
     if not args.measure:
         raise ValueError("reproduce paper needs --measure (the theory side alone: "
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
 def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
              workers: int) -> None:
     from freege.cli.budget import CONFIRM_SECONDS, available_memory, duration_text, size_text
-    from freege.validation.backend import get_backend
+    from freege.validation.sampling.backend import get_backend
 
     free = available_memory(get_backend(backend)) if tasks else None
     if free is not None and est["peak_bytes"] * workers > free:
@@ -140,7 +141,9 @@ def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
 def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: Any,
            scale: float, seed: int, draws: int, resamples: int, backend: str,
            quiet: bool) -> None:
-    from freege.validation import paper_panels, paper_plots, paper_report
+    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import plots as paper_plots
+    from freege.validation.paper import report as paper_report
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
             "backend": backend, "target_seed": paper_panels.TARGET_SEED}

@@ -1,5 +1,5 @@
 """``freege reproduce temperature|headcount|budget|budget-widths|sharing|arrival``: the
-theory §6.3 setups, theory side (:mod:`freege.experiments`): a text table or JSON with
+theory §6.3 setups, theory side (:mod:`freege.validation.paper.setups`): a text table or JSON with
 the same numbers, ``--plot FILE`` for the curves, progress on stderr
 (:mod:`freege.progress`; ``--quiet`` silences it, ``--verbose`` names each step).
 
@@ -24,7 +24,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from freege import experiments, plotting
+from freege import plotting
 from freege.cli.common import check_plot_target, emit
 from freege.cli.law import GUARD_DIGITS, real_option, text_value
 from freege.cli.options import (
@@ -41,6 +41,7 @@ from freege.cli.options import (
 from freege.cli.readout import lam_option, level_option, sigma2_option
 from freege.params import BETA, HEADS, check_time, parse_number
 from freege.progress import Progress
+from freege.validation.paper import setups as experiments
 
 #: table columns of each setup (``curves`` is headcount's second table)
 COLUMNS: dict[str, tuple[str, ...]] = {

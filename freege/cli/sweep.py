@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _points(args: argparse.Namespace, campaign: Any) -> list:
-    from freege.validation.sweep_grid import expand, with_axes
+    from freege.validation.sweep.grid import expand, with_axes
 
     axes = {key: getattr(args, key) for _o, key, _t in _GRID_OPTIONS
             if getattr(args, key) is not None}
@@ -110,7 +110,7 @@ def _points(args: argparse.Namespace, campaign: Any) -> list:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from freege.validation.sweep_grid import Campaign, load_campaign
+    from freege.validation.sweep.grid import Campaign, load_campaign
 
     campaign = load_campaign(args.campaign) if args.campaign else Campaign({})
     if args.draws is None and campaign.draws is None:
@@ -125,10 +125,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.plot is not None:
         if not args.analyse:
             raise ValueError("--plot needs --analyse (or use freege sweep-report --plot)")
-        from freege.validation.sweep_report import check_plot_path
+        from freege.validation.sweep.report import check_plot_path
 
         check_plot_path(args.plot)
-    from freege.validation.sweep import run
+    from freege.validation.sweep.engine import run
 
     said: set[str] = set()
     outcome = one_line_warnings(lambda: run(
@@ -153,12 +153,12 @@ def _sweep_text(d: dict) -> str:
 
 def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
     """The sweep's preflight: the draws left per grid point, at the point's cost
-    (:func:`freege.validation.sample.draw_cost`), against the memory of this machine
+    (:func:`freege.validation.sampling.sample.draw_cost`), against the memory of this machine
     (local workers) and :data:`freege.cli.budget.CONFIRM_SECONDS` (``--yes``)."""
     def check(left: list, workers: int, local: bool) -> None:
         from freege.cli.budget import preflight_batch
-        from freege.validation.backend import get_backend
-        from freege.validation.sample import draw_cost
+        from freege.validation.sampling.backend import get_backend
+        from freege.validation.sampling.sample import draw_cost
         try:
             bk = get_backend(args.backend, args.dtype)
         except ValueError:  # CuPy unusable here: remote workers may have it
@@ -173,7 +173,7 @@ def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
 
 def _report(args: argparse.Namespace, said: set[str] | None = None) -> int:
     """The report of the store ``args.store`` (``--plot`` figure too when given)."""
-    from freege.validation import sweep_report
+    from freege.validation.sweep import report as sweep_report
 
     if args.plot is not None:
         sweep_report.check_plot_path(args.plot)
@@ -181,7 +181,7 @@ def _report(args: argparse.Namespace, said: set[str] | None = None) -> int:
     if args.plot is not None:
         sweep_report.plot(report, args.plot)
     if args.format == "csv":  # the draws themselves, one row each
-        from freege.validation.sweep_data import write_csv
+        from freege.validation.sweep.data import write_csv
 
         write_csv(args.store, sys.stdout)
         return 0

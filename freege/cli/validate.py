@@ -27,12 +27,12 @@ from freege.cli.options import (
 )
 from freege.params import DIM_MAX, DRAWS, MAX_DRAWS, SEED, SHARINGS, Dims, Domain, parse_number
 from freege.progress import Progress
-from freege.validation.backend import BACKENDS, DTYPES
 from freege.validation.presets import PRESETS, get_preset
+from freege.validation.sampling.backend import BACKENDS, DTYPES
 
 if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
     from freege.validation.runner import Validation
-    from freege.validation.sample import Draw
+    from freege.validation.sampling.sample import Draw
 
 #: default number of draws of ``freege validate`` (theory §6.1 uses 10). bert-base takes
 #: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
@@ -146,8 +146,8 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 def run_validate(args: argparse.Namespace) -> int:
     from freege.cli.budget import blas_threads, preflight
-    from freege.validation.backend import get_backend
-    from freege.validation.sample import case_for, draw_cost
+    from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.sample import case_for, draw_cost
 
     preset, dims = config_from_args(args)
     draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
@@ -173,7 +173,7 @@ def run_validate(args: argparse.Namespace) -> int:
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
     from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
-    from freege.validation.outlier import compare
+    from freege.validation.sampling.outlier import compare
 
     summary["outlier"] = compare([d.outlier for d in result.draws],
                                  outlier.summary(case_for(dims), dims))
@@ -239,7 +239,7 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     from freege.numeric.law import law
     from freege.validation.metrics import density_l1, zero_tolerance
     from freege.validation.plots import spectrum_histogram
-    from freege.validation.sample import case_for
+    from freege.validation.sampling.sample import case_for
 
     soft_label = r"softmax $\mathrm{MHA}^\perp$, samples"
     samples = {
@@ -270,7 +270,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     from freege.cli.budget import blas_threads, preflight
     from freege.params import check_beta
     from freege.validation import ladder
-    from freege.validation.backend import get_backend
+    from freege.validation.sampling.backend import get_backend
 
     n = int(parse_number("n", args.n, Domain(3, DIM_MAX, integer=True)))
     trials = int(parse_number("trials", args.trials, DRAWS))

@@ -10,8 +10,8 @@ import pytest
 from freege.cli import budget
 from freege.params import Dims
 from freege.validation import ladder
-from freege.validation.backend import get_backend
-from freege.validation.sample import Cost, draw, draw_cost
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.sample import Cost, draw, draw_cost
 
 NUMPY = get_backend("numpy")
 SMALL = Cost(peak_bytes=2**20, matmul_flops=1e6, elementwise=1e4, eig_sizes=(16,))

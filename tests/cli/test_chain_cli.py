@@ -30,7 +30,7 @@ def test_chain_json_and_resume(capsys, tmp_path):
     # a forged record with a valid checksum is reported and left out, never used
     import json
 
-    from freege.validation import sweep_store
+    from freege.validation.sweep import store as sweep_store
 
     forged = json.loads(lines[1])["payload"]
     forged["record"]["outlier"] = "1e9"

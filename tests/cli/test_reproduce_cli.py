@@ -1,7 +1,7 @@
 """``freege reproduce``: JSON shapes, internal consistency, text = JSON, bad input.
 
 Each setup runs on a small grid (the law objects are memoised per configuration in
-:mod:`freege.experiments`, so the text run after a JSON run reuses the same laws)."""
+:mod:`freege.validation.paper.setups`, so the text run after a JSON run reuses the same laws)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from freege import experiments
+from freege.validation.paper import setups as experiments
 from tests.cli.helpers import bad, result_json, run_cli
 
 

@@ -29,7 +29,7 @@ import freege.symbolic as fs
 from freege.params import Dims
 from freege.symbolic.symbols import beta, gK, gO, gV, h, in_beta
 
-case_eigenvalues = pytest.importorskip("freege.validation.sample").case_eigenvalues
+case_eigenvalues = pytest.importorskip("freege.validation.sampling.sample").case_eigenvalues
 
 DRAWS = 4
 Z = 4.0

@@ -1,5 +1,5 @@
 """Small sweep stores written without Dask: the records of
-:func:`freege.validation.sweep.draw_task` appended through the store's writer, as a sweep
+:func:`freege.validation.sweep.engine.draw_task` appended through the store's writer, as a sweep
 appends them."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from freege.validation import sweep, sweep_store
-from freege.validation.sweep_grid import expand
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import expand
 
 
 def write_store(path: Path, ns: tuple[int, ...] = (24, 32, 48), draws: int = 3,

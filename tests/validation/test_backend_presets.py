@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from freege.validation import backend as B
 from freege.validation.presets import PRESETS, get_preset
+from freege.validation.sampling import backend as B
 
 
 def test_numpy_backend_and_seeded_generator():

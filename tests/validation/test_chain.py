@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freege.params import Dims
-from freege.validation import chain, metrics, sample
+from freege.validation import chain, metrics
+from freege.validation.sampling import sample
 from freege.validation.theory import limiting_moments
 
 SMALL = Dims(n=48, h=2, dK=12, dV=12, dO=48)
@@ -101,7 +102,7 @@ def test_mean_gap_of_steps_4_5_is_the_key_norm_spread():
     step 5 is ``E (Sigma_f)_jj / theta1 - 1`` (theory §2.2), exact at finite dK."""
     from scipy import stats
 
-    from freege.validation.conditional import diagonal_mean
+    from freege.validation.sampling.conditional import diagonal_mean
 
     dims = Dims(n=96, h=2, dK=24, dV=24, dO=96)
     limits = limiting_moments("mha", dims, chain.ORDERS)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from freege.cli import main
-from freege.validation.backend import cupy_problem
+from freege.validation.sampling.backend import cupy_problem
 
 SMALL = ["--n", "48", "--h", "3", "--dk", "8", "--do", "40", "--draws", "2",
          "--backend", "numpy"]

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freege.validation import conditional
+from freege.validation.sampling import conditional
 
 #: Monte-Carlo queries per example; tolerances are 5 standard errors estimated from them
 QUERIES = 100_000

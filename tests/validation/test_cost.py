@@ -1,4 +1,4 @@
-"""The memory estimates of a draw and a ladder trial (freege.validation.sample.draw_cost,
+"""The memory estimates of a draw and a ladder trial (freege.validation.sampling.sample.draw_cost,
 freege.validation.ladder.trial_cost) bound the measured peak from above, and not loosely."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from freege.params import Dims
 from freege.validation import ladder
-from freege.validation.sample import COST_OVERHEAD_BYTES, draw, draw_cost
+from freege.validation.sampling.sample import COST_OVERHEAD_BYTES, draw, draw_cost
 
 CONFIGS = [
     Dims(n=256, h=4, dK=16, dV=16, dO=64),

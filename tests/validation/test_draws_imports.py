@@ -19,14 +19,14 @@ def _fresh(code: str) -> None:
 def test_one_draw_loads_neither_sympy_nor_scipy_stats():
     _fresh("from freege.params import Dims\n"
            "import freege.validation.runner\n"
-           "from freege.validation.sample import draw\n"
+           "from freege.validation.sampling.sample import draw\n"
            "d = draw(Dims(n=24, h=2, dK=6, dV=6, dO=16), seed=(0, 0))\n"
            "assert d.softmax.shape == (24,) and d.ge.shape == (24,)\n")
 
 
 def test_float32_draw_and_other_cases_load_neither():
     _fresh("from freege.params import Dims\n"
-           "from freege.validation.sample import case_eigenvalues, draw\n"
+           "from freege.validation.sampling.sample import case_eigenvalues, draw\n"
            "dims = Dims(n=24, h=2, dK=6, dV=6, dO=16)\n"
            "draw(dims, seed=1, dtype='float32')\n"
            "case_eigenvalues('attention', dims, seed=1, model='softmax')\n")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freege.params import Dims
-from freege.validation import eigensolver, sample
+from freege.validation.sampling import eigensolver, sample
 
 needs_two_stage = pytest.mark.skipif(eigensolver.two_stage_driver("float64") is None,
                                      reason="this NumPy build ships no ?syevd_2stage")

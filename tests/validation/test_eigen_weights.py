@@ -1,12 +1,12 @@
 """Learning-curve weights without the eigenvector matrix (issue 18, item 2):
-:func:`freege.validation.eigensolver.eigenvalues_and_weights` against a full ``eigh``."""
+:func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights` against a full ``eigh``."""
 
 import numpy as np
 import pytest
 
-from freege.validation.backend import get_backend
-from freege.validation.eigensolver import eigenvalues_and_weights
 from freege.validation.finite_readout import flow_loss_from_weights, gradient_flow_loss
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.eigensolver import eigenvalues_and_weights
 
 TIMES = np.geomspace(1e-3, 1e3, 50)
 

@@ -6,7 +6,7 @@ import pytest
 
 from freege.params import Dims
 from freege.validation import metrics
-from freege.validation.backend import cupy_problem
+from freege.validation.sampling.backend import cupy_problem
 
 pytestmark = pytest.mark.gpu
 
@@ -26,7 +26,7 @@ def _welch_ok(a, b, level=0.9999):
 
 @pytest.mark.parametrize("case", ["attention", "mha", "mha-tied"])
 def test_case_moments_agree_across_backends(case):
-    from freege.validation.sample import case_eigenvalues
+    from freege.validation.sampling.sample import case_eigenvalues
 
     dims = Dims(n=128, h=4, dK=32, dV=32, dO=128)
     for model in ("softmax", "ge"):

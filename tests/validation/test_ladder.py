@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freege.validation import ladder
-from freege.validation.sample import thetas
+from freege.validation.sampling.sample import thetas
 
 
 @given(st.floats(0.1, 1.5))

@@ -19,7 +19,7 @@ from scipy import stats
 
 from freege.params import Dims
 from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
-from freege.validation.sample import CASES, case_eigenvalues
+from freege.validation.sampling.sample import CASES, case_eigenvalues
 from freege.validation.theory import limiting_moments
 
 DRAWS = 10

@@ -9,9 +9,9 @@ from scipy import stats
 
 from freege.numeric import outlier
 from freege.params import Dims, Ratios
-from freege.validation import outlier as sampled
-from freege.validation.backend import get_backend
-from freege.validation.sample import case_for, centred_softmax_values, draw
+from freege.validation.sampling import outlier as sampled
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.sample import case_for, centred_softmax_values, draw
 
 #: two-sided level of the statistical checks below
 LEVEL = 0.999

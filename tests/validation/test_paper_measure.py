@@ -9,8 +9,9 @@ import pytest
 from scipy.special import softmax
 
 from freege.params import Dims
-from freege.validation import finite_readout, paper_measure
-from freege.validation.backend import get_backend
+from freege.validation import finite_readout
+from freege.validation.paper import measure as paper_measure
+from freege.validation.sampling.backend import get_backend
 
 DIMS = {"n": 24, "d": 30, "h": 4, "dK": 3, "dV": 2, "dO": 20}
 
@@ -123,8 +124,8 @@ def test_limiting_mean_matches_the_theory_means():
 
 
 def test_gpu_script_skips_cleanly_without_a_device(capsys):
-    from freege.validation import gpu_paper
-    from freege.validation.backend import cupy_problem
+    from benchmarks import gpu_paper
+    from freege.validation.sampling.backend import cupy_problem
 
     if cupy_problem() is None:
         pytest.skip("a GPU is present: the script would run the panel")

@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from freege.validation import paper_panels, paper_report, paper_stats, paper_theory
+from freege.validation.paper import panels as paper_panels
+from freege.validation.paper import report as paper_report
+from freege.validation.paper import stats as paper_stats
+from freege.validation.paper import theory as paper_theory
 
 RNG = np.random.default_rng(11)
 

@@ -4,8 +4,10 @@ in this process."""
 
 from __future__ import annotations
 
-from freege.validation import paper_panels, paper_run, sweep_store
-from freege.validation.sweep import MAX_CHUNK, TASK_SECONDS
+from freege.validation.paper import panels as paper_panels
+from freege.validation.paper import run as paper_run
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.engine import MAX_CHUNK, TASK_SECONDS
 
 RATES = {"matmul": 1e10, "elementwise": 1e9, "eigh": 1e9, "eigvalsh": 3e9}
 

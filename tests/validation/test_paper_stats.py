@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from freege.validation import paper_stats
+from freege.validation.paper import stats as paper_stats
 
 RNG = np.random.default_rng(20260)
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freege.params import Dims
-from freege.validation import sample
-from freege.validation.backend import get_backend
+from freege.validation.sampling import sample
+from freege.validation.sampling.backend import get_backend
 
 SMALL = Dims(n=48, h=3, dK=12, dV=10, dO=40)
 

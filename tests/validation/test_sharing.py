@@ -11,7 +11,7 @@ from scipy import stats
 
 from freege.params import Dims
 from freege.validation import metrics
-from freege.validation.sample import draw
+from freege.validation.sampling.sample import draw
 from freege.validation.theory import limiting_moments
 
 DRAWS = 6

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from freege.validation import sweep, sweep_store
-from freege.validation.sweep_grid import Point
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import Point
 from tests.cli.helpers import bad, result_json, run_cli
 from tests.validation.stores import threads_cluster as make_threads_cluster
 

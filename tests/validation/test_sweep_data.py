@@ -10,7 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from freege.validation import sweep_data, sweep_report, sweep_store
+from freege.validation.sweep import data as sweep_data
+from freege.validation.sweep import report as sweep_report
+from freege.validation.sweep import store as sweep_store
 from tests.cli.helpers import result_json, run_cli
 from tests.validation.stores import write_store
 

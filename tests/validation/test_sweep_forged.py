@@ -1,5 +1,5 @@
 """Issue 17: store lines with a *valid, recomputed* checksum but a wrong shape are checked
-against the store schema (:mod:`freege.validation.sweep_schema`) on every read. Fed to
+against the store schema (:mod:`freege.validation.sweep.schema`) on every read. Fed to
 ``sweep`` (nothing left to run), ``sweep`` resuming a missing draw, ``sweep --analyse``
 and ``sweep-report``: one warning line per forged record naming its line, no
 traceback, and the analysis equal to the one of the store without them."""
@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from freege.validation import sweep, sweep_store
-from freege.validation.sweep_grid import expand
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import expand
 from tests.cli.helpers import result_json, run_cli
 from tests.validation.stores import threads_cluster
 

@@ -5,8 +5,10 @@ retried once and then recorded, as on Dask."""
 import pytest
 
 from freege.progress import QUIET
-from freege.validation import sweep, sweep_cluster, sweep_store
-from freege.validation.sweep_grid import expand
+from freege.validation.sweep import cluster as sweep_cluster
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import expand
 
 POINTS = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
 
@@ -49,7 +51,7 @@ def test_one_worker_needs_no_cluster_and_retries_once(tmp_path, monkeypatch):
 
 def test_cupy_without_a_gpu_is_refused_before_the_store(tmp_path):
     pytest.importorskip("threadpoolctl")
-    from freege.validation.backend import get_backend
+    from freege.validation.sampling.backend import get_backend
 
     try:
         get_backend("cupy")

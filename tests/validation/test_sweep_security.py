@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from freege.progress import QUIET
-from freege.validation import sweep, sweep_cluster
-from freege.validation.sweep_grid import expand
+from freege.validation.sweep import cluster as sweep_cluster
+from freege.validation.sweep import engine as sweep
+from freege.validation.sweep.grid import expand
 
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")

@@ -10,10 +10,12 @@ import sys
 import numpy as np
 import pytest
 
-from freege.validation import metrics, sweep_report, sweep_store
+from freege.validation import metrics
 from freege.validation.hf_config import dims_from_hf_config, hf_config, load_hf_config
 from freege.validation.presets import PRESET_CONFIGS, PRESETS
-from freege.validation.sweep_grid import (
+from freege.validation.sweep import report as sweep_report
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import (
     Point,
     expand,
     load_campaign,
@@ -269,16 +271,16 @@ def test_loglog_fit_recovers_an_exponent():
 
 def test_no_dask_or_tqdm_outside_the_sweep():
     code = ("import sys\nfrom freege.cli import build_parser\nbuild_parser()\n"
-            "import freege.validation.sweep_grid, freege.validation.sweep_report\n"
-            "import freege.validation.sweep\n"
+            "import freege.validation.sweep.grid, freege.validation.sweep.report\n"
+            "import freege.validation.sweep.engine\n"
             "bad = [m for m in ('dask', 'distributed', 'tqdm', 'threadpoolctl', 'matplotlib')"
             " if m in sys.modules]\nassert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_task_path_loads_neither_sympy_nor_scipy_stats():
-    code = ("import sys\nfrom freege.validation.sweep import draw_task\n"
-            "from freege.validation.sweep_grid import expand\n"
+    code = ("import sys\nfrom freege.validation.sweep.engine import draw_task\n"
+            "from freege.validation.sweep.grid import expand\n"
             "p = expand({'n': 32, 'h': 2, 'dk': 8, 'do': 24})[0]\n"
             "rec = draw_task(p.as_dict(), 0, 0, 'numpy', 1.0)\n"
             "assert rec['status'] == 'ok'\n"
@@ -290,8 +292,8 @@ def test_task_path_loads_neither_sympy_nor_scipy_stats():
 def test_other_cases_sample_both_models_from_one_seed():
     """A ``--case`` other than the configuration's MHA case runs both models of that case
     (same seed, so the same weights) and its metrics use that case's limiting mean."""
-    from freege.validation.sample import case_eigenvalues
-    from freege.validation.sweep import draw_task
+    from freege.validation.sampling.sample import case_eigenvalues
+    from freege.validation.sweep.engine import draw_task
     from freege.validation.theory import limiting_moments
 
     point = expand({"n": 40, "h": 2, "dk": 8, "do": 24, "case": "value"})[0]
@@ -316,7 +318,7 @@ def test_campaign_config_paths_are_relative_to_the_file(tmp_path):
 
 
 def test_unusable_cupy_is_one_line(capsys, tmp_path):
-    from freege.validation.backend import cupy_problem
+    from freege.validation.sampling.backend import cupy_problem
 
     if cupy_problem() is None:
         pytest.skip("CuPy is usable here")

@@ -1,8 +1,9 @@
 """Run a sweep: the (grid point, draw) pairs of theory §6.1 as Dask tasks, results to a
 store.
 
-* Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sample.draw` (or
-  :func:`freege.validation.sample.case_eigenvalues` for another theory §4 case: both models, the
+* Tasks: :func:`draw_task` samples one draw with :func:`freege.validation.sampling.sample.draw` (or
+  :func:`freege.validation.sampling.sample.case_eigenvalues` for another theory §4 case: both
+  models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
 * Batching: the first tasks hold one draw each; once draws have been timed, a task
@@ -10,11 +11,11 @@ store.
   scheduler's cost per task stays a few percent of cheap draws; records are still
   appended one per draw, and two tasks per worker are in flight.
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
-  point's word being the hash of its canonical form (:class:`freege.validation.sweep_grid.Point`),
+  point's word being the hash of its canonical form (:class:`freege.validation.sweep.grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
   the other points of the grid.
 * Cluster: one worker runs the tasks in this process, one after another, with no cluster
-  at all; more start a private local cluster (:mod:`freege.validation.sweep_cluster`:
+  at all; more start a private local cluster (:mod:`freege.validation.sweep.cluster`:
   mutual TLS with temporary in-memory credentials, no HTTP server) of worker processes
   with one thread each (as many as ``workers``, default: the cores, one for ``cupy``); or
   the tasks go to an existing scheduler (``scheduler`` address, ``tls://`` through Dask's
@@ -23,7 +24,7 @@ store.
   is retried once and then recorded as failed; a task whose worker dies is retried once
   (Dask ``retries=1``, ``allowed-failures = 1`` on the local cluster) and then its draws
   are recorded as failed; the sweep goes on.
-* Store: :mod:`freege.validation.sweep_store`; a rerun skips the finished ``(point, draw)``
+* Store: :mod:`freege.validation.sweep.store`; a rerun skips the finished ``(point, draw)``
   keys, and a store written by a different sweep is refused before anything runs.
 
 Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here (tqdm
@@ -42,9 +43,9 @@ from typing import Any
 
 from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.progress import NORMAL, Progress
-from freege.validation import sweep_store
-from freege.validation.backend import check_dtype
-from freege.validation.sweep_grid import Point
+from freege.validation.sampling.backend import check_dtype
+from freege.validation.sweep import store as sweep_store
+from freege.validation.sweep.grid import Point
 
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
@@ -54,14 +55,14 @@ SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
               limiting_mean: float, dtype: str = "float64") -> dict[str, Any]:
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
-    or float32, :mod:`freege.validation.backend`) and return the store
+    or float32, :mod:`freege.validation.sampling.backend`) and return the store
     record: relative W1 (over ``limiting_mean``, theory §6.1), KS (numerical zeros as exact
     zeros, :func:`freege.validation.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
 
     from freege.validation import metrics
-    from freege.validation.sample import case_eigenvalues, case_for, draw
+    from freege.validation.sampling.sample import case_eigenvalues, case_for, draw
 
     p = Point.from_dict(point)
     entropy = (seed, p.seed_word, draw_index)
@@ -117,7 +118,7 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
 def connect(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
     """``(client, cluster or None)``: attached to ``scheduler`` (TLS through Dask's
     ``distributed.comm.tls`` settings), else a new private local cluster of ``workers``
-    single-threaded processes (:mod:`freege.validation.sweep_cluster`)."""
+    single-threaded processes (:mod:`freege.validation.sweep.cluster`)."""
     from dask.distributed import Client
 
     if scheduler is not None:
@@ -136,7 +137,7 @@ def connect(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
         except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
                              f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
-    from freege.validation import sweep_cluster
+    from freege.validation.sweep import cluster as sweep_cluster
 
     cluster = sweep_cluster.start(workers, backend)
     return Client(cluster), cluster
@@ -189,7 +190,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
     if backend == "cupy" and scheduler is None:
-        from freege.validation.backend import get_backend
+        from freege.validation.sampling.backend import get_backend
 
         get_backend("cupy")  # a ValueError saying why, before any task runs
     folder = Path(store).absolute().parent

@@ -1,14 +1,14 @@
 """Run the measured configurations of the paper reproduction (theory §6.4) on the sweep
 engine: one task per (configuration, draw), results appended to a checksummed JSON-lines
-store (:mod:`freege.validation.sweep_store`) as they complete, so a killed run resumes
+store (:mod:`freege.validation.sweep.store`) as they complete, so a killed run resumes
 where it stopped and the finished records are never recomputed.
 
 With one worker and no scheduler the tasks run in this process; otherwise they go to the
-Dask cluster of :mod:`freege.validation.sweep`. Either way BLAS runs one thread per
+Dask cluster of :mod:`freege.validation.sweep.engine`. Either way BLAS runs one thread per
 worker: on a loaded machine a multi-threaded ``eigh`` was measured 10x slower than a
 single-threaded one (spinning threads), so parallelism comes from ``--workers``. Each
 task's seeds depend only on the configuration's group and the draw index
-(:mod:`freege.validation.paper_measure`), so the records do not depend on the number of
+(:mod:`freege.validation.paper.measure`), so the records do not depend on the number of
 workers or the order of completion.
 """
 
@@ -20,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from freege.validation import paper_measure, sweep_store
+from freege.validation.paper import measure as paper_measure
+from freege.validation.sweep import store as sweep_store
 
 #: the identity a store must match to be resumed
 IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale")
@@ -52,7 +53,7 @@ def _store_record(record: dict[str, Any], draws: dict[str, int]) -> str | None:
     """Why a stored task record is unusable (None when it is usable): ``point`` a
     configuration of the run, ``draw`` an integer in its range, ``status`` ``failed`` with
     an ``error`` text or ``ok`` with every measured value a finite number."""
-    from freege.validation.sweep_schema import finite_tree_problem
+    from freege.validation.sweep.schema import finite_tree_problem
 
     point, draw = record.get("point"), record.get("draw")
     if record.get("type") != "draw":
@@ -70,8 +71,8 @@ def _store_record(record: dict[str, Any], draws: dict[str, int]) -> str | None:
 
 
 def store_schema() -> Any:
-    """The :class:`freege.validation.sweep_schema.Schema` of a paper store."""
-    from freege.validation.sweep_schema import Schema
+    """The :class:`freege.validation.sweep.schema.Schema` of a paper store."""
+    from freege.validation.sweep.schema import Schema
 
     return Schema(_store_header, _store_record)
 
@@ -99,7 +100,7 @@ def one_thread(configs: list[dict[str, Any]]) -> Any:
     """A context holding BLAS to one thread. ``threadpoolctl`` limits only the libraries
     loaded when it is entered, and learning-curve and ridge draws first load SciPy's
     LAPACK (a separate OpenBLAS:
-    :func:`freege.validation.eigensolver.eigenvalues_and_weights`,
+    :func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights`,
     :func:`freege.validation.finite_readout.ridge_error_gram`): left at its default
     threads, such draws were measured 3-4x slower on the loaded 2-core machine. So
     SciPy's LAPACK is loaded first when such a draw is among ``configs``."""
@@ -155,10 +156,10 @@ def chunks(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float]
            ) -> list[list[tuple[dict[str, Any], int]]]:
     """The tasks in Dask jobs: the most expensive first (by :func:`draw_seconds`; so the
     last jobs to finish are short ones and no worker idles long at the end), cheap draws
-    grouped into jobs of about :data:`freege.validation.sweep.TASK_SECONDS` (the
+    grouped into jobs of about :data:`freege.validation.sweep.engine.TASK_SECONDS` (the
     scheduler costs the driver 10-20 ms of CPU per job). A killed run loses only the
     jobs in flight."""
-    from freege.validation.sweep import MAX_CHUNK, TASK_SECONDS
+    from freege.validation.sweep.engine import MAX_CHUNK, TASK_SECONDS
 
     timed = sorted(((draw_seconds(c, rates), k) for k, (c, _) in enumerate(todo)),
                    key=lambda sk: (-sk[0], sk[1]))
@@ -188,7 +189,7 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
     each draw as its job completes."""
     from dask.distributed import as_completed
 
-    from freege.validation import sweep
+    from freege.validation.sweep import engine as sweep
 
     client, cluster = sweep.connect(scheduler, workers, backend)
     try:
@@ -227,7 +228,7 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
              rates: dict[str, float], workers: int) -> dict[str, float]:
     """Pre-run estimate: seconds (the pending draws' work at the measured ``rates``,
     :func:`measure_rates`, ``workers`` in parallel) and peak bytes per worker."""
-    from freege.validation import paper_panels
+    from freege.validation.paper import panels as paper_panels
 
     seconds = sum(draw_seconds(c, rates) for c, _ in todo)
     work = sum(paper_panels.cost(c)["matmul"] for c, _ in todo)
@@ -238,8 +239,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
 
 def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
     """Predicted seconds of one draw of ``config`` at ``rates`` (:func:`measure_rates`;
-    work from :func:`freege.validation.paper_panels.cost`)."""
-    from freege.validation import paper_panels
+    work from :func:`freege.validation.paper.panels.cost`)."""
+    from freege.validation.paper import panels as paper_panels
 
     w = paper_panels.cost(config)
     eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
@@ -266,7 +267,7 @@ def measure_rates(size: int = 384) -> dict[str, float]:
 def _timings(a: Any, size: int) -> dict[str, float]:
     import numpy as np
 
-    from freege.validation import backend
+    from freege.validation.sampling import backend
 
     timings = {}
     for name, job in (("matmul", lambda: a @ a.T),

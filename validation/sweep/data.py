@@ -4,7 +4,7 @@ imported only there).
 
 Columns (:data:`COLUMNS`): the grid point (``model sharing case n d h h_kv dk dv do beta``)
 and its key, the draw index and status, the metrics under the one name each has in the
-store, the report, the JSON and the plots (:data:`freege.validation.sweep_report.METRICS`:
+store, the report, the JSON and the plots (:data:`freege.validation.sweep.report.METRICS`:
 ``rel_w1``, ``ks``, ``softmax_m1`` ... ``ge_m2_rel_error``), the theory §4 limits
 ``limit_m1``, ``limit_m2``, then ``w1``, ``seconds``, ``peak_bytes`` and ``error``. A failed
 draw has empty metrics and its error. Rows come in grid order, then draw order, each
@@ -33,8 +33,8 @@ COLUMNS: tuple[str, ...] = (
 def draw_rows(path: str | Path) -> list[dict[str, Any]]:
     """One dict per draw of the store at ``path`` (keys :data:`COLUMNS`; ``None`` where a
     value is absent). ValueError when the store is missing or has no header."""
-    from freege.validation.sweep_grid import Point
-    from freege.validation.sweep_report import load
+    from freege.validation.sweep.grid import Point
+    from freege.validation.sweep.report import load
 
     head, records = load(path)
     identity = head["identity"]

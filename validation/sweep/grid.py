@@ -12,7 +12,7 @@ scheme unless ``h_kv`` is an axis too.
 A TOML campaign (stdlib :mod:`tomllib`) has optional ``description``, ``draws``,
 ``seed``, and ``grid``: one table, or an array of tables ``[[grid]]`` whose points are
 joined (e.g. the ``heads`` campaign, where ``h dK`` is fixed). Shipped campaigns live in
-``validation/campaigns/*.toml`` and are named by file stem.
+``validation/sweep/campaigns/*.toml`` and are named by file stem.
 
 Each :class:`Point` has a canonical JSON form; its SHA-256 names it in the store and
 keys its random seeds, so a point's draws do not depend on the grid around it.
@@ -44,8 +44,8 @@ from freege.params import (
 )
 from freege.validation.hf_config import load_hf_config
 from freege.validation.presets import PRESETS, get_preset
-from freege.validation.sample import _check_case as check_case
-from freege.validation.sample import case_for
+from freege.validation.sampling.sample import _check_case as check_case
+from freege.validation.sampling.sample import case_for
 
 #: grid axes, in the order points are expanded (the first varies slowest)
 GRID_KEYS: tuple[str, ...] = ("preset", "config", "n", "beta", "h", "h_kv", "dk", "dv",
@@ -237,8 +237,8 @@ class Campaign:
 
 
 def shipped_campaigns() -> list[str]:
-    """Names of the campaigns shipped in ``validation/campaigns``."""
-    folder = resources.files("freege.validation") / "campaigns"
+    """Names of the campaigns shipped in ``validation/sweep/campaigns``."""
+    folder = resources.files("freege.validation.sweep") / "campaigns"
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
@@ -247,7 +247,7 @@ def load_campaign(name_or_path: str) -> Campaign:
     the file. ValueError on malformed TOML or unknown keys."""
     path = Path(name_or_path)
     if name_or_path in shipped_campaigns():
-        text = (resources.files("freege.validation") / "campaigns" /
+        text = (resources.files("freege.validation.sweep") / "campaigns" /
                 f"{name_or_path}.toml").read_text(encoding="utf-8")
         folder = None
     else:

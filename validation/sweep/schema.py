@@ -4,7 +4,7 @@ A line's checksum catches accidents, not a record rewritten with a recomputed ch
 so every payload is also checked here before anything uses it:
 
 * the header (:func:`check_header`): ``identity`` with the grid ``points`` (each a valid
-  :class:`freege.validation.sweep_grid.Point`), ``draws`` (an integer in
+  :class:`freege.validation.sweep.grid.Point`), ``draws`` (an integer in
   [1, :data:`freege.params.MAX_DRAWS`]), ``seed`` (an integer >= 0), ``backend`` and
   ``dtype`` (names), and ``theory``: ``[m1, m2]`` of every point, finite and > 0. A bad
   header makes the whole store unusable: a ValueError (one line).
@@ -98,7 +98,7 @@ def record_problem(record: dict[str, Any], points: frozenset[str], draws: int) -
 
 def check_header(header: dict[str, Any], source: str) -> frozenset[str]:
     """The point keys of a valid store header; a ValueError naming ``source`` otherwise."""
-    from freege.validation.sweep_grid import Point
+    from freege.validation.sweep.grid import Point
 
     def bad(why: str) -> ValueError:
         return ValueError(f"{source} has a malformed header ({why}); not a usable sweep store")

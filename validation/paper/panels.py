@@ -4,7 +4,7 @@
 the nearest integer, at least 1); theory is evaluated at the realised widths. Every
 configuration is a plain JSON-able dict (the sweep store records it):
 
-``key`` (unique), ``panel``, ``kind`` (:data:`freege.validation.paper_measure.KINDS`),
+``key`` (unique), ``panel``, ``kind`` (:data:`freege.validation.paper.measure.KINDS`),
 ``dims`` (:class:`freege.params.Dims` fields), ``group`` (configurations of one group
 share the weights their shapes have in common, theory §6.4), ``betas``, ``lam``,
 ``sigma2``, ``target_seed``, ``draws`` and ``label`` (what the report prints).
@@ -16,8 +16,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from freege import experiments
 from freege.params import Dims
+from freege.validation.paper import setups
 
 PANELS: tuple[str, ...] = ("2a", "2b", "2c", "2d", "3a", "3b", "table2", "d1")
 #: panels with measured points (2b is theory only)
@@ -74,14 +74,14 @@ def _config(key: str, panel: str, kind: str, dims: dict[str, Any], *, group: str
             betas: tuple[float, ...] = (1.0,), draws: int = DRAWS, **label: Any
             ) -> dict[str, Any]:
     return {"key": key, "panel": panel, "kind": kind, "dims": dims, "group": group or key,
-            "betas": list(betas), "lam": float(experiments.LAM),
-            "sigma2": float(experiments.SIGMA2), "target_seed": TARGET_SEED, "draws": draws,
+            "betas": list(betas), "lam": float(setups.LAM),
+            "sigma2": float(setups.SIGMA2), "target_seed": TARGET_SEED, "draws": draws,
             "label": label}
 
 
 def budget_output(n: int, dk: int, h: int) -> int:
     """Rounded output width of the fixed budget ``h dK (3n + dO) = 6 n^2`` (theory §6.3)."""
-    return round(experiments.budget_output_width(h, n, dk))
+    return round(setups.budget_output_width(h, n, dk))
 
 
 def panel_2a(s: float) -> list[dict[str, Any]]:
@@ -117,7 +117,7 @@ def panel_3a(s: float) -> list[dict[str, Any]]:
         fixed = {**base, "sharing": sharing, "h_kv": h_kv}
         out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", fixed,
                            path="fixed widths", h_kv=h_kv))
-        width = experiments.width_for_budget(
+        width = setups.width_for_budget(
             reference, n=base["n"], d=base["d"], h=64, dO=base["dO"], sharing=sharing,
             h_kv=h_kv)
         grown = {**fixed, "dK": round(width), "dV": round(width)}
@@ -191,7 +191,7 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
     scores, per head and beta ``E V``; per beta the output product and the Gram),
     elementwise passes over the n x n blocks (per head two, scale and exp, for each
     distinct increment of the sorted betas and one product per further beta:
-    :func:`freege.validation.paper_measure.exponentials`), and the eigenproblems as
+    :func:`freege.validation.paper.measure.exponentials`), and the eigenproblems as
     ``(n^3, with vectors)``; a ridge error is a Cholesky inverse instead, ``n^3`` flops
     of products per beta. A ``ge`` draw computes softmax and GE: about twice a softmax
     draw of five passes per head."""

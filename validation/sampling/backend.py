@@ -15,7 +15,7 @@ KS is a rank statistic: unchanged at small n, but where the spectrum reaches dow
 float32's resolution (eigenvalues below ~1e-7 of the largest: square full-rank shapes at
 n >= ~2000, whose smallest are ~1/n^2 of it) it moved by 3/n at llada-8b (2.2e-3 vs
 2.9e-3). Eigenvalues are returned as float64 arrays either way; on the CPU they come
-from :func:`freege.validation.eigensolver.eigvalsh`.
+from :func:`freege.validation.sampling.eigensolver.eigvalsh`.
 
 ``auto`` takes CuPy only when it imports *and* a GPU answers a tiny computation; asking
 for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
@@ -97,21 +97,21 @@ class Backend:
 
     def gram(self, m: Any, *, lower_only: bool = False) -> Any:
         """``m m^T``; ``lower_only``: on the CPU only its lower triangle (BLAS ``?syrk``,
-        :func:`freege.validation.eigensolver.gram`), the triangle :meth:`eigvalsh` reads;
+        :func:`freege.validation.sampling.eigensolver.gram`), the triangle :meth:`eigvalsh` reads;
         on the GPU always the whole product."""
         if self.name == "numpy":
-            from freege.validation.eigensolver import gram
+            from freege.validation.sampling.eigensolver import gram
 
             return gram(m, lower_only=lower_only)
         return m @ m.T
 
     def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
         """Ascending eigenvalues of a symmetric matrix (its lower triangle is read) as a
-        float64 NumPy array: on the CPU :func:`freege.validation.eigensolver.eigvalsh`
+        float64 NumPy array: on the CPU :func:`freege.validation.sampling.eigensolver.eigvalsh`
         (LAPACK driver by size; ``gram`` may be destroyed when ``overwrite``), on the GPU
         cuSOLVER ``syevd``; cheaper than an SVD and accurate for the bulk (theory §7.1)."""
         if self.name == "numpy":
-            from freege.validation.eigensolver import eigvalsh
+            from freege.validation.sampling.eigensolver import eigvalsh
 
             return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
         return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)
@@ -120,10 +120,10 @@ class Backend:
                                 ) -> tuple[np.ndarray, np.ndarray]:
         """Ascending eigenvalues ``l_j`` of a symmetric matrix and the weights ``(u_j^T
         y)^2`` of the NumPy vector ``y`` (theory §5 learning curves), float64 NumPy arrays:
-        on the CPU :func:`freege.validation.eigensolver.eigenvalues_and_weights` (no
+        on the CPU :func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights` (no
         eigenvector matrix), on the GPU cuSOLVER ``syevd`` with eigenvectors."""
         if self.name == "numpy":
-            from freege.validation.eigensolver import eigenvalues_and_weights
+            from freege.validation.sampling.eigensolver import eigenvalues_and_weights
 
             return eigenvalues_and_weights(gram, y, overwrite=overwrite)
         vals, vecs = self.xp.linalg.eigh(gram)

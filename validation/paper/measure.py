@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from freege.validation.backend import Backend, get_backend
+from freege.validation.sampling.backend import Backend, get_backend
 
 KINDS: tuple[str, ...] = ("ridge", "flow", "spectrum", "ge")
 #: largest exponent taken without shifting a softmax row by its maximum (exp(600) ~ 1e260:
@@ -138,7 +138,7 @@ def exponentials(scores: Any, betas: Sequence[float], scale: float, power: Any, 
 def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
          ) -> dict[str, Any]:
     """Measure draw ``draw`` of ``config`` (a configuration of
-    :mod:`freege.validation.paper_panels`: ``kind``, ``dims``, ``betas``, ``group``,
+    :mod:`freege.validation.paper.panels`: ``kind``, ``dims``, ``betas``, ``group``,
     ``lam``, ``sigma2``, ``target_seed``) and return its store record."""
     from freege.validation import finite_readout
 
@@ -183,7 +183,7 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
 def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend) -> dict[str, Any]:
     """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights."""
     from freege.validation import metrics
-    from freege.validation.sample import draw
+    from freege.validation.sampling.sample import draw
 
     d = draw(dims, seed=entropy, backend=bk)
     m1 = limiting_mean(dims, float(dims.beta))

@@ -1,6 +1,7 @@
 """Sample softmax MHA and its Gaussian equivalent; Gram spectra (theory §1, §2, §4, §6.1).
 
-One code path over NumPy and CuPy (:mod:`freege.validation.backend`), in float64, or float32
+One code path over NumPy and CuPy (:mod:`freege.validation.sampling.backend`), in float64, or
+float32
 as an opt-in (``dtype``; eigenvalues are returned in float64 either way).
 Projected matrices are sampled directly (orthogonal inputs, theory §1): ``Q_r, K_r``
 (n x dK) and ``V_r`` (n x dV) with i.i.d. N(0, 1) entries, per the sharing scheme of
@@ -59,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from freege.validation.backend import Backend, get_backend
+from freege.validation.sampling.backend import Backend, get_backend
 
 #: a seed: an int, or a tuple of ints (e.g. ``(seed, draw_index)``) -- any entropy that
 #: :class:`numpy.random.SeedSequence` accepts
@@ -112,11 +113,11 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     model's output (both blocks, W^O held whole or one row block of it, the n x dO
     product and, with several blocks, one partial product); the first model's Gram and
     eigenvalues (the other model's block, W^O when held, the product or, where the
-    LAPACK driver is not found (:func:`freege.validation.eigensolver.eigvalsh`), NumPy's
+    LAPACK driver is not found (:func:`freege.validation.sampling.eigensolver.eigvalsh`), NumPy's
     n x n copy, the Gram); the second
     model's output. Below float64 one random draw is also staged in float64
     (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
-    from freege.validation import eigensolver
+    from freege.validation.sampling import eigensolver
 
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
     itemsize = np.dtype(dtype).itemsize
@@ -430,7 +431,7 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ..
     for a caller that passes it to :meth:`Backend.eigvalsh` alone.
     ``tops``: for an MHA case with the softmax model, ``tops["softmax"]`` is set to
     ``s_1(MHA)^2 / n`` of the uncentred MHA ``Z W^O + 1 vbar^T`` (theory §4.1; by
-    :func:`freege.validation.outlier.top_singular_value`, the rank-one term never
+    :func:`freege.validation.sampling.outlier.top_singular_value`, the rank-one term never
     formed) before its Gram is handed out."""
     mha = case.startswith("mha")
     vmeans: list[Any] | None = [] if mha and tops is not None and "softmax" in models \
@@ -443,7 +444,7 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ..
     mats = _mha(acc, dims, bk, output_seq, u) if mha else _with_none(_pop_all(acc))
     for model, m, vbar in mats:
         if vbar is not None and tops is not None:
-            from freege.validation.outlier import top_singular_value
+            from freege.validation.sampling.outlier import top_singular_value
 
             tops[model] = top_singular_value(bk.xp, m, shift=vbar) ** 2 / dims.n
         gram = bk.gram(m, lower_only=lower_only)

@@ -1,11 +1,11 @@
 """The leading singular value of sampled MHA against its limit (theory §4.1).
 
 ``freege validate`` takes ``s_1(MHA)^2 / n`` from each draw's own MHA
-(:attr:`freege.validation.sample.Draw.outlier`) and summarises it with :func:`compare`;
+(:attr:`freege.validation.sampling.sample.Draw.outlier`) and summarises it with :func:`compare`;
 :func:`sample` replays one draw's weights whole, the independent route that the draw's
 value is tested against.
 
-The weights are replayed in the order of :mod:`freege.validation.sample` (seed ``s``
+The weights are replayed in the order of :mod:`freege.validation.sampling.sample` (seed ``s``
 spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r opens a K/V
 group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
 ``freege validate`` compares for the same seed. The uncentred MHA adds ``1 vbar^T``,
@@ -23,13 +23,13 @@ import numpy as np
 from freege.errors import ConvergenceError
 from freege.params import Dims
 from freege.validation import metrics
-from freege.validation.backend import Backend, get_backend
-from freege.validation.sample import Seed, centred_softmax_values
+from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.sample import Seed, centred_softmax_values
 
 
 def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool]]:
     """``(Q_r, K_r, V_r, new_group)`` per head, drawn in the order of
-    :mod:`freege.validation.sample` (theory §1.1; ``V = K`` when tied)."""
+    :mod:`freege.validation.sampling.sample` (theory §1.1; ``V = K`` when tied)."""
     out, group, k, v = [], -1, None, None
     for r in range(dims.h):
         q = bk.normal(gen, (dims.n, dims.dK))
@@ -44,7 +44,7 @@ def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool
 
 def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
     """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))), the stream of
-    :mod:`freege.validation.sample` read in one piece."""
+    :mod:`freege.validation.sampling.sample` read in one piece."""
     rows = dims.h * dims.dV
     return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
 
@@ -84,7 +84,7 @@ def top_singular_value(xp: Any, m: Any, *, shift: Any | None = None, tol: float 
 def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:
     """``s_1(MHA)^2 / n`` of one softmax draw (the weights of ``freege validate``'s draw
     with the same seed), replayed whole: the independent route against which
-    :attr:`freege.validation.sample.Draw.outlier` (computed inside the draw) is tested."""
+    :attr:`freege.validation.sampling.sample.Draw.outlier` (computed inside the draw) is tested."""
     bk = get_backend(backend)
     xp = bk.xp
     weights_seq, output_seq, _ = np.random.SeedSequence(seed).spawn(3)
@@ -99,7 +99,8 @@ def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float
 
 def compare(values: list[float], theory: dict[str, Any], level: float = 0.95
             ) -> dict[str, Any]:
-    """Sampled values of ``s_1(MHA)^2 / n`` (e.g. :attr:`freege.validation.sample.Draw.outlier`
+    """Sampled values of ``s_1(MHA)^2 / n`` (e.g.
+    :attr:`freege.validation.sampling.sample.Draw.outlier`
     over the draws of ``freege validate``) against :func:`freege.numeric.outlier.summary`:
     mean ± Student-t half-width at ``level``, sample and predicted standard deviations,
     the limit and the finite-size mean ``gO + c / n``; ``agree`` when the latter lies in

@@ -1,6 +1,6 @@
 """Theory side of the paper reproduction (theory §5, §6.4): limiting ridge errors,
 learning curves, arrival times and densities at a configuration's *realised* widths
-(float64 through :mod:`freege.experiments` and :mod:`freege.numeric.readout`), the
+(float64 through :mod:`freege.validation.paper.setups` and :mod:`freege.numeric.readout`), the
 head-count / output-width map of panel 2(b) and the dense curves the figures draw.
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from freege import experiments
 from freege.numeric import readout
 from freege.params import Dims, Ratios
+from freege.validation.paper import setups
 
 
 def _dims(config_dims: dict[str, Any], beta: float = 1.0) -> Dims:
@@ -22,12 +22,12 @@ def _dims(config_dims: dict[str, Any], beta: float = 1.0) -> Dims:
 
 def ridge(config_dims: dict[str, Any], beta: float = 1.0) -> float:
     """Limiting ridge coefficient error at the realised ratios (theory §5)."""
-    return float(experiments.error(_dims(config_dims, beta), experiments.Readout(), None))
+    return float(setups.error(_dims(config_dims, beta), setups.Readout(), None))
 
 
 def law(config_dims: dict[str, Any]) -> Any:
     """The normalized limiting MHA law at the realised ratios (theory §4)."""
-    return experiments.setup_law(_dims(config_dims), None)
+    return setups.setup_law(_dims(config_dims), None)
 
 
 def loss(config_dims: dict[str, Any], times: list[float]) -> list[float]:
@@ -46,15 +46,15 @@ def arrival_at_width(config_dims: dict[str, Any], width: float, level: float = 0
     """Limiting arrival time with the real (unrounded) per-head width ``width``."""
     d = _dims(config_dims)
     w = Fraction(width)
-    ratios = experiments.width_ratios(d.n, d.h, w, d.dO, d.beta)
-    return float(readout.arrival_time(experiments.setup_law(ratios, None), level))
+    ratios = setups.width_ratios(d.n, d.h, w, d.dO, d.beta)
+    return float(readout.arrival_time(setups.setup_law(ratios, None), level))
 
 
 def ridge_ratios(h: float, g_k: float, g_v: float, g_o: float, beta: float = 1.0,
                  sharing: str = "none") -> float:
     """Limiting ridge error at real ratios (real h allowed)."""
     ratios = Ratios(beta=beta, h=h, gK=g_k, gV=g_v, gO=g_o, sharing=sharing)
-    return float(experiments.error(ratios, experiments.Readout(), None))
+    return float(setups.error(ratios, setups.Readout(), None))
 
 
 def fixed_output_curve(n: int, dk: int, d_out: int, heads: np.ndarray) -> list[float]:

@@ -81,7 +81,7 @@ def _warm_imports() -> None:
     import threadpoolctl  # noqa: F401
 
     import freege.validation.metrics
-    import freege.validation.sample  # noqa: F401
+    import freege.validation.sampling.sample  # noqa: F401
 
 
 def start(workers: int, backend: str = "numpy") -> SpecCluster:

@@ -1,5 +1,5 @@
 """GPU run of the paper reproduction at the paper's scale (theory §6.4): ``python -m
-freege.validation.gpu_paper [--panels 2a] [--scale 1] [--out DIR]`` runs
+benchmarks.gpu_paper [--panels 2a] [--scale 1] [--out DIR]`` runs
 ``freege reproduce paper --measure --backend cupy`` for the given panels (default 2(a),
 the learning curves at n = 4096, S = 1) and prints its wall time. The store makes it
 resumable: rerun with ``--resume`` after an interruption.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from freege.validation.backend import cupy_problem
+from freege.validation.sampling.backend import cupy_problem
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m freege.validation.gpu_paper",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu_paper",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--panels", default="2a")
     parser.add_argument("--scale", default="1")

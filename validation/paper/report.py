@@ -17,15 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from freege import experiments
-from freege.validation import paper_stats as st
-from freege.validation import paper_theory as th
-from freege.validation.paper_reference import PAPER, TABLE2
+from freege.validation.paper import setups
+from freege.validation.paper import stats as st
+from freege.validation.paper import theory as th
+from freege.validation.paper.reference import PAPER, TABLE2
 
 Records = dict[str, dict[int, dict[str, Any]]]
 Row = dict[str, Any]
 
-CURVE_TIMES = [float(t) for t in experiments.CURVE_TIMES]
+CURVE_TIMES = [float(t) for t in setups.CURVE_TIMES]
 BETA_GRID = [round(0.25 + 0.05 * k, 2) for k in range(26)]
 
 

@@ -12,7 +12,7 @@ is not valid JSON or whose checksum does not match is dropped with a warning: a 
 or truncated *tail* is cut off the file (so the next append starts on a clean line),
 a corrupt line in the middle is skipped; its task is simply run again. A checksum proves
 nothing against a record rewritten on purpose, so every payload is also checked against
-the schema of :mod:`freege.validation.sweep_schema`: a malformed header refuses the
+the schema of :mod:`freege.validation.sweep.schema`: a malformed header refuses the
 store (one line), and a record that breaks the schema -- or repeats a finished
 ``(point, draw)`` -- gets one warning naming its line and is left out of everything
 (resume, report); its task, if unfinished, is run again. A store is held under an
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freege.validation import sweep_schema
+from freege.validation.sweep import schema as sweep_schema
 
 FORMAT = "freege-sweep/1"
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from freege.validation import sweep_store
+from freege.validation.sweep import store as sweep_store
 
 #: axes that may vary along a sweep, in the order a plot prefers them as its x axis
 AXES: tuple[str, ...] = ("n", "beta", "h", "dk", "dv", "do", "h_kv", "d")
@@ -44,7 +44,7 @@ def _t975(dof: int) -> float:
 
 #: every metric of a sweep by its one name -- in the store's records (moments flattened
 #: to ``softmax_m1`` ...), the report's JSON and text, the CSV / DataFrame columns
-#: (:mod:`freege.validation.sweep_data`) and the plots -- with its definition
+#: (:mod:`freege.validation.sweep.data`) and the plots -- with its definition
 METRICS: dict[str, str] = {
     "rel_w1": "relative W1, softmax vs GE: mean_i |a_(i) - b_(i)| / m1 (theory §6.1)",
     "ks": "KS, softmax vs GE: max_x |F_a(x) - F_b(x)| (theory §6.1)",
@@ -182,7 +182,7 @@ def summarise(path: str | Path) -> dict[str, Any]:
                 seconds.append(r["seconds"])
         else:
             failed[key] = r.get("error", "")
-    from freege.validation.sweep_grid import Point
+    from freege.validation.sweep.grid import Point
 
     entries = []
     for pd in identity["points"]:
