@@ -79,7 +79,7 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation import finite_readout
-from freege.validation.presets import PRESETS
+from freege.validation.models.presets import PRESETS
 from freege.validation.sampling import eigensolver, sample
 from freege.validation.sampling.backend import get_backend
 from freege.validation.sampling.sample import centred_softmax, centred_softmax_values, draw, thetas
@@ -475,12 +475,12 @@ def section_breakdown(args: argparse.Namespace) -> None:
     softmax products and exponentials, the GE noise product, Z W^O, the outlier's power
     iteration, the Grams, the eigensolver; ``other`` is the rest (the GE signal, V^T V and
     its Cholesky factor, scaling and copies, the interpreter)."""
-    from freege.validation.sampling import backend, outlier
+    from freege.validation.sampling import backend, eigensolver
 
     targets = {"rng": (backend.Backend, "normal"),
                "softmax": (sample, "centred_softmax_values"),
                "ge noise": (sample._GEValueNoise, "__call__"),
-               "output": (sample, "_output"), "outlier": (outlier, "top_singular_value"),
+               "output": (sample, "_output"), "outlier": (eigensolver, "top_singular_value"),
                "gram": (backend.Backend, "gram"), "eig": (backend.Backend, "eigvalsh")}
     for name in args.breakdown:
         dims = breakdown_dims(name)

@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 from freege.progress import QUIET
-from freege.validation.presets import PRESETS
+from freege.validation.models.presets import PRESETS
+from freege.validation.sampling.limits import limiting_moments
 from freege.validation.sweep import cluster as sweep_cluster
 from freege.validation.sweep import engine as sweep
 from freege.validation.sweep.grid import Point, expand
-from freege.validation.theory import limiting_moments
 
 
 def _noop(i: int) -> int:

@@ -1,4 +1,6 @@
-"""The modules of ``freege`` (every subpackage) import each other without a circle.
+"""The modules of ``freege`` (every subpackage, ``freege.validation`` and
+``freege.derivations`` included) import each other without a circle, and the folders
+("rooms") they live in import only downwards through :data:`LAYERS`.
 
 Every ``import`` / ``from ... import`` statement of every module under ``freege/``
 (function-level ones included: a deferred import hides a circle, it does not remove it)
@@ -7,6 +9,12 @@ The same reading as tests/symbolic/test_import_graph.py, over the whole package:
 freege.a import x`` names the submodule ``freege.a.x`` when there is one, else
 ``freege.a`` (a package ``__init__`` counts as the package's module); relative imports
 are resolved against the importing module's package.
+
+The layers, lowest first: the shared foundations of ``freege/`` (params, errors, caches,
+progress, plotting), the exact layer, the numeric layer, then the sampling side
+(models and the sampling core, the sweep engine, the checks at the top of
+``validation/``, the paper reproduction), and the CLI on top. A module may import its
+own folder and any lower layer; nothing below the CLI imports it.
 """
 
 from __future__ import annotations
@@ -20,10 +28,12 @@ import pytest
 import freege
 
 ROOT = Path(freege.__file__).resolve().parent
+#: the repository folders installed inside the package (pyproject's package-dir mapping)
+SIBLINGS = {"validation": ROOT.parent / "validation", "derivations": ROOT.parent / "derivations"}
 
 
-def module_name(path: Path, root: Path = ROOT) -> str:
-    parts = ("freege",) + path.relative_to(root).with_suffix("").parts
+def module_name(path: Path, root: Path = ROOT, prefix: tuple[str, ...] = ("freege",)) -> str:
+    parts = prefix + path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -33,6 +43,9 @@ def package_of(name: str, path: Path) -> str:
 
 
 MODULES = {module_name(path): path for path in sorted(ROOT.rglob("*.py"))}
+for _name, _folder in SIBLINGS.items():
+    MODULES.update({module_name(path, _folder, ("freege", _name)): path
+                    for path in sorted(_folder.rglob("*.py"))})
 
 
 def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
@@ -122,3 +135,61 @@ def test_freege_has_no_import_circle():
     found = circles(graph)
     assert not found, "import circles in freege: " + "; ".join(" <-> ".join(c) for c in found)
     assert set(graphlib.TopologicalSorter(graph).static_order()) == set(MODULES)
+
+
+#: the rooms (a module's folder, as a dotted package) from the bottom up; a room imports
+#: only rooms of lower layers (and itself)
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("freege",),
+    ("freege.symbolic",),
+    ("freege.numeric",),
+    ("freege.derivations", "freege.validation.models", "freege.validation.sampling"),
+    ("freege.validation.sweep",),
+    ("freege.validation",),
+    ("freege.validation.paper",),
+    ("freege.cli",),
+)
+#: modules that belong to another room than their folder's: the ``python -m freege``
+#: entry point is the CLI
+ROOM_OF = {"freege.__main__": "freege.cli"}
+
+
+def room(name: str, modules: dict[str, Path] = MODULES) -> str:
+    """The room of module ``name``: its package (a package ``__init__`` is its own)."""
+    if name in ROOM_OF:
+        return ROOM_OF[name]
+    return name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
+
+
+def arrows_up(graph: dict[str, set[str]], modules: dict[str, Path] = MODULES
+              ) -> list[str]:
+    """Every import from a room into a room of the same or a higher layer."""
+    rank = {r: k for k, rooms in enumerate(LAYERS) for r in rooms}
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if room(a, modules) != room(b, modules)
+                  and rank[room(a, modules)] <= rank[room(b, modules)])
+
+
+def test_every_room_has_a_layer():
+    """A new folder must be given its place in :data:`LAYERS`."""
+    placed = {r for rooms in LAYERS for r in rooms}
+    assert {room(name) for name in MODULES} == placed
+
+
+def test_no_arrow_runs_back_up():
+    graph = import_graph(MODULES)
+    assert arrows_up(graph) == []
+    # the test has teeth: the numeric layer importing the CLI or the sampling side is
+    # caught, and so is the sampling core importing the sweep
+    planted = {**graph, "freege.numeric.law": graph["freege.numeric.law"] | {"freege.cli"},
+               "freege.validation.sampling.sample": {"freege.validation.sweep.store"}}
+    assert arrows_up(planted) == ["freege.numeric.law -> freege.cli",
+                                  "freege.validation.sampling.sample -> "
+                                  "freege.validation.sweep.store"]
+
+
+def test_the_sampling_side_is_inside_the_graph():
+    """``validation/`` and ``derivations/`` are read too (they install inside freege)."""
+    graph = import_graph(MODULES)
+    assert "freege.validation.sampling.sample" in graph["freege.validation.runner"]
+    assert "freege.symbolic.cases" in graph["freege.derivations.moments"]

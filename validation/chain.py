@@ -47,10 +47,10 @@ from typing import Any
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import metrics
-from freege.validation.sampling import conditional
+from freege.validation.sampling import conditional, metrics
 from freege.validation.sampling.backend import Backend, get_backend
-from freege.validation.sampling.outlier import output_weights, top_singular_value, weights
+from freege.validation.sampling.eigensolver import top_singular_value
+from freege.validation.sampling.outlier import output_weights, weights
 from freege.validation.sampling.sample import Seed, case_for, thetas
 
 STEPS: tuple[str, ...] = (
@@ -285,7 +285,7 @@ def run(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "nump
     ``on_draw(i, record)`` is called after each new draw."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
-    from freege.validation.theory import limiting_moments  # sympy: once per size
+    from freege.validation.sampling.limits import limiting_moments  # sympy: once per size
 
     limits = limiting_moments(case_for(dims), dims, ORDERS)
     bk = get_backend(backend)

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from freege.params import Dims, positive
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.limits import limiting_moments
 from freege.validation.sampling.sample import MODELS, Seed, case_for, mha_features
-from freege.validation.theory import limiting_moments
 
 
 def _grid(name: str, values: Sequence[float] | np.ndarray, allow_zero: bool = False

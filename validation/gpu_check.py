@@ -5,7 +5,8 @@
 CPU draws take seconds to tens of seconds), then prints per preset: seconds per draw and
 peak memory on each backend, the speed-up, rel W1 and KS (mean ± 95% CI) on each, and
 their statistical agreement (Welch's t test of the difference of the means at 99.9%,
-:func:`freege.validation.metrics.welch`; the two backends draw different random streams, so they
+:func:`freege.validation.sampling.metrics.welch`; the two backends draw different random streams,
+so they
 are compared statistically, theory §7).
 NumPy runs that would start after ``--budget`` seconds are skipped and reported so; the
 defaults are sized for about 8 minutes on one H200 with a 16-core host.
@@ -22,9 +23,9 @@ import time
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import metrics
-from freege.validation.presets import PRESETS
+from freege.validation.models.presets import PRESETS
 from freege.validation.runner import Validation, validate
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import cupy_problem, get_backend
 
 #: two-sided level of the Welch t test at which two backends are reported as disagreeing

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.polynomial import polynomial as P
 
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.sample import COST_OVERHEAD_BYTES, Cost, Seed, thetas
 

@@ -6,7 +6,8 @@ never switches the global matplotlib backend. The plumbing (``.png/.svg/.pdf`` t
 atomic writes, wrapped titles, atom spikes) is shared with :mod:`freege.plotting`.
 
 When a spectrum has an atom at 0 (a rank-deficient case, theory §7) its numerical zeros are
-left out of the histogram (:func:`freege.validation.metrics.split_zero_atom`) and drawn as a spike
+left out of the histogram (:func:`freege.validation.sampling.metrics.split_zero_atom`) and drawn as
+a spike
 labelled with their fraction, so the first bin does not dwarf the rest; the histogram of
 the remaining eigenvalues is a sub-probability density (count / all eigenvalues / width),
 on the same scale as the continuous part of the limiting law.
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from freege import plotting
-from freege.validation.metrics import ZERO_TOLERANCE, split_zero_atom
+from freege.validation.sampling.metrics import ZERO_TOLERANCE, split_zero_atom
 
 
 def require_matplotlib(path: str) -> None:
@@ -54,7 +55,8 @@ def spectrum_histogram(path: str | None, samples: dict[str, np.ndarray], title: 
     limiting density ``density(x)`` (its continuous part) and the limiting ``atoms``
     ``{location: mass}`` overlaid when given. Each sample's numerical zeros are drawn as a
     spike labelled with their fraction instead of a histogram bar (``zero_tolerance``:
-    :func:`freege.validation.metrics.zero_tolerance` of the samples' dtype). Written to ``path``
+    :func:`freege.validation.sampling.metrics.zero_tolerance` of the samples' dtype). Written to
+    ``path``
     when given, drawn into ``ax`` when given; returns the axes."""
     if path is not None:
         plotting.check_target(path)

@@ -12,7 +12,7 @@ no extra sampling). :data:`DEFINITIONS` says in one line what each printed metri
 
 Imports: the sampling path (this module, :mod:`freege.validation.sampling.sample`) loads neither
 sympy
-nor scipy.stats; the limiting moments (:mod:`freege.validation.theory`) read generated
+nor scipy.stats; the limiting moments (:mod:`freege.validation.sampling.limits`) read generated
 source (sympy derives them once, on a cold cache) and :meth:`Validation.summary` takes
 its Student-t quantile from scipy.special (tests/validation/test_draws_imports.py).
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from freege.params import Dims
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.sample import Draw, case_for, draw
 
@@ -115,7 +115,7 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
     bk = get_backend(backend, dtype)
-    from freege.validation.theory import limiting_moments  # sympy only on a cold cache
+    from freege.validation.sampling.limits import limiting_moments  # sympy only on a cold cache
 
     limits = limiting_moments(case_for(dims), dims, 2)
     m1 = limits[0]

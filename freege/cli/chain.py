@@ -179,8 +179,8 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> None:
     from freege.numeric.law import law
     from freege.validation import chain
     from freege.validation.plots import spectrum_histogram
+    from freege.validation.sampling.limits import limiting_moments
     from freege.validation.sampling.sample import case_for
-    from freege.validation.theory import limiting_moments
 
     d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend)
     samples = {f"{k + 1} {step}": np.asarray(d.spectra[step])

@@ -27,7 +27,7 @@ from freege.cli.options import (
 )
 from freege.params import DIM_MAX, DRAWS, MAX_DRAWS, SEED, SHARINGS, Dims, Domain, parse_number
 from freege.progress import Progress
-from freege.validation.presets import PRESETS, get_preset
+from freege.validation.models.presets import PRESETS, get_preset
 from freege.validation.sampling.backend import BACKENDS, DTYPES
 
 if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
@@ -109,7 +109,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[str | None, Dims]:
     given = {field: getattr(args, opt) for opt, field in _EXPLICIT
              if getattr(args, opt) is not None}
     if args.config is not None:
-        from freege.validation.hf_config import load_hf_config
+        from freege.validation.models.hf_config import load_hf_config
 
         others = [f"--{opt.replace('_', '-')}" for opt, _f in _EXPLICIT
                   if opt != "n" and getattr(args, opt) is not None]
@@ -237,8 +237,8 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     import numpy as np
 
     from freege.numeric.law import law
-    from freege.validation.metrics import density_l1, zero_tolerance
     from freege.validation.plots import spectrum_histogram
+    from freege.validation.sampling.metrics import density_l1, zero_tolerance
     from freege.validation.sampling.sample import case_for
 
     soft_label = r"softmax $\mathrm{MHA}^\perp$, samples"

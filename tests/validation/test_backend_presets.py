@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from freege.validation.presets import PRESETS, get_preset
+from freege.validation.models.presets import PRESETS, get_preset
 from freege.validation.sampling import backend as B
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freege.params import Dims
-from freege.validation import chain, metrics
-from freege.validation.sampling import sample
-from freege.validation.theory import limiting_moments
+from freege.validation import chain
+from freege.validation.sampling import metrics, sample
+from freege.validation.sampling.limits import limiting_moments
 
 SMALL = Dims(n=48, h=2, dK=12, dV=12, dO=48)
 #: a KS of exactly 1/n meets its bound n^-1 with equality: allow rounding

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.limits import limiting_moments
 from freege.validation.sampling.sample import case_for, draw, mha_features
 from freege.validation.sweep import engine as sweep
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import expand
-from freege.validation.theory import limiting_moments
 from tests.cli.helpers import bad, run_cli
 
 EPS32 = float(np.finfo(np.float32).eps)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import cupy_problem
 
 pytestmark = pytest.mark.gpu

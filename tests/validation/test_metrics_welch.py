@@ -1,4 +1,4 @@
-"""Welch's two-sample t test of :func:`freege.validation.metrics.welch` (theory §6.1, §7:
+"""Welch's two-sample t test of :func:`freege.validation.sampling.metrics.welch` (theory §6.1, §7:
 backends and configurations compared over a handful of draws), checked against an independent
 computation: the statistic and Welch-Satterthwaite degrees of freedom written out, the
 p-value and critical value by mpmath quadrature of the Student-t density (not scipy)."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 
 draws = st.lists(st.floats(-100, 100, allow_nan=False), min_size=2, max_size=10)
 

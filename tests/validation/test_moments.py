@@ -19,8 +19,8 @@ from scipy import stats
 
 from freege.params import Dims
 from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
+from freege.validation.sampling.limits import limiting_moments
 from freege.validation.sampling.sample import CASES, case_eigenvalues
-from freege.validation.theory import limiting_moments
 
 DRAWS = 10
 BETA = 0.5

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from freege.params import Dims
-from freege.validation import metrics
 from freege.validation.runner import DEFINITIONS, noise_floor, validate
+from freege.validation.sampling import metrics
 
 
 def test_disjoint_pairs_of_draws():

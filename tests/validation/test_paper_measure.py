@@ -114,7 +114,7 @@ def test_ridge_error_from_the_gram_is_the_eigenvalue_formula(shape):
 
 
 def test_limiting_mean_matches_the_theory_means():
-    from freege.validation.theory import limiting_moments
+    from freege.validation.sampling.limits import limiting_moments
 
     for extra in ({}, {"sharing": "tied", "dV": 3}):
         dims = Dims(**{**DIMS, **extra})

@@ -10,9 +10,9 @@ import numpy as np
 from scipy import stats
 
 from freege.params import Dims
-from freege.validation import metrics
+from freege.validation.sampling import metrics
+from freege.validation.sampling.limits import limiting_moments
 from freege.validation.sampling.sample import draw
-from freege.validation.theory import limiting_moments
 
 DRAWS = 6
 

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-from freege.validation import metrics
-from freege.validation.hf_config import dims_from_hf_config, hf_config, load_hf_config
-from freege.validation.presets import PRESET_CONFIGS, PRESETS
+from freege.validation.models.hf_config import dims_from_hf_config, hf_config, load_hf_config
+from freege.validation.models.presets import PRESET_CONFIGS, PRESETS
+from freege.validation.sampling import metrics
 from freege.validation.sweep import report as sweep_report
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import (
@@ -292,9 +292,9 @@ def test_task_path_loads_neither_sympy_nor_scipy_stats():
 def test_other_cases_sample_both_models_from_one_seed():
     """A ``--case`` other than the configuration's MHA case runs both models of that case
     (same seed, so the same weights) and its metrics use that case's limiting mean."""
+    from freege.validation.sampling.limits import limiting_moments
     from freege.validation.sampling.sample import case_eigenvalues
     from freege.validation.sweep.engine import draw_task
-    from freege.validation.theory import limiting_moments
 
     point = expand({"n": 40, "h": 2, "dk": 8, "do": 24, "case": "value"})[0]
     m1 = limiting_moments("value", point.dims, 1)[0]

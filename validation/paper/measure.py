@@ -182,7 +182,7 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
 
 def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend) -> dict[str, Any]:
     """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights."""
-    from freege.validation import metrics
+    from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import draw
 
     d = draw(dims, seed=entropy, backend=bk)

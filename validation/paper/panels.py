@@ -139,7 +139,7 @@ def panel_3b(s: float) -> list[dict[str, Any]]:
 
 
 def panel_table2(s: float) -> list[dict[str, Any]]:
-    from freege.validation.presets import get_preset
+    from freege.validation.models.presets import get_preset
 
     out = []
     for name in PRESET_NAMES:

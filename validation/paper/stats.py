@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 
 #: confidence level of every interval (theory §6.4)
 LEVEL = 0.95

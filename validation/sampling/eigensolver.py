@@ -17,17 +17,23 @@ drivers ``ev``/``evd``/``evr`` run the same one-stage reduction and cost the sam
 not used there. Learning curves need the eigenvectors only through ``u_j^T y``:
 :func:`eigenvalues_and_weights` gets those weights from the tridiagonal reduction
 applied to ``y`` (SciPy's LAPACK wrappers, imported only when it is called).
+
+:func:`top_singular_value` is the one routine here for any backend (NumPy or CuPy): the
+leading singular value of a draw's MHA by power iteration (theory §4.1).
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from freege.errors import ConvergenceError
 
 #: from this size on the two-stage reduction is used: CPU time of the one-stage over the
 #: two-stage (band :data:`TWO_STAGE_BAND`), medians of three, one BLAS thread (issue 18):
@@ -290,3 +296,35 @@ def eigenvalues_and_weights(gram: np.ndarray, y: np.ndarray, *, overwrite: bool 
         raise ArithmeticError(f"?stevd did not converge (info {info})")
     weights = (z.T @ coords[:, 0].astype(np.float64)) ** 2
     return values, weights
+
+
+def top_singular_value(xp: Any, m: Any, *, shift: Any | None = None, tol: float = 1e-10,
+                       max_iter: int = 100) -> float:
+    """Largest singular value of ``m`` (plus ``1 shift^T`` when ``shift``, a vector of
+    ``m``'s columns, is given: the uncentred MHA of theory §4.1, never formed on the
+    power-iteration route). Power iteration on ``M M^T`` from the all-ones direction (the
+    outlier's), accepted when the residual ``||M M^T x - l x||`` is at most ``tol * l``
+    (an eigenvalue lies within the residual of ``l``, and the outlier is separated from
+    the bulk by a gap of order n); when the gap is too small for that within ``max_iter``
+    steps (small n), the largest eigenvalue of the smaller Gram matrix by a dense
+    symmetric eigensolver."""
+    x = xp.ones(m.shape[0]) / math.sqrt(m.shape[0])
+    for _ in range(max_iter):
+        w = m.T @ x
+        if shift is not None:
+            w += shift * float(x.sum())
+        y = m @ w
+        if shift is not None:
+            y += float(shift @ w)
+        lam = float(x @ y)
+        if lam > 0 and float(xp.linalg.norm(y - lam * x)) <= tol * lam:
+            return math.sqrt(lam)
+        x = y / xp.linalg.norm(y)
+    if shift is not None:
+        m = m + shift
+    gram = m.T @ m if m.shape[1] < m.shape[0] else m @ m.T
+    top = float(xp.linalg.eigvalsh(gram)[-1])
+    if not top > 0:
+        raise ConvergenceError("leading singular value", f"no positive eigenvalue ({top})",
+                               {"shape": tuple(m.shape)})
+    return math.sqrt(top)

@@ -10,7 +10,8 @@ spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r ope
 group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
 ``freege validate`` compares for the same seed. The uncentred MHA adds ``1 vbar^T``,
 ``vbar = W^O^T [V_r^T 1 / n]_r``; its largest singular value comes from
-:func:`top_singular_value` (power iteration with a residual test).
+:func:`freege.validation.sampling.eigensolver.top_singular_value` (power iteration with a
+residual test).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from freege.errors import ConvergenceError
 from freege.params import Dims
-from freege.validation import metrics
+from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.eigensolver import top_singular_value
 from freege.validation.sampling.sample import Seed, centred_softmax_values
 
 
@@ -47,38 +48,6 @@ def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
     :mod:`freege.validation.sampling.sample` read in one piece."""
     rows = dims.h * dims.dV
     return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
-
-
-def top_singular_value(xp: Any, m: Any, *, shift: Any | None = None, tol: float = 1e-10,
-                       max_iter: int = 100) -> float:
-    """Largest singular value of ``m`` (plus ``1 shift^T`` when ``shift``, a vector of
-    ``m``'s columns, is given: the uncentred MHA of theory §4.1, never formed on the
-    power-iteration route). Power iteration on ``M M^T`` from the all-ones direction (the
-    outlier's), accepted when the residual ``||M M^T x - l x||`` is at most ``tol * l``
-    (an eigenvalue lies within the residual of ``l``, and the outlier is separated from
-    the bulk by a gap of order n); when the gap is too small for that within ``max_iter``
-    steps (small n), the largest eigenvalue of the smaller Gram matrix by a dense
-    symmetric eigensolver."""
-    x = xp.ones(m.shape[0]) / math.sqrt(m.shape[0])
-    for _ in range(max_iter):
-        w = m.T @ x
-        if shift is not None:
-            w += shift * float(x.sum())
-        y = m @ w
-        if shift is not None:
-            y += float(shift @ w)
-        lam = float(x @ y)
-        if lam > 0 and float(xp.linalg.norm(y - lam * x)) <= tol * lam:
-            return math.sqrt(lam)
-        x = y / xp.linalg.norm(y)
-    if shift is not None:
-        m = m + shift
-    gram = m.T @ m if m.shape[1] < m.shape[0] else m @ m.T
-    top = float(xp.linalg.eigvalsh(gram)[-1])
-    if not top > 0:
-        raise ConvergenceError("leading singular value", f"no positive eigenvalue ({top})",
-                               {"shape": tuple(m.shape)})
-    return math.sqrt(top)
 
 
 def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:

@@ -431,7 +431,7 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ..
     for a caller that passes it to :meth:`Backend.eigvalsh` alone.
     ``tops``: for an MHA case with the softmax model, ``tops["softmax"]`` is set to
     ``s_1(MHA)^2 / n`` of the uncentred MHA ``Z W^O + 1 vbar^T`` (theory §4.1; by
-    :func:`freege.validation.sampling.outlier.top_singular_value`, the rank-one term never
+    :func:`freege.validation.sampling.eigensolver.top_singular_value`, the rank-one term never
     formed) before its Gram is handed out."""
     mha = case.startswith("mha")
     vmeans: list[Any] | None = [] if mha and tops is not None and "softmax" in models \
@@ -444,7 +444,7 @@ def _grams(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ..
     mats = _mha(acc, dims, bk, output_seq, u) if mha else _with_none(_pop_all(acc))
     for model, m, vbar in mats:
         if vbar is not None and tops is not None:
-            from freege.validation.sampling.outlier import top_singular_value
+            from freege.validation.sampling.eigensolver import top_singular_value
 
             tops[model] = top_singular_value(bk.xp, m, shift=vbar) ** 2 / dims.n
         gram = bk.gram(m, lower_only=lower_only)

@@ -80,7 +80,7 @@ def _warm_imports() -> None:
     """Import what a draw task uses, so that forked workers inherit it."""
     import threadpoolctl  # noqa: F401
 
-    import freege.validation.metrics
+    import freege.validation.sampling.metrics
     import freege.validation.sampling.sample  # noqa: F401
 
 

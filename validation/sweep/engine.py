@@ -57,11 +57,11 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
     or float32, :mod:`freege.validation.sampling.backend`) and return the store
     record: relative W1 (over ``limiting_mean``, theory §6.1), KS (numerical zeros as exact
-    zeros, :func:`freege.validation.metrics.ks`), and the first two
+    zeros, :func:`freege.validation.sampling.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
     from threadpoolctl import threadpool_limits
 
-    from freege.validation import metrics
+    from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import case_eigenvalues, case_for, draw
 
     p = Point.from_dict(point)
@@ -91,8 +91,8 @@ def header(points: list[Point], draws: int, seed: int, backend: str,
            dtype: str = "float64") -> dict[str, Any]:
     """The store header: the sweep's identity (dtype included: float32 and float64
     draws never share a store) and each point's theory §4 limiting moments ``[m1, m2]``
-    (:func:`freege.validation.theory.limiting_moments`)."""
-    from freege.validation.theory import limiting_moments
+    (:func:`freege.validation.sampling.limits.limiting_moments`)."""
+    from freege.validation.sampling.limits import limiting_moments
 
     theory = {p.key: limiting_moments(p.case, p.dims, 2) for p in points}
     return {"type": "header", "format": sweep_store.FORMAT,

@@ -2,7 +2,8 @@
 
 A grid maps keys of :data:`GRID_KEYS` to lists of values; its points are the Cartesian
 product. A model base (``preset`` names or Hugging Face ``config`` files,
-:mod:`freege.validation.hf_config`) gives every dimension; the other axes override them. Without
+:mod:`freege.validation.models.hf_config`) gives every dimension; the other axes override them.
+Without
 a base, ``n``, ``h``, ``dk`` and ``do`` are required (``dv`` defaults to ``dk``). ``beta``
 values may be ranges ``start:stop:step`` (stop included, decimal arithmetic). ``d`` only
 enters parameter counts (theory §1): when an ``n`` on the grid exceeds the base's ``d``,
@@ -42,8 +43,8 @@ from freege.params import (
     parse_number,
     positive,
 )
-from freege.validation.hf_config import load_hf_config
-from freege.validation.presets import PRESETS, get_preset
+from freege.validation.models.hf_config import load_hf_config
+from freege.validation.models.presets import PRESETS, get_preset
 from freege.validation.sampling.sample import _check_case as check_case
 from freege.validation.sampling.sample import case_for
 

@@ -18,7 +18,7 @@ key                            meaning
 ``d`` only enters parameter counts (theory §1) and must be ``>= n``; when the context
 ``n`` exceeds ``hidden_size``, ``d`` is raised to ``n`` (the sampled laws do not depend
 on it). :func:`hf_config` writes the same keys back, so presets are such data
-(:mod:`freege.validation.presets`).
+(:mod:`freege.validation.models.presets`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Published model dimensions of theory §6.1, by name (beta = 1), kept as Hugging
-Face-style ``config.json`` data (:mod:`freege.validation.hf_config`): a user's own
+Face-style ``config.json`` data (:mod:`freege.validation.models.hf_config`): a user's own
 ``config.json`` is read the same way (``freege validate --config``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from freege.params import Dims
-from freege.validation.hf_config import dims_from_hf_config
+from freege.validation.models.hf_config import dims_from_hf_config
 
 
 def _cfg(heads: int, hidden: int, context: int, kv_heads: int | None = None,
