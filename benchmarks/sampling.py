@@ -46,10 +46,10 @@ Sections (``--sections``, default all):
   the measured peak memory, and a GPU time from :func:`gpu_estimate` (a model, stated
   there, until a device measures it); configurations above ``--table-max-n`` are
   estimated (the floor times the ratio measured at the largest measured n with the same
-  h; memory from :func:`freege.validation.sampling.sample.draw_cost`);
-* ``estimate``: the preflight's per-sample estimate (:mod:`freege.cli.budget`) against
-  the measured CPU seconds of draws (h = 8, dK = dV = n/8, dO = n) and ladder trials at
-  ``--estimate-sizes``.
+  h; memory from :func:`freege.validation.sampling.cost.draw_cost`);
+* ``estimate``: the preflight's per-sample estimate (:mod:`freege.validation.sampling.cost`,
+  read by :mod:`freege.cli.budget`) against the measured CPU seconds of draws (h = 8,
+  dK = dV = n/8, dO = n) and ladder trials at ``--estimate-sizes``.
 
 BLAS threads: run with ``OPENBLAS_NUM_THREADS=1`` to measure what one sweep worker
 sees (``freege sweep`` holds each task to one thread).
@@ -80,7 +80,7 @@ import numpy as np
 from freege.params import Dims
 from freege.validation import finite_readout
 from freege.validation.models.presets import PRESETS
-from freege.validation.sampling import eigensolver, sample
+from freege.validation.sampling import cost, eigensolver, sample
 from freege.validation.sampling.backend import get_backend
 from freege.validation.sampling.sample import centred_softmax, centred_softmax_values, draw, thetas
 
@@ -523,23 +523,21 @@ def section_breakdown(args: argparse.Namespace) -> None:
 
 
 def section_estimate(args: argparse.Namespace) -> None:
-    from freege.cli import budget
     from freege.validation import ladder
-    from freege.validation.sampling.sample import draw_cost
 
-    speed = budget.speeds(BK)
+    speed = cost.speeds(BK)
     print(f"\n{'n':>6}{'draw est s':>12}{'measured':>10}{'ratio':>7}"
           f"{'trial est s':>13}{'measured':>10}{'ratio':>7}   (CPU time; measured / estimate, "
           "median of 3 samples, one at n >= 2048; ladder to --ladder-max)")
     for n in args.estimate_sizes:
         dims = Dims(n=n, h=8, dK=max(n // 8, 1), dV=max(n // 8, 1), dO=n)
         reps = 3 if n < 2048 else 1
-        est = budget.seconds(draw_cost(dims), speed)
+        est = cost.seconds(cost.draw_cost(dims), speed)
         got = float(np.median([cpu_seconds(lambda i=i, d=dims: draw(d, seed=(0, i)))
                                for i in range(reps)]))
         row = f"{n:>6}{est:>12.4g}{got:>10.4g}{got / est:>7.2f}"
         if n <= args.ladder_max:
-            t_est = budget.seconds(ladder.trial_cost(n), speed)
+            t_est = cost.seconds(ladder.trial_cost(n), speed)
             t_got = float(np.median([cpu_seconds(lambda i=i, n=n: ladder.trial(n, seed=(0, i)))
                                      for i in range(reps)]))
             row += f"{t_est:>13.4g}{t_got:>10.4g}{t_got / t_est:>7.2f}"
@@ -560,13 +558,13 @@ def gpu_estimate(dims: Dims) -> float:
     eigenvalue problems at :data:`GPU_EIG_RATE` and at least :data:`GPU_EIG_MIN_S`, three
     elementwise passes (read and write) per head over the n x n block at
     :data:`GPU_BANDWIDTH`, and :data:`GPU_OPERATION_S` for each of the draw's array
-    operations (:attr:`freege.validation.sampling.sample.Cost.operations`)."""
+    operations (:attr:`freege.validation.sampling.cost.Cost.operations`)."""
     parts = floor_parts(dims)
     products = sum(parts.values()) - parts["eig"]
     eig = 2 * max(parts["eig"] / 2 / GPU_EIG_RATE, GPU_EIG_MIN_S)
     passes = 3 * 2 * 8 * dims.h * dims.n**2 / GPU_BANDWIDTH
     return (products / GPU_PRODUCT_RATE + eig + passes
-            + sample.draw_cost(dims).operations * GPU_OPERATION_S)
+            + cost.draw_cost(dims).operations * GPU_OPERATION_S)
 
 
 def table_rows() -> list[tuple[str, Dims]]:
@@ -609,7 +607,7 @@ def section_table(args: argparse.Namespace) -> None:
             rate = cpu_rate()
             ratio = measured[dims.h]
             seconds = ratio * floor / rate
-            peak, estimated = sample.draw_cost(dims).peak_bytes, True
+            peak, estimated = cost.draw_cost(dims).peak_bytes, True
         shown = f"({ratio:.2f})" if estimated else f"{ratio:.2f}"
         lines.append(f"| {name} | {dims.n} | {dims.h} | {dims.dK} | {dims.dO} | "
                      f"{floor / 1e9:.3g} | {_cell(seconds, estimated)} | {shown} | "

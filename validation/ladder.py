@@ -32,7 +32,8 @@ from numpy.polynomial import polynomial as P
 
 from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
-from freege.validation.sampling.sample import COST_OVERHEAD_BYTES, Cost, Seed, thetas
+from freege.validation.sampling.cost import COST_OVERHEAD_BYTES, Cost
+from freege.validation.sampling.sample import Seed, thetas
 
 STEPS: tuple[str, ...] = (
     "sqrt(n) A", "sqrt(n) A^perp", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin",
@@ -80,9 +81,8 @@ def polynomial_thetas(coef: np.ndarray) -> tuple[float, float]:
 
 
 def trial_cost(n: int) -> Cost:
-    """The :class:`freege.validation.sampling.sample.Cost` of one :func:`trial` at size ``n``: at
-    most
-    seven n x n float64 arrays alive at once (S, W, exp(beta S), A, a step's matrix, its
+    """The :class:`freege.validation.sampling.cost.Cost` of one :func:`trial` at size ``n``:
+    at most seven n x n float64 arrays alive at once (S, W, exp(beta S), A, a step's matrix, its
     Gram and LAPACK's copy of it) plus the overhead; S and the seven Grams as matrix
     products; the exp, the Horner passes of Q_p and the scalings as elementwise passes;
     seven eigenvalue problems of size n; 3 n^2 normal draws; about 20 array operations

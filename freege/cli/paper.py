@@ -121,8 +121,9 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
 
 def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
              workers: int) -> None:
-    from freege.cli.budget import CONFIRM_SECONDS, available_memory, duration_text, size_text
+    from freege.cli.budget import CONFIRM_SECONDS, duration_text, size_text
     from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.cost import available_memory
 
     free = available_memory(get_backend(backend)) if tasks else None
     if free is not None and est["peak_bytes"] * workers > free:

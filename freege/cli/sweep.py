@@ -153,12 +153,12 @@ def _sweep_text(d: dict) -> str:
 
 def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
     """The sweep's preflight: the draws left per grid point, at the point's cost
-    (:func:`freege.validation.sampling.sample.draw_cost`), against the memory of this machine
+    (:func:`freege.validation.sampling.cost.draw_cost`), against the memory of this machine
     (local workers) and :data:`freege.cli.budget.CONFIRM_SECONDS` (``--yes``)."""
     def check(left: list, workers: int, local: bool) -> None:
         from freege.cli.budget import preflight_batch
         from freege.validation.sampling.backend import get_backend
-        from freege.validation.sampling.sample import draw_cost
+        from freege.validation.sampling.cost import draw_cost
         try:
             bk = get_backend(args.backend, args.dtype)
         except ValueError:  # CuPy unusable here: remote workers may have it

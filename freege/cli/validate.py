@@ -145,9 +145,10 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from freege.cli.budget import blas_threads, preflight
+    from freege.cli.budget import preflight
     from freege.validation.sampling.backend import get_backend
-    from freege.validation.sampling.sample import case_for, draw_cost
+    from freege.validation.sampling.cost import blas_threads, draw_cost
+    from freege.validation.sampling.sample import case_for
 
     preset, dims = config_from_args(args)
     draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
@@ -267,10 +268,11 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
 
 
 def run_ladder(args: argparse.Namespace) -> int:
-    from freege.cli.budget import blas_threads, preflight
+    from freege.cli.budget import preflight
     from freege.params import check_beta
     from freege.validation import ladder
     from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.cost import blas_threads
 
     n = int(parse_number("n", args.n, Domain(3, DIM_MAX, integer=True)))
     trials = int(parse_number("trials", args.trials, DRAWS))

@@ -1,16 +1,24 @@
-"""The memory estimates of a draw and a ladder trial (freege.validation.sampling.sample.draw_cost,
-freege.validation.ladder.trial_cost) bound the measured peak from above, and not loosely."""
+"""The cost model of the sampler (:mod:`freege.validation.sampling.cost`): the memory
+estimates of a draw and a ladder trial (``draw_cost``,
+:func:`freege.validation.ladder.trial_cost`) bound the measured peak from above, and not
+loosely; the time estimates at the measured speeds are near the measured CPU time; the
+available memory is read."""
 
 from __future__ import annotations
 
+import time
 import tracemalloc
 
 import pytest
 
 from freege.params import Dims
 from freege.validation import ladder
-from freege.validation.sampling.sample import COST_OVERHEAD_BYTES, draw, draw_cost
+from freege.validation.sampling import cost
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.cost import COST_OVERHEAD_BYTES, Cost, draw_cost
+from freege.validation.sampling.sample import draw
 
+NUMPY = get_backend("numpy")
 CONFIGS = [
     Dims(n=256, h=4, dK=16, dV=16, dO=64),
     Dims(n=128, h=2, dK=64, dV=200, dO=300),  # dV > n: the QR branch of the GE noise
@@ -46,3 +54,42 @@ def test_trial_memory_estimate_bounds_the_peak(n):
         tracemalloc.stop()
     estimate = ladder.trial_cost(n).peak_bytes
     assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
+
+
+def test_available_memory_is_read():
+    free = cost.available_memory(NUMPY)
+    assert free is not None and free > 2**20
+
+
+def test_seconds_adds_the_parts():
+    speed = cost.Speeds(matmul=1e9, elementwise=1e8, eig_seconds=0.5)
+    sample = Cost(peak_bytes=0, matmul_flops=2e9, elementwise=3e8,
+                  eig_sizes=(cost.CALIBRATION_SIZE, 2 * cost.CALIBRATION_SIZE))
+    assert cost.seconds(sample, speed) == pytest.approx(2 + 3 + 0.5 * (1 + 8))
+
+
+def test_measured_speeds_are_positive():
+    s = cost.speeds(NUMPY)
+    assert s.matmul > 0 and s.elementwise > 0 and s.eig_seconds > 0
+
+
+def _cpu_seconds(run) -> float:  # noqa: ANN001
+    start = time.process_time()
+    run()
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("dims", [Dims(n=96, h=4, dK=24, dV=24, dO=96),
+                                  Dims(n=160, h=8, dK=20, dV=20, dO=160)], ids=str)
+def test_draw_estimate_is_near_the_measured_time(dims):
+    """The per-draw estimate (one core's CPU time) against the CPU time of three draws,
+    within 5x either way (the benchmark prints the full table from n = 64 to 4096)."""
+    estimate = cost.seconds(draw_cost(dims), cost.speeds(NUMPY))
+    measured = min(_cpu_seconds(lambda i=i: draw(dims, seed=(0, i))) for i in range(3))
+    assert measured / 5 <= estimate <= 5 * measured
+
+
+def test_ladder_estimate_is_near_the_measured_time():
+    estimate = cost.seconds(ladder.trial_cost(64), cost.speeds(NUMPY))
+    measured = min(_cpu_seconds(lambda i=i: ladder.trial(64, seed=i)) for i in range(3))
+    assert measured / 5 <= estimate <= 5 * measured

@@ -10,7 +10,9 @@ block at a time. Heads are *streamed*: only one n x n attention matrix is alive 
 time, and the output is accumulated, so peak memory is O(n^2 + n (h dV + dO)) -- never
 O(h n^2). After the heads the models are finished one at a time (Z W^O, Gram,
 eigenvalues), each array released as soon as the next is made, so at most one Gram is
-alive: about 4 n^2 numbers at the paper's d = n sizes (benchmarks/sampling.py).
+alive: about 4 n^2 numbers at the paper's d = n sizes (benchmarks/sampling.py). What a
+draw costs under this plan, estimated before it runs, is
+:func:`freege.validation.sampling.cost.draw_cost`.
 
 Seeds: ``seed`` spawns three independent streams: Q/K/V (in a fixed head order), W^O
 and the GE noise, so the softmax and GE models of the same seed see the *same* weights,
@@ -71,81 +73,6 @@ CASES: tuple[str, ...] = (
     "value-tied", "mha-tied",
 )
 MODELS: tuple[str, ...] = ("softmax", "ge")
-
-
-#: bytes a sample allocates besides its arrays (interpreter objects, generator state)
-COST_OVERHEAD_BYTES = 2**20
-#: array operations of a draw: per head and per draw (counted in the code below: the
-#: weights, the fused softmax, the GE terms, the values' column means; generators, W^O,
-#: Grams, eigenvalues, and the softmax outlier's power iteration: about a dozen
-#: operations a step, at most ~10 steps at the presets)
-DRAW_OPERATIONS = (81, 220)
-#: power-iteration steps of the outlier counted in :func:`draw_cost` (each two n x dO
-#: matrix-vector products)
-OUTLIER_STEPS = 10
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What one sample (a draw, a ladder trial) costs, estimated before running it: peak
-    bytes of its float64 arrays, matrix-product flops, elements passed through
-    elementwise operations (exp, scaling), and the sizes of its symmetric eigenvalue
-    problems; the normal random numbers it draws and the array operations it makes (each
-    costs the interpreter and NumPy a few microseconds: what small samples are made of).
-    Counts are upper bounds up to lower-order terms (tests check the memory against the
-    measured peak; ``benchmarks/sampling.py --sections estimate`` the time)."""
-
-    peak_bytes: int
-    matmul_flops: float
-    elementwise: float
-    eig_sizes: tuple[int, ...]
-    normals: float = 0.0
-    operations: float = 0.0
-
-
-def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
-    """The :class:`Cost` of :func:`draw` for ``dims`` in working precision ``dtype``
-    (module docstring: heads streamed, then one model at a time).
-
-    Peak arrays, the largest of four phases: the heads (both models' n x h dV blocks,
-    one n x n score matrix, Q/K/V of two consecutive heads and the fused softmax's and the
-    Gaussian equivalent's n x dV temporaries, the dV x dV Cholesky factor); the first
-    model's output (both blocks, W^O held whole or one row block of it, the n x dO
-    product and, with several blocks, one partial product); the first model's Gram and
-    eigenvalues (the other model's block, W^O when held, the product or, where the
-    LAPACK driver is not found (:func:`freege.validation.sampling.eigensolver.eigvalsh`), NumPy's
-    n x n copy, the Gram); the second
-    model's output. Below float64 one random draw is also staged in float64
-    (:meth:`Backend.normal`). Plus :data:`COST_OVERHEAD_BYTES`."""
-    from freege.validation.sampling import eigensolver
-
-    n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
-    itemsize = np.dtype(dtype).itemsize
-    rows, step = h * dV, _output_rows(dims)
-    block = n * rows
-    heads = 2 * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
-    held = rows * dO if step >= rows else 0
-    products = n * dO if held else 2 * n * dO
-    output = block + (held or step * dO) + products
-    driver = (eigensolver.two_stage_driver if n >= eigensolver.TWO_STAGE_MIN_N
-              else eigensolver.one_stage_driver)
-    in_place = driver(np.dtype(dtype).name) is not None
-    gram = block + held + n * n + max(n * dO, 0 if in_place else n * n)
-    staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
-    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
-    # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
-    # rate (benchmarks/sampling.py), counted as 3/4 of a product
-    matmul = (h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
-              + OUTLIER_STEPS * 4 * n * dO)
-    groups = h if dims.sharing == "none" else dims.h_kv
-    values = 0 if dims.sharing == "tied" else dV
-    normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
-               + rows * dO * (1 if held else 2))
-    return Cost(peak_bytes=itemsize * max(heads, block + output, gram) + staging
-                + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
-                elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
-                normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h
-                                                          + DRAW_OPERATIONS[1]))
 
 
 def thetas(beta: float) -> tuple[float, float]:
@@ -326,7 +253,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
         yield terms
 
 
-def _output_rows(dims: Dims) -> int:
+def output_rows(dims: Dims) -> int:
     """Rows of a W^O block: the whole of W^O (h dV rows) when it is no larger than the
     multi-block route's two n x dO buffers (a block of n rows and one product), else n
     rows (at least dV). Blocks are consecutive rows of one row-major draw, so W^O is the
@@ -338,8 +265,8 @@ def _output_rows(dims: Dims) -> int:
 def _output_blocks(dims: Dims, bk: Backend, seq: np.random.SeedSequence
                    ) -> Iterator[tuple[int, int, Any]]:
     """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))) from ``seq`` as ``(lo, hi, block)`` row
-    blocks of :func:`_output_rows` rows: never held whole when it is large (theory §1)."""
-    rows, step = dims.h * dims.dV, _output_rows(dims)
+    blocks of :func:`output_rows` rows: never held whole when it is large (theory §1)."""
+    rows, step = dims.h * dims.dV, output_rows(dims)
     gen = bk.generator(seq)
     for lo in range(0, rows, step):
         hi = min(rows, lo + step)
@@ -373,7 +300,7 @@ def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequenc
     same numbers). ``vbar = W^O^T vmeans`` for the softmax model when ``vmeans`` (the
     h dV column means of the values) is given, else None: the uncentred softmax MHA is
     ``Z W^O + 1 vbar^T`` (theory §4.1)."""
-    held = (list(_output_blocks(dims, bk, seq)) if _output_rows(dims) >= dims.h * dims.dV
+    held = (list(_output_blocks(dims, bk, seq)) if output_rows(dims) >= dims.h * dims.dV
             else None)
     while zs:
         model = next(iter(zs))
