@@ -56,6 +56,32 @@ def test_mean_ci_is_the_student_t_interval(x):
         assert mean + half == pytest.approx(expected[1], rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99, 0.999])
+@pytest.mark.parametrize("k", [2, 3, 5, 12, 40, 300])
+def test_mean_ci_matches_scipy_t_interval(k, level):
+    """The one Student-t helper against ``scipy.stats.t.interval`` (a different code path:
+    ``scipy.stats`` rather than ``scipy.special``) at several sizes and levels."""
+    v = np.random.default_rng(k).normal(3.0, 2.0, k)
+    mean, half = metrics.mean_ci(v, level)
+    low, high = stats.t.interval(level, k - 1, loc=v.mean(), scale=stats.sem(v))
+    assert mean == pytest.approx(v.mean(), rel=1e-14)
+    assert (mean - half, mean + half) == pytest.approx((low, high), rel=1e-12)
+    assert metrics.t_critical(k - 1, level) == pytest.approx(
+        stats.t.ppf(0.5 + level / 2, k - 1), rel=1e-12)
+
+
+def test_t_critical_takes_fractional_dof_and_refuses_bad_input():
+    assert metrics.t_critical(2.5, 0.99) == pytest.approx(stats.t.ppf(0.995, 2.5), rel=1e-12)
+    for dof in (0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="dof must be a number > 0"):
+            metrics.t_critical(dof)
+    for level in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
+            metrics.t_critical(3, level)
+        with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
+            metrics.mean_ci([1.0, 2.0], level)
+
+
 def test_mean_ci_coverage_is_95_percent():
     """Coverage of the interval over 4000 normal samples of 5 (binomial 4-sigma band)."""
     rng = np.random.default_rng(1)

@@ -47,6 +47,10 @@ def test_fieller_refuses_a_denominator_indistinguishable_from_zero() -> None:
     x = RNG.normal(0.0, 1.0, 10)
     with pytest.raises(ValueError, match="unbounded"):
         paper_stats.fieller(x - x.mean(), RNG.normal(1.0, 0.1, 10))
+    with pytest.raises(ValueError, match="at least 2 draws"):
+        paper_stats.fieller([2.0], [1.0])
+    with pytest.raises(ValueError, match="at least 2 draws"):
+        paper_stats.student([2.0])
 
 
 def test_arrival_of_a_single_exponential_is_exact() -> None:

@@ -174,6 +174,32 @@ def test_failed_task_is_retried_once_then_recorded(capsys, tmp_path, threads_clu
     assert (again["skipped"], again["failed"]) == (2, 1)
 
 
+def _timed(batch, fail):
+    """A task of :func:`sweep.run_batches`: a result per item with its batch's size and a
+    measured 10 ms; a batch holding ``fail`` raises."""
+    if fail in batch:
+        raise RuntimeError(f"boom {fail}")
+    return [{"item": item, "size": len(batch), "seconds": 0.01} for item in batch]
+
+
+def test_run_batches_groups_timed_tasks_and_answers_a_failed_batch(threads_cluster):
+    from distributed import Client
+
+    items = range(300)
+    with Client(threads_cluster, timeout=10) as client:
+        results = list(sweep.run_batches(
+            client, items, _timed, (299,), name=lambda b: f"test-batches-{b[0]}-{len(b)}",
+            failed=lambda item, exc: {"item": item, "error": str(exc)},
+            seconds=lambda result: result.get("seconds")))
+    assert sorted(r["item"] for r in results) == list(items)  # each exactly once
+    size = {r["item"]: r["size"] for r in results if "size" in r}
+    assert size[0] == size[1] == 1  # untimed: one per task, two in flight on one worker
+    assert max(size.values()) == sweep.MAX_CHUNK  # then 10 ms draws: 100 per 1 s, capped
+    failed = [r for r in results if "error" in r]
+    assert failed and failed[-1]["item"] == 299 and len(failed) < sweep.MAX_CHUNK
+    assert all(r["error"] == "boom 299" for r in failed)  # retried, then one per task
+
+
 def test_store_of_another_sweep_is_refused_untouched(capsys, one_worker, tmp_path):
     capsys.readouterr()
     store = tmp_path / "other.jsonl"

@@ -249,6 +249,10 @@ def test_mean_ci_matches_metrics():
     got = sweep_report.mean_ci(values)
     assert (got["mean"], got["ci95"]) == pytest.approx(metrics.mean_ci(values), rel=1e-12)
     assert sweep_report.mean_ci([0.5]) == {"mean": 0.5, "ci95": None, "flag": "one_draw"}
+    assert sweep_report.mean_ci([]) == {"mean": None, "ci95": None, "flag": None}
+    assert sweep_report.mean_ci([0.25] * 3) == {"mean": 0.25, "ci95": 0.0, "flag": "degenerate"}
+    with pytest.raises(ValueError, match="finite"):
+        sweep_report.mean_ci([0.25, math.nan])
 
 
 def test_loglog_fit_recovers_an_exponent():
@@ -265,6 +269,24 @@ def test_loglog_fit_recovers_an_exponent():
             n.size))) for _ in range(trials)))
     # binomial(400, 0.95): 3 standard deviations is 13 trials
     assert abs(covered / trials - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / trials)
+
+
+# --- batching ------------------------------------------------------------------------
+
+def test_batches_group_by_cost_up_to_task_seconds():
+    from freege.validation.sweep import engine as sweep
+
+    costs = [0.6, 0.3, 0.3, 0.2, 2.0, 0.1, 0.9]
+    got = list(sweep.batches(range(len(costs)), costs.__getitem__))
+    assert got == [[0, 1], [2, 3], [4], [5, 6]]  # sums 0.9, 0.5, 2.0 alone, 1.0
+    assert [len(b) for b in sweep.batches(range(200), lambda _: 0.0)] == [64, 64, 64, 8]
+    assert list(sweep.batches(range(3), lambda _: None)) == [[0], [1], [2]]
+    cost = {"seconds": None}  # asked lazily: a cost measured later sizes later batches
+    plan = sweep.batches(range(10), lambda _: cost["seconds"])
+    assert next(plan) == [0]
+    cost["seconds"] = 0.25
+    assert next(plan) == [1, 2, 3, 4]
+    assert list(sweep.batches([], lambda _: 0.0)) == []
 
 
 # --- Dask only on the sweep path -------------------------------------------------------

@@ -4,7 +4,11 @@ store (:mod:`freege.validation.sweep.store`) as they complete, so a killed run r
 where it stopped and the finished records are never recomputed.
 
 With one worker and no scheduler the tasks run in this process; otherwise they go to the
-Dask cluster of :mod:`freege.validation.sweep.engine`. Either way BLAS runs one thread per
+sweep engine's Dask client and batching (:func:`freege.validation.sweep.engine.client`,
+:func:`freege.validation.sweep.engine.run_batches`): the most expensive draws first, cheap
+ones grouped into Dask tasks of about
+:data:`freege.validation.sweep.engine.TASK_SECONDS` by their estimated cost
+(:func:`draw_seconds`). Either way BLAS runs one thread per
 worker: on a loaded machine a multi-threaded ``eigh`` was measured 10x slower than a
 single-threaded one (spinning threads), so parallelism comes from ``--workers``. Each
 task's seeds depend only on the configuration's group and the draw index
@@ -118,7 +122,7 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
     """Run (or resume) every pending task into ``store``; returns counts
     ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
     run again on the next resume. ``rates`` (:func:`measure_rates`, measured when not
-    given) order and group the tasks on Dask (:func:`chunks`)."""
+    given) order and group the tasks on Dask (:func:`by_cost`)."""
     new = header(configs, seed, backend, scale)
     contents = check_store(store, new)
     todo = pending(configs, contents)
@@ -152,31 +156,16 @@ def _failed(config: dict[str, Any], draw: int, exc: BaseException) -> dict[str, 
             "error": f"{type(exc).__name__}: {exc}"}
 
 
-def chunks(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float]
-           ) -> list[list[tuple[dict[str, Any], int]]]:
-    """The tasks in Dask jobs: the most expensive first (by :func:`draw_seconds`; so the
-    last jobs to finish are short ones and no worker idles long at the end), cheap draws
-    grouped into jobs of about :data:`freege.validation.sweep.engine.TASK_SECONDS` (the
-    scheduler costs the driver 10-20 ms of CPU per job). A killed run loses only the
-    jobs in flight."""
-    from freege.validation.sweep.engine import MAX_CHUNK, TASK_SECONDS
-
-    timed = sorted(((draw_seconds(c, rates), k) for k, (c, _) in enumerate(todo)),
-                   key=lambda sk: (-sk[0], sk[1]))
-    out: list[list[tuple[dict[str, Any], int]]] = []
-    spent = 0.0
-    for seconds, k in timed:
-        if not out or spent + seconds > TASK_SECONDS or len(out[-1]) >= MAX_CHUNK:
-            out.append([])
-            spent = 0.0
-        out[-1].append(todo[k])
-        spent += seconds
-    return out
+def by_cost(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float]
+            ) -> list[tuple[dict[str, Any], int]]:
+    """The tasks the most expensive first (by :func:`draw_seconds`; ties in their order),
+    so the last Dask tasks to finish are short ones and no worker idles long at the end."""
+    return sorted(todo, key=lambda task: -draw_seconds(task[0], rates))
 
 
 def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: str
                    ) -> list[dict[str, Any]]:
-    """A Dask job: its draws' records, each draw run by :func:`_guarded` with BLAS held
+    """A Dask task: its draws' records, each draw run by :func:`_guarded` with BLAS held
     to one thread."""
     with one_thread([c for c, _ in items]):
         return [_guarded(c, i, seed, backend) for c, i in items]
@@ -185,34 +174,21 @@ def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: 
 def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
           scheduler: str | None, rates: dict[str, float],
           record: Callable[[dict[str, Any]], None]) -> None:
-    """Submit every task to the sweep engine's cluster in jobs (:func:`chunks`); record
-    each draw as its job completes."""
-    from dask.distributed import as_completed
-
+    """Run the tasks on the sweep engine's Dask client, batched by their estimated cost
+    (:func:`freege.validation.sweep.engine.run_batches` over :func:`by_cost`); record
+    each draw as its Dask task completes (a killed run loses only the tasks in flight)."""
     from freege.validation.sweep import engine as sweep
 
-    client, cluster = sweep.connect(scheduler, workers, backend)
-    try:
-        futures = {}
-        for items in chunks(todo, rates):
-            (c0, i0), n = items[0], len(items)
-            fut = client.submit(_limited_chunk, items, seed, backend, pure=False, retries=1,
-                                key=f"freege-paper-{seed}-{c0['key']}-{i0}-{n}")
-            futures[fut] = items
-        for fut in as_completed(list(futures)):
-            items = futures.pop(fut)
-            if fut.status == "finished":
-                for rec in fut.result():
-                    record(rec)
-            else:
-                exc = fut.exception()
-                for c, i in items:
-                    record(_failed(c, i, exc))
-            fut.release()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    def name(batch: list[tuple[dict[str, Any], int]]) -> str:
+        (config, draw), size = batch[0], len(batch)
+        return f"freege-paper-{seed}-{config['key']}-{draw}-{size}"
+
+    with sweep.client(scheduler, workers, backend) as dask_client:
+        for rec in sweep.run_batches(
+                dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
+                name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),
+                cost=lambda task: draw_seconds(task[0], rates)):
+            record(rec)
 
 
 def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:

@@ -48,17 +48,9 @@ class Interval:
                 "bar": self.bar}
 
 
-def t_critical(draws: int, level: float = LEVEL) -> float:
-    """``t_{draws-1, (1+level)/2}``, the two-sided Student-t critical value."""
-    from scipy import stats
-
-    if draws < 2:
-        raise ValueError(f"an interval needs at least 2 draws (got {draws})")
-    return float(stats.t.ppf(0.5 + level / 2, draws - 1))
-
-
 def student(values: Sequence[float] | np.ndarray) -> Interval:
-    """Mean ± Student-t 95% half-width ``t_{k-1,0.975} s / sqrt(k)`` over ``k`` draws."""
+    """Mean ± Student-t 95% half-width ``t_{k-1,0.975} s / sqrt(k)`` over ``k`` draws
+    (:func:`freege.validation.sampling.metrics.mean_ci`)."""
     mean, half = metrics.mean_ci(values, LEVEL)
     return Interval(mean, mean - half, mean + half)
 
@@ -83,7 +75,9 @@ def fieller(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) ->
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"paired samples need equal sizes (got {x.size} and {y.size})")
     k = x.size
-    q = t_critical(k) ** 2 / k
+    if k < 2:
+        raise ValueError(f"an interval needs at least 2 draws (got {k})")
+    q = metrics.t_critical(k - 1, LEVEL) ** 2 / k
     cov = np.cov(np.vstack([x, y]), ddof=1)
     xbar, ybar = float(x.mean()), float(y.mean())
     a = xbar * xbar - q * cov[0, 0]

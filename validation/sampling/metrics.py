@@ -70,19 +70,31 @@ def hist_l1(a: np.ndarray, b: np.ndarray, bins: int = 100) -> float:
     return float(np.sum(np.abs(px - py)) * (edges[1] - edges[0]))
 
 
+def t_critical(dof: float, level: float = 0.95) -> float:
+    """The two-sided Student-t critical value ``t_{dof, (1+level)/2}`` (theory §6.1, §6.4):
+    the one quantile route of every Student-t interval and test (:func:`mean_ci`,
+    :func:`welch`, the sweep report's log-log fits, the paper's Fieller ratios). ``dof``
+    may be fractional (Welch-Satterthwaite)."""
+    if not dof > 0:
+        raise ValueError(f"dof must be a number > 0 (got {dof})")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1) (got {level})")
+    # scipy.special's Student-t quantile (the one scipy.stats.t.ppf calls): 0.4-0.6 s to
+    # import against 0.9-1.1 s for scipy.stats (fresh interpreters, interleaved, shared
+    # 2-core machine)
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, 0.5 + level / 2))
+
+
 def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float]:
     """Mean and Student-t half-width ``t_{(1+level)/2, k-1} s / sqrt(k)`` over ``k >= 2``
-    values (theory §6.1)."""
+    finite values (theory §6.1): the one Student-t interval of the validation, the sweep
+    report and the paper statistics."""
     v = _spectrum("values", values)
     if v.size < 2:
         raise ValueError(f"a confidence interval needs at least 2 draws (got {v.size})")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1) (got {level})")
-    # scipy.special's Student-t quantile: 0.4-0.6 s to import against 0.9-1.1 s for
-    # scipy.stats (fresh interpreters, interleaved, shared 2-core machine)
-    from scipy.special import stdtrit
-
-    half = stdtrit(v.size - 1, 0.5 + level / 2) * v.std(ddof=1) / math.sqrt(v.size)
+    half = t_critical(v.size - 1, level) * v.std(ddof=1) / math.sqrt(v.size)
     return float(v.mean()), float(half)
 
 
@@ -129,8 +141,7 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
         diff = float(x.mean() - y.mean())
         stat = 0.0 if diff == 0 else math.copysign(math.inf, diff)
         dof = float(x.size + y.size - 2)
-        return Welch(stat, dof, 1.0 if diff == 0 else 0.0,
-                     float(stats.t.ppf(0.5 + level / 2, dof)))
+        return Welch(stat, dof, 1.0 if diff == 0 else 0.0, t_critical(dof, level))
     if _constant(x) or _constant(y):  # ttest_ind would lose its precision (and warn)
         varying, fixed, sign = (y, x, -1.0) if _constant(x) else (x, y, 1.0)
         res = stats.ttest_1samp(varying, float(fixed.mean()))
@@ -139,7 +150,7 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
         res = stats.ttest_ind(x, y, equal_var=False)
         statistic = float(res.statistic)
     dof = float(res.df)
-    return Welch(statistic, dof, float(res.pvalue), float(stats.t.ppf(0.5 + level / 2, dof)))
+    return Welch(statistic, dof, float(res.pvalue), t_critical(dof, level))
 
 
 def _constant(x: np.ndarray) -> bool:

@@ -6,10 +6,12 @@ store.
   models, the
   same seed, so the same weights) and returns its relative W1, KS and first two
   empirical moments per model, BLAS held to one thread (``threadpoolctl``).
-* Batching: the first tasks hold one draw each; once draws have been timed, a task
-  holds as many as take about :data:`TASK_SECONDS` (:func:`draw_chunk`), so the
-  scheduler's cost per task stays a few percent of cheap draws; records are still
-  appended one per draw, and two tasks per worker are in flight.
+* Batching (:func:`run_batches`, also the paper run's): a Dask task holds as many draws
+  as take about :data:`TASK_SECONDS` by their estimated cost or, without an estimate,
+  the measured seconds of the latest finished task (:func:`batches`; the first tasks,
+  untimed, hold one draw each), so the scheduler's cost per task stays a few percent of
+  cheap draws; results are still yielded one per draw as each task completes, and two
+  tasks per worker are in flight.
 * Seeds: draw ``i`` of point ``p`` uses ``SeedSequence((seed, p.seed_word, i))``, the
   point's word being the hash of its canonical form (:class:`freege.validation.sweep.grid.Point`),
   so the results do not depend on the number of workers, the order of completion or
@@ -36,10 +38,11 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.progress import NORMAL, Progress
@@ -115,10 +118,13 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
                          "--store")
 
 
-def connect(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any]:
-    """``(client, cluster or None)``: attached to ``scheduler`` (TLS through Dask's
-    ``distributed.comm.tls`` settings), else a new private local cluster of ``workers``
-    single-threaded processes (:mod:`freege.validation.sweep.cluster`)."""
+@contextmanager
+def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
+    """A Dask client attached to ``scheduler`` (TLS through Dask's
+    ``distributed.comm.tls`` settings), else to a new private local cluster of ``workers``
+    single-threaded processes (:mod:`freege.validation.sweep.cluster`); the client, and
+    the cluster it started, are closed on exit. ValueError when the scheduler cannot be
+    reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings."""
     from dask.distributed import Client
 
     if scheduler is not None:
@@ -133,14 +139,17 @@ def connect(scheduler: str | None, workers: int, backend: str) -> tuple[Any, Any
                     "and distributed.comm.tls.client.key in the Dask configuration (or "
                     "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, ...__CLIENT__KEY)")
         try:
-            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
+            attached = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except Exception as exc:  # OSError, TimeoutError, ValueError for a bad address
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
                              f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {exc})") from None
+        with attached:
+            yield attached
+        return
     from freege.validation.sweep import cluster as sweep_cluster
 
-    cluster = sweep_cluster.start(workers, backend)
-    return Client(cluster), cluster
+    with sweep_cluster.start(workers, backend) as cluster, Client(cluster) as own:
+        yield own
 
 
 @dataclass(frozen=True)
@@ -209,35 +218,30 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     n_left = sum(n for _p, n in left)
     n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
-    client = cluster = None
     if n_left and scheduler is None and preflight is not None:
         preflight(left, n_workers, True)
     new_header = header(points, draws, seed, backend, dtype)
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
-    try:
+    with ExitStack() as stack:
+        dask_client = None
         if todo and (scheduler is not None or n_workers > 1):
-            client, cluster = connect(scheduler, n_workers, backend)
+            dask_client = stack.enter_context(client(scheduler, n_workers, backend))
             if scheduler is not None:
-                n_workers = len(client.nthreads())
+                n_workers = len(dask_client.nthreads())
                 if preflight is not None:
                     preflight(left, n_workers, False)
         with sweep_store.open_for_append(store, contents, new_header) as writer:
             if todo:
                 args = (seed, backend, dtype, new_header["theory"])
-                results = (_in_process(todo, *args) if client is None
-                           else _on_dask(client, todo, *args))
+                results = (_in_process(todo, *args) if dask_client is None
+                           else _on_dask(dask_client, todo, *args))
                 ok, failed = _record(results, len(todo), writer, verbosity, on_record)
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
     return Outcome(str(store), len(points) * draws, len(points) * draws - len(todo), ok,
                    failed, n_workers, time.perf_counter() - start)
 
 
-def _failure(p: Point, i: int, exc: BaseException) -> dict[str, Any]:
-    return {"type": "draw", "point": p.key, "draw": i, "status": "failed",
+def _failure(key: str, i: int, exc: BaseException) -> dict[str, Any]:
+    return {"type": "draw", "point": key, "draw": i, "status": "failed",
             "error": f"{type(exc).__name__}: {exc}"}
 
 
@@ -250,7 +254,7 @@ def _attempt(p: Point, i: int, seed: int, backend: str, m1: float,
         try:
             return draw_task(p.as_dict(), i, seed, backend, m1, dtype)
         except Exception as exc:  # the task's own error, recorded like Dask's
-            record = _failure(p, i, exc)
+            record = _failure(p.key, i, exc)
     return record
 
 
@@ -274,47 +278,93 @@ def _in_process(todo: list[tuple[Point, int]], seed: int, backend: str, dtype: s
 TASK_SECONDS = 1.0
 MAX_CHUNK = 64
 
+T = TypeVar("T")
+R = TypeVar("R")
 
-def _on_dask(client: Any, todo: list[tuple[Point, int]], seed: int, backend: str, dtype: str,
-             theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
-    """Keep two tasks per worker in flight, the first of one draw each, then of as many
-    draws as take about :data:`TASK_SECONDS` (from the draws' measured times); yield each
-    record (or failure) as its task completes."""
+
+def batches(tasks: Iterable[T], cost: Callable[[T], float | None]) -> Iterator[list[T]]:
+    """``tasks`` in order, grouped: each batch is its first task, then the next ones while
+    their summed ``cost`` (seconds) stays within :data:`TASK_SECONDS` and the batch below
+    :data:`MAX_CHUNK`; a task of unknown cost (``None``) goes alone. Lazy: ``cost`` is
+    asked when a batch is formed, so a cost that is measured as tasks finish applies to
+    the batches formed after."""
+    queue = deque(tasks)
+    while queue:
+        batch = [queue.popleft()]
+        spent = cost(batch[0])
+        while spent is not None and queue and len(batch) < MAX_CHUNK:
+            seconds = cost(queue[0])
+            if seconds is None or spent + seconds > TASK_SECONDS:
+                break
+            batch.append(queue.popleft())
+            spent += seconds
+        yield batch
+
+
+def run_batches(dask_client: Any, tasks: Iterable[T], run: Callable[..., list[R]],
+                args: tuple[Any, ...], *, name: Callable[[list[T]], str],
+                failed: Callable[[T, BaseException], R],
+                cost: Callable[[T], float] | None = None,
+                seconds: Callable[[R], float | None] | None = None) -> Iterator[R]:
+    """Run ``tasks`` on ``dask_client`` in :func:`batches`, each a Dask task
+    ``run(batch, *args)`` (a module-level function returning one result per task, in
+    order) named ``name(batch)``, retried once when its worker dies (``retries=1``) and
+    then answered by ``failed(task, exception)`` per task; yield each result as its batch
+    completes. Two batches per worker are in flight, the next submitted as one finishes.
+    A task's cost is ``cost(task)`` (estimated seconds) or, without it, the median of
+    ``seconds(result)`` (measured; ``None`` for an untimed result) over the latest
+    finished batch: until a batch has finished, one task per batch."""
     from dask.distributed import as_completed
 
-    queue = deque(todo)
-    where: dict[str, list[tuple[Point, int]]] = {}
+    measured: float | None = None
+    plan = batches(tasks, cost if cost is not None else lambda _task: measured)
+    where: dict[str, list[T]] = {}
     done = as_completed()
-    size = 1
 
     def submit() -> None:
-        items = [queue.popleft() for _ in range(min(size, len(queue)))]
-        payload = [(p.as_dict(), i, theory[p.key][0]) for p, i in items]
-        first, last = items[0], items[-1]
-        key = (f"freege-draws-{first[0].key}-{first[1]}-{last[0].key}-{last[1]}-{len(items)}"
-               f"-{seed}-{dtype}")
-        fut = client.submit(draw_chunk, payload, seed, backend, dtype, key=key, pure=False,
-                            retries=1)
-        where[fut.key] = items
-        done.add(fut)
+        batch = next(plan, None)
+        if batch is not None:
+            fut = dask_client.submit(run, batch, *args, key=name(batch), pure=False,
+                                     retries=1)
+            where[fut.key] = batch
+            done.add(fut)
 
-    for _ in range(min(2 * max(1, len(client.nthreads())), len(queue))):
+    for _ in range(2 * max(1, len(dask_client.nthreads()))):
         submit()
     for fut in done:
-        items = where.pop(fut.key)
+        batch = where.pop(fut.key)
         if fut.status == "finished":
-            records = fut.result()
+            results = fut.result()
         else:  # the task's worker died twice
             exc = fut.exception()
-            records = [_failure(p, i, exc) for p, i in items]
+            results = [failed(task, exc) for task in batch]
         fut.release()
-        seconds = sorted(r["seconds"] for r in records if r["status"] == "ok")
-        if seconds:
-            per_draw = max(seconds[len(seconds) // 2], 1e-4)
-            size = max(1, min(MAX_CHUNK, int(TASK_SECONDS / per_draw)))
-        if queue:
-            submit()
-        yield from records
+        timed = sorted(t for t in map(seconds, results) if t is not None) if seconds else []
+        if timed:
+            measured = timed[len(timed) // 2]
+        submit()
+        yield from results
+
+
+def _on_dask(dask_client: Any, todo: list[tuple[Point, int]], seed: int, backend: str,
+             dtype: str, theory: dict[str, list[float]]) -> Iterator[dict[str, Any]]:
+    """The draws on Dask in :func:`run_batches` of :func:`draw_chunk`, sized by the draws'
+    measured seconds; yield each record (or failure) as its task completes."""
+
+    def name(batch: list[tuple[dict[str, Any], int, float]]) -> str:
+        (first, i), (last, j) = batch[0][:2], batch[-1][:2]
+        return (f"freege-draws-{_key(first)}-{i}-{_key(last)}-{j}-{len(batch)}"
+                f"-{seed}-{dtype}")
+
+    tasks = [(p.as_dict(), i, theory[p.key][0]) for p, i in todo]
+    return run_batches(
+        dask_client, tasks, draw_chunk, (seed, backend, dtype), name=name,
+        failed=lambda task, exc: _failure(_key(task[0]), task[1], exc),
+        seconds=lambda record: record["seconds"] if record["status"] == "ok" else None)
+
+
+def _key(point: dict[str, Any]) -> str:
+    return Point.from_dict(point).key
 
 
 def _record(results: Iterator[dict[str, Any]], total: int, writer: sweep_store.Writer,

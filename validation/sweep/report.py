@@ -28,18 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from freege.validation.sampling import metrics
 from freege.validation.sweep import store as sweep_store
 
 #: axes that may vary along a sweep, in the order a plot prefers them as its x axis
 AXES: tuple[str, ...] = ("n", "beta", "h", "dk", "dv", "do", "h_kv", "d")
 LABELS: tuple[str, ...] = ("model", "sharing", "case")
 PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
-
-
-def _t975(dof: int) -> float:
-    from scipy import stats
-
-    return float(stats.t.ppf(0.975, dof))
+#: confidence level of every interval of the report (its ``ci95`` keys)
+LEVEL = 0.95
 
 
 #: every metric of a sweep by its one name -- in the store's records (moments flattened
@@ -73,19 +70,19 @@ FLAGS: dict[str, str] = {
 
 
 def mean_ci(values: Sequence[float]) -> dict[str, float | str | None]:
-    """``{"mean", "ci95", "flag"}``: the mean and Student-t 95% half-width (``None`` when
-    there are fewer than 2 values; both ``None`` for none); ``flag`` is ``"one_draw"``
-    for one value, ``"degenerate"`` when 2 or more values are all equal (a half-width 0
-    that estimates nothing), else ``None``."""
+    """``{"mean", "ci95", "flag"}``: the mean and Student-t 95% half-width
+    (:func:`freege.validation.sampling.metrics.mean_ci`; ``None`` when there are fewer
+    than 2 values; both ``None`` for none); ``flag`` is ``"one_draw"`` for one value,
+    ``"degenerate"`` when 2 or more values are all equal (a half-width 0 that estimates
+    nothing), else ``None``. Values must be finite (a ValueError otherwise; a store's
+    records are)."""
     v = np.asarray(values, dtype=np.float64)
     if v.size == 0:
         return {"mean": None, "ci95": None, "flag": None}
     if v.size == 1:
         return {"mean": float(v[0]), "ci95": None, "flag": "one_draw"}
-    spread = float(v.std(ddof=1))
-    return {"mean": float(v.mean()),
-            "ci95": _t975(v.size - 1) * spread / math.sqrt(v.size),
-            "flag": "degenerate" if np.all(v == v[0]) else None}
+    mean, half = metrics.mean_ci(v, LEVEL)
+    return {"mean": mean, "ci95": half, "flag": "degenerate" if np.all(v == v[0]) else None}
 
 
 def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -133,7 +130,7 @@ def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     b = float(np.sum((x - xm) * (z - z.mean())) / sxx)
     a = float(z.mean() - b * xm)
     resid = z - (a + b * x)
-    half = _t975(k - 2) * math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
+    half = metrics.t_critical(k - 2, LEVEL) * math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
     flags = [name for name, on in (("spans_zero", abs(b) <= half),
                                    ("few_points", k < MIN_FIT_POINTS)) if on]
     return {"exponent": b, "ci95": half, "prefactor": math.exp(a), "points": k,
