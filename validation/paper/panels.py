@@ -1,7 +1,11 @@
 """The configurations of the paper's experimental section at a scale S (theory §6.4).
 
-``scale S`` divides n, d, dK, dV, dO by S (h, h_kv and beta unchanged; widths rounded to
-the nearest integer, at least 1); theory is evaluated at the realised widths. Every
+Panels 2(a)-3(b) measure configurations of the theory §6.3 setups, built from
+:mod:`freege.validation.paper.setups` (where their dimensions are written); table 2
+measures the theory §6.1 presets and D.1 its own spectra configurations. ``scale S``
+divides n, d, dK, dV, dO by S (:func:`scale_dims`; h, h_kv and beta unchanged; widths
+rounded to the nearest integer, at least 1), except that a width solved from a budget is
+solved at the scaled widths; theory is evaluated at the realised widths. Every
 configuration is a plain JSON-able dict (the sweep store records it):
 
 ``key`` (unique), ``panel``, ``kind`` (:data:`freege.validation.paper.measure.KINDS`),
@@ -12,7 +16,9 @@ share the weights their shapes have in common, theory §6.4), ``betas``, ``lam``
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -23,17 +29,17 @@ PANELS: tuple[str, ...] = ("2a", "2b", "2c", "2d", "3a", "3b", "table2", "d1")
 #: panels with measured points (2b is theory only)
 MEASURED: tuple[str, ...] = ("2a", "2c", "2d", "3a", "3b", "table2", "d1")
 DRAWS = 10
-SEED = 0
 TARGET_SEED = 0
 
-CURVE_HEADS = (32, 64, 128)
-#: 19 configurations in all on the two paths of panel 2(c)
-FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
-FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
-TEMPERATURE_BETAS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-ALLOCATIONS = ((128, 128), (64, 192))
-ARRIVAL_GROUPS = (64, 32, 16, 8, 4, 2, 1)
-SHARING_HEADS = (2, 4, 8, 16, 32)
+#: the heads the paper measured on the two paths of panel 2(c), 19 configurations in all:
+#: subsets of the theory grids setups.HEADCOUNT_HEADS and setups.BUDGET_HEADS
+MEASURED_FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
+MEASURED_FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
+#: the betas the paper measured in panel 2(d): a subset of setups.TEMPERATURE_BETAS
+MEASURED_TEMPERATURE_BETAS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+#: what a configuration's ``dims`` records: the shape, then with K/V sharing
+SHAPE = ("n", "d", "h", "dK", "dV", "dO")
+SHAPE_AND_SHARING = (*SHAPE, "sharing", "h_kv")
 PRESET_NAMES = ("bert-base", "modernbert-large", "dinov3-l16", "llada-8b", "gpt3-175b",
                 "falcon-7b", "kayyam-1.2b")
 
@@ -62,12 +68,16 @@ def scaled(width: int | Fraction, scale: float) -> int:
     return max(1, round(float(width) / scale))
 
 
-def _dims(scale: float, **kw: Any) -> dict[str, Any]:
-    out = dict(kw)
-    for name in ("n", "d", "dK", "dV", "dO"):
-        out[name] = scaled(kw[name], scale)
-    Dims(**out)  # checked now, before any work
-    return out
+def scale_dims(dims: Dims, scale: float) -> Dims:
+    """``dims`` at scale S: n, d, dK, dV, dO divided by S (:func:`scaled`), the rest
+    unchanged; a ValueError now, before any work, when the result is not a configuration."""
+    return dataclasses.replace(dims, **{name: scaled(getattr(dims, name), scale)
+                                        for name in ("n", "d", "dK", "dV", "dO")})
+
+
+def _record(dims: Dims, fields: Iterable[str] = SHAPE) -> dict[str, Any]:
+    """The named fields of ``dims``, as a configuration's ``dims`` records them."""
+    return {name: getattr(dims, name) for name in fields}
 
 
 def _config(key: str, panel: str, kind: str, dims: dict[str, Any], *, group: str | None = None,
@@ -79,47 +89,47 @@ def _config(key: str, panel: str, kind: str, dims: dict[str, Any], *, group: str
             "label": label}
 
 
-def budget_output(n: int, dk: int, h: int) -> int:
-    """Rounded output width of the fixed budget ``h dK (3n + dO) = 6 n^2`` (theory §6.3)."""
-    return round(setups.budget_output_width(h, n, dk))
-
-
 def panel_2a(s: float) -> list[dict[str, Any]]:
+    """Learning curves: :func:`setups.curve_dims` for each of ``setups.CURVE_HEADS``."""
     return [_config(f"2a/h={h}", "2a", "flow",
-                    _dims(s, n=4096, d=4096, h=h, dK=64, dV=64, dO=8192), h=h)
-            for h in CURVE_HEADS]
+                    _record(scale_dims(setups.curve_dims(h), s)), h=h)
+            for h in setups.CURVE_HEADS]
 
 
 def panel_2c(s: float) -> list[dict[str, Any]]:
+    """Fixed output (:func:`setups.fixed_output_dims`, scaled) against the paper's fixed
+    budget (:func:`setups.budget_dims`: dO solved at the scaled n and dK = dV)."""
     out = [_config(f"2c/output/h={h}", "2c", "ridge",
-                   _dims(s, n=4096, d=4096, h=h, dK=64, dV=64, dO=2048),
-                   path="fixed output", h=h) for h in FIXED_OUTPUT_HEADS]
-    n, dk = scaled(4096, s), scaled(64, s)
-    for h in FIXED_BUDGET_HEADS:
-        dims = _dims(1, n=n, d=n, h=h, dK=dk, dV=dk, dO=budget_output(n, dk, h))
+                   _record(scale_dims(setups.fixed_output_dims(h), s)),
+                   path="fixed output", h=h) for h in MEASURED_FIXED_OUTPUT_HEADS]
+    n, width = scaled(setups.N, s), scaled(setups.HEAD_WIDTH, s)
+    for h in MEASURED_FIXED_BUDGET_HEADS:
+        dims = _record(setups.budget_dims(h, n, width))
         out.append(_config(f"2c/budget/h={h}", "2c", "ridge", dims, path="fixed budget", h=h))
     return out
 
 
 def panel_2d(s: float) -> list[dict[str, Any]]:
-    return [_config(f"2d/dK={dk},dV={dv}", "2d", "ridge",
-                    _dims(s, n=8192, d=12288, h=96, dK=dk, dV=dv, dO=12288),
-                    group="2d", betas=TEMPERATURE_BETAS, allocation=f"({dk},{dv})")
-            for dk, dv in ALLOCATIONS]
+    """Temperature: the two allocations of :func:`setups.temperature_dims`, labelled by
+    their unscaled widths, over ``MEASURED_TEMPERATURE_BETAS``."""
+    return [_config(f"2d/dK={dims.dK},dV={dims.dV}", "2d", "ridge",
+                    _record(scale_dims(dims, s)), group="2d",
+                    betas=MEASURED_TEMPERATURE_BETAS, allocation=f"({dims.dK},{dims.dV})")
+            for dims in setups.temperature_dims().values()]
 
 
 def panel_3a(s: float) -> list[dict[str, Any]]:
+    """Arrival: :func:`setups.arrival_dims` for each of ``setups.ARRIVAL_GROUPS`` at fixed
+    widths, and with dK = dV grown to the scaled h_kv = h model's parameter count
+    (:func:`setups.grown_width`, rounded)."""
     out = []
-    base = _dims(s, n=4096, d=4096, h=64, dK=64, dV=64, dO=8192)
-    reference = Dims(**base).n_params
-    for h_kv in ARRIVAL_GROUPS:
-        sharing = "none" if h_kv == 64 else "mqa" if h_kv == 1 else "gqa"
-        fixed = {**base, "sharing": sharing, "h_kv": h_kv}
+    reference = scale_dims(setups.arrival_dims(setups.ARRIVAL_HEADS), s).n_params
+    for h_kv in setups.ARRIVAL_GROUPS:
+        dims = scale_dims(setups.arrival_dims(h_kv), s)
+        fixed = _record(dims, SHAPE_AND_SHARING)
         out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", fixed,
                            path="fixed widths", h_kv=h_kv))
-        width = setups.width_for_budget(
-            reference, n=base["n"], d=base["d"], h=64, dO=base["dO"], sharing=sharing,
-            h_kv=h_kv)
+        width = setups.grown_width(dims, reference)
         grown = {**fixed, "dK": round(width), "dV": round(width)}
         out.append(_config(f"3a/budget/h_kv={h_kv}", "3a", "flow", grown,
                            path="fixed N_par", h_kv=h_kv, width=float(width)))
@@ -127,27 +137,27 @@ def panel_3a(s: float) -> list[dict[str, Any]]:
 
 
 def panel_3b(s: float) -> list[dict[str, Any]]:
+    """Sharing: the GQA and tied configurations of :func:`setups.sharing_dims` for each of
+    ``setups.SHARING_HEADS``."""
     out = []
-    for h in SHARING_HEADS:
-        common = _dims(s, n=4096, d=8192, h=h, dK=2048 // h, dV=2048 // h, dO=2048)
+    for h in setups.SHARING_HEADS:
+        dims = setups.sharing_dims(h)
         out.append(_config(f"3b/gqa/h={h}", "3b", "ridge",
-                           {**common, "sharing": "gqa", "h_kv": h // 2},
+                           _record(scale_dims(dims["gqa"], s), SHAPE_AND_SHARING),
                            group=f"3b/h={h}", scheme="GQA", h=h))
-        out.append(_config(f"3b/tied/h={h}", "3b", "ridge", {**common, "sharing": "tied"},
+        out.append(_config(f"3b/tied/h={h}", "3b", "ridge",
+                           _record(scale_dims(dims["tied"], s), (*SHAPE, "sharing")),
                            group=f"3b/h={h}", scheme="tied", h=h))
     return out
 
 
 def panel_table2(s: float) -> list[dict[str, Any]]:
+    """GE at the theory §6.1 presets ``PRESET_NAMES``."""
     from freege.validation.models.presets import get_preset
 
-    out = []
-    for name in PRESET_NAMES:
-        p = get_preset(name)
-        dims = _dims(s, n=p.n, d=p.d, h=p.h, dK=p.dK, dV=p.dV, dO=p.dO,
-                     sharing=p.sharing, h_kv=p.h_kv)
-        out.append(_config(f"table2/{name}", "table2", "ge", dims, preset=name))
-    return out
+    return [_config(f"table2/{name}", "table2", "ge",
+                    _record(scale_dims(get_preset(name), s), SHAPE_AND_SHARING), preset=name)
+            for name in PRESET_NAMES]
 
 
 def panel_d1(s: float) -> list[dict[str, Any]]:
@@ -163,8 +173,8 @@ def panel_d1(s: float) -> list[dict[str, Any]]:
                                              h_kv=4)),
             ("sharing", "tied K = V", dict(h=16, dK=256, dV=256, dO=4096, sharing="tied"))]
     return [_config(f"d1/{group}/{name}", "d1", "spectrum",
-                    _dims(s, n=2048, d=2048, **kw), draws=1, group=f"d1/{group}",
-                    facet=group, name=name)
+                    _record(scale_dims(Dims(n=2048, d=2048, **kw), s), ("n", "d", *kw)),
+                    draws=1, group=f"d1/{group}", facet=group, name=name)
             for group, name, kw in rows]
 
 

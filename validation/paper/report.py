@@ -26,7 +26,7 @@ Records = dict[str, dict[int, dict[str, Any]]]
 Row = dict[str, Any]
 
 CURVE_TIMES = [float(t) for t in setups.CURVE_TIMES]
-BETA_GRID = [round(0.25 + 0.05 * k, 2) for k in range(26)]
+BETA_GRID = [float(beta) for beta in setups.TEMPERATURE_BETAS]
 
 
 def _draws(config: dict[str, Any], recs: Records) -> list[dict[str, Any]]:
@@ -114,18 +114,19 @@ def panel_2b(opts: dict[str, Any]) -> dict:
     path_h = np.arange(16, 121, 2.0)
     budget_h = np.arange(32, 121, 2.0)
     g = dk / n
+    g_out = setups.FIXED_OUTPUT_WIDTH / setups.N  # the fixed-output path
     stats = [_stat("fixed budget, h = 64 (h dV = n)", th.ridge_ratios(64, 64 * g, 64 * g,
                                                                       6 / (64 * g) - 3)),
              _stat("fixed budget, h = 96 (dO = n)", th.ridge_ratios(96, 96 * g, 96 * g,
                                                                     6 / (96 * g) - 3)),
              _stat("fixed output dO = n/2, h = 32 (h dV = dO)",
-                   th.ridge_ratios(32, 32 * g, 32 * g, 0.5))]
+                   th.ridge_ratios(32, 32 * g, 32 * g, g_out))]
     return {"title": "2(b) limiting error over head count and output width", "rows": [],
             "statistics": stats, "incomplete": [], "columns": [],
             "map": {"n": n, "dK": dk, "heads": heads.tolist(), "gO": g_outs.tolist(),
                     "error": grid.tolist()},
             "paths": {"fixed output": {"h": path_h.tolist(),
-                                       "gO": [2048 / 4096] * len(path_h)},
+                                       "gO": [g_out] * len(path_h)},
                       "fixed budget": {"h": budget_h.tolist(),
                                        "gO": [6 * n / (h * dk) - 3 for h in budget_h]}}}
 

@@ -19,6 +19,9 @@ limiting predictions on them (features normalized to the mean-one MHA law):
 * :func:`arrival` -- h = 64, n = d = 4096, dO = 2n: time to relative loss 0.1 against
   the number of K/V groups, at fixed widths and at a fixed parameter count.
 
+Each setup's dimensions and constants are written here once: the measured panels of the
+paper reproduction (:mod:`freege.validation.paper.panels`) scale these configurations.
+
 Widths solved from a parameter budget are real numbers: the limiting laws depend on the
 widths only through the ratios ``gK = h dK / n``, ``gV = h dV / n`` (theory §1.2), so a
 solved width enters exactly (as a fraction) through :class:`freege.params.Ratios`;
@@ -31,6 +34,7 @@ digits (the numeric layer works with guard digits).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +54,15 @@ LAM = Fraction(1, 10_000)
 SIGMA2 = Fraction(1, 10)
 #: relative-loss level that defines the arrival time (theory §6.3)
 LEVEL = Fraction(1, 10)
+
+#: n = d of the head-count, budget and arrival setups
+N = 4096
+#: their per-head width dK = dV (the paper's budget path keeps it fixed)
+HEAD_WIDTH = 64
+#: output width dO of the fixed-output path (and of the budget-widths path)
+FIXED_OUTPUT_WIDTH = 2048
+#: heads of the arrival setup; h_kv = h is the model without K/V sharing
+ARRIVAL_HEADS = 64
 
 #: beta grid of the temperature setup: 0.25, 0.30, ..., 1.50
 TEMPERATURE_BETAS: tuple[Fraction, ...] = tuple(Fraction(k, 100) for k in range(25, 151, 5))
@@ -136,22 +149,23 @@ def error(config: Ratios | Dims, settings: Readout, dps: int | None) -> Any:
 # -- configurations (theory §6.3) ---------------------------------------------------------
 
 
-def temperature_dims(beta: Number) -> dict[str, Dims]:
-    """The two equal-budget allocations of the temperature setup, keyed ``dK_dV``."""
+def temperature_dims(beta: Number = BETA) -> dict[str, Dims]:
+    """The two equal-budget allocations of the temperature setup, keyed ``dK_dV``: the
+    reference (128, 128) first, then (64, 192)."""
     return {
         f"{dk}_{dv}": Dims(n=8192, d=12288, h=96, dK=dk, dV=dv, dO=12288, beta=beta)
-        for dk, dv in ((64, 192), (128, 128))
+        for dk, dv in ((128, 128), (64, 192))
     }
 
 
 def curve_dims(h: int, beta: Number = BETA) -> Dims:
     """Learning-curve configuration: n = d = 4096, dK = dV = 64, dO = 2n."""
-    return Dims(n=4096, h=h, dK=64, dV=64, dO=8192, beta=beta)
+    return Dims(n=N, h=h, dK=HEAD_WIDTH, dV=HEAD_WIDTH, dO=2 * N, beta=beta)
 
 
 def fixed_output_dims(h: int, beta: Number = BETA) -> Dims:
     """Fixed-output configuration: n = d = 4096, dK = dV = 64, dO = 2048."""
-    return Dims(n=4096, h=h, dK=64, dV=64, dO=2048, beta=beta)
+    return Dims(n=N, h=h, dK=HEAD_WIDTH, dV=HEAD_WIDTH, dO=FIXED_OUTPUT_WIDTH, beta=beta)
 
 
 def width_for_budget(n_params: int, **dims: Any) -> Fraction:
@@ -165,28 +179,48 @@ def width_for_budget(n_params: int, **dims: Any) -> Fraction:
     return Fraction(n_params, one)
 
 
-def width_ratios(n: int, h: int, width: Fraction, dO: int, beta: Number,
+def grown_width(dims: Dims, n_params: int) -> Fraction:
+    """The per-head width ``dK = dV`` at which the configuration ``dims`` -- its n, d, h,
+    dO and K/V sharing, widths replaced -- has ``n_params`` parameters
+    (:func:`width_for_budget`)."""
+    return width_for_budget(n_params, n=dims.n, d=dims.d, h=dims.h, dO=dims.dO,
+                            sharing=dims.sharing, h_kv=dims.h_kv)
+
+
+def width_ratios(n: int, h: Number, width: Number, dO: Number, beta: Number,
                  sharing: str = "none") -> Ratios:
-    """Limit ratios of a configuration with a real per-head width ``dK = dV = width``."""
+    """Limit ratios of a configuration with real widths: per-head ``dK = dV = width``,
+    output ``dO``, head count ``h``."""
     g = Fraction(h) * width / n
     return Ratios(beta=beta, h=h, gK=g, gV=g, gO=Fraction(dO, n), sharing=sharing)
 
 
-def budget_output_width(h: Number, n: int = 4096, dK: int = 64) -> Fraction:
+def fixed_budget(n: int) -> int:
+    """The parameter budget ``6 n^2`` of the fixed-budget paths (n = d; theory §6.3)."""
+    return 6 * n * n
+
+
+def budget_output_width(h: Number, n: int = N, dK: int = HEAD_WIDTH) -> Fraction:
     """Output width spending the fixed budget ``h dK (3n + dO) = 6 n^2`` at fixed
     dK = dV (n = d; theory §6.3), exactly: ``dO = 6 n^2 / (h dK) - 3n``, i.e.
     ``gO = 6/gV - 3``. ValueError when it is not positive (``h >= 2n/dK``)."""
     h_ = positive("h", h)
-    d_out = Fraction(6 * n * n) / (Fraction(h_) * dK) - 3 * n
+    d_out = Fraction(fixed_budget(n)) / (Fraction(h_) * dK) - 3 * n
     if d_out <= 0:
         raise ValueError(f"h must be < 2n/dK = {Fraction(2 * n, dK)} for a positive "
                          f"output width on the fixed budget (got {h})")
     return d_out
 
 
-def budget_width(h: int, n: int = 4096, dO: int = 2048) -> Fraction:
+def budget_dims(h: int, n: int = N, width: int = HEAD_WIDTH) -> Dims:
+    """A finite model on the paper's fixed-budget path: n = d, dK = dV = ``width`` and the
+    output width :func:`budget_output_width` rounded to the nearest integer."""
+    return Dims(n=n, h=h, dK=width, dV=width, dO=round(budget_output_width(h, n, width)))
+
+
+def budget_width(h: int, n: int = N, dO: int = FIXED_OUTPUT_WIDTH) -> Fraction:
     """Per-head width spending the fixed budget ``h dK (3n + dO) = 6 n^2`` (n = d)."""
-    return width_for_budget(6 * n * n, n=n, h=h, dO=dO)
+    return width_for_budget(fixed_budget(n), n=n, h=h, dO=dO)
 
 
 def sharing_dims(h: int, beta: Number = BETA) -> dict[str, Dims]:
@@ -202,9 +236,11 @@ def sharing_dims(h: int, beta: Number = BETA) -> dict[str, Dims]:
 
 
 def arrival_dims(h_kv: int, beta: Number = BETA) -> Dims:
-    """Fixed-width arrival configuration: h = 64, n = d = 4096, dK = dV = 64, dO = 2n."""
-    sharing = "none" if h_kv == 64 else "mqa" if h_kv == 1 else "gqa"
-    return Dims(n=4096, h=64, dK=64, dV=64, dO=8192, beta=beta, sharing=sharing, h_kv=h_kv)
+    """Fixed-width arrival configuration: the learning-curve configuration at h = 64
+    (n = d = 4096, dK = dV = 64, dO = 2n) with ``h_kv`` K/V groups -- no sharing at
+    h_kv = h, MQA at 1, GQA between."""
+    sharing = "none" if h_kv == ARRIVAL_HEADS else "mqa" if h_kv == 1 else "gqa"
+    return dataclasses.replace(curve_dims(ARRIVAL_HEADS, beta), sharing=sharing, h_kv=h_kv)
 
 
 # -- setups -----------------------------------------------------------------------------
@@ -287,8 +323,8 @@ def budget(
     settings: Readout = Readout(),
     dps: int | None = None,
     progress: Progress = quiet,
-    n: int = 4096,
-    width: int = 64,
+    n: int = N,
+    width: int = HEAD_WIDTH,
 ) -> dict[str, Any]:
     """Coefficient errors along the paper's fixed-budget path: n = d, dK = dV = ``width``
     fixed and dO solved from ``h dK (3n + dO) = 6 n^2`` (:func:`budget_output_width`,
@@ -298,14 +334,13 @@ def budget(
     rows: list[Row] = []
     for h, d_out in zip(heads, outs, strict=True):
         progress(f"budget: h = {float(h):g}")
-        g = Fraction(positive("h", h)) * width / n
-        config = Ratios(beta=BETA, h=h, gK=g, gV=g, gO=d_out / n)
+        config = width_ratios(n, h, width, d_out, BETA)
         rows.append({
             "h": number(h, dps) if not isinstance(h, int) else h, "dK": width, "dV": width,
             "dO": number(d_out, dps), "dO_rounded": round(d_out),
-            "n_params": 6 * n * n, "error": error(config, settings, dps),
+            "n_params": fixed_budget(n), "error": error(config, settings, dps),
         })
-    return {"rows": rows, "n_params": 6 * n * n}
+    return {"rows": rows, "n_params": fixed_budget(n)}
 
 
 def budget_widths(
@@ -317,7 +352,7 @@ def budget_widths(
     """Coefficient errors at the fixed budget ``h dK (3n + dO) = 6 n^2`` along the
     fixed-output path (n = d = 4096, dO = 2048, dK = dV solved per h as a real width);
     the paper's path is :func:`budget`."""
-    n, d_out = 4096, 2048
+    n, d_out = N, FIXED_OUTPUT_WIDTH
     widths = [budget_width(h, n, d_out) for h in heads]  # every input checked first
     rows: list[Row] = []
     for h, width in zip(heads, widths, strict=True):
@@ -325,9 +360,9 @@ def budget_widths(
         config = width_ratios(n, h, width, d_out, BETA)
         rows.append({
             "h": h, "dK": number(width, dps), "dV": number(width, dps), "dO": d_out,
-            "n_params": 6 * n * n, "error": error(config, settings, dps),
+            "n_params": fixed_budget(n), "error": error(config, settings, dps),
         })
-    return {"rows": rows, "n_params": 6 * n * n}
+    return {"rows": rows, "n_params": fixed_budget(n)}
 
 
 def sharing(
@@ -364,16 +399,13 @@ def arrival(
     K/V groups: at fixed widths dK = dV = 64 (each configuration's own law, evaluated --
     theory §4 predicts no change), and at the parameter count of the h_kv = h model with
     the per-head width grown to spend the saved K/V weights."""
-    reference = arrival_dims(64).n_params
+    reference = arrival_dims(ARRIVAL_HEADS).n_params
     configs = [arrival_dims(h_kv) for h_kv in groups]  # every input checked first
     rows: list[Row] = []
     for dims in configs:
         h_kv = dims.h_kv
         progress(f"arrival: h_kv = {h_kv}")
-        width = width_for_budget(
-            reference, n=dims.n, d=dims.d, h=dims.h, dO=dims.dO,
-            sharing=dims.sharing, h_kv=h_kv,
-        )
+        width = grown_width(dims, reference)
         grown = width_ratios(dims.n, dims.h, width, dims.dO, dims.beta)
         rows.append({
             "h_kv": h_kv,

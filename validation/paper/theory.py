@@ -66,8 +66,9 @@ def fixed_budget_curve(n: int, dk: int, heads: np.ndarray) -> list[float]:
     """Error along the fixed-budget path with the exact solved ``gO = 6/gV - 3``."""
     out = []
     for h in heads:
-        g = Fraction(float(h)) * dk / n
-        out.append(ridge_ratios(Fraction(float(h)), g, g, 6 / g - 3))
+        h_ = Fraction(float(h))
+        g = h_ * dk / n
+        out.append(ridge_ratios(h_, g, g, setups.budget_output_width(h_, n, dk) / n))
     return out
 
 

@@ -1,0 +1,76 @@
+"""The paper's measured configurations (theory §6.4) are the theory §6.3 setups at scale S."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from freege.params import Dims
+from freege.validation.paper import panels, setups
+
+
+def _dims(config: dict) -> Dims:
+    return Dims(**config["dims"])
+
+
+def _by(configs: list[dict], **label) -> list[dict]:
+    return [c for c in configs if all(c["label"].get(k) == v for k, v in label.items())]
+
+
+def test_at_scale_one_the_panels_measure_the_setups_configurations():
+    """At S = 1 every panel configuration is its setup's configuration (beta aside: the
+    panels carry their betas separately)."""
+    for h in setups.CURVE_HEADS:
+        (config,) = _by(panels.panel_2a(1), h=h)
+        assert _dims(config) == setups.curve_dims(h)
+    for h in panels.MEASURED_FIXED_OUTPUT_HEADS:
+        (config,) = _by(panels.panel_2c(1), path="fixed output", h=h)
+        assert _dims(config) == setups.fixed_output_dims(h)
+    allocations = {c["label"]["allocation"]: _dims(c) for c in panels.panel_2d(1)}
+    assert allocations == {f"({d.dK},{d.dV})": d for d in setups.temperature_dims().values()}
+    for h_kv in setups.ARRIVAL_GROUPS:
+        (config,) = _by(panels.panel_3a(1), path="fixed widths", h_kv=h_kv)
+        assert _dims(config) == setups.arrival_dims(h_kv)
+    for h in setups.SHARING_HEADS:
+        for scheme, key in (("GQA", "gqa"), ("tied", "tied")):
+            (config,) = _by(panels.panel_3b(1), scheme=scheme, h=h)
+            assert _dims(config) == setups.sharing_dims(h)[key]
+
+
+def test_measured_heads_and_betas_lie_on_the_theory_grids():
+    assert set(panels.MEASURED_FIXED_OUTPUT_HEADS) < set(setups.HEADCOUNT_HEADS)
+    assert set(panels.MEASURED_FIXED_BUDGET_HEADS) < set(setups.BUDGET_HEADS)
+    grid = {float(beta) for beta in setups.TEMPERATURE_BETAS}
+    assert set(panels.MEASURED_TEMPERATURE_BETAS) < grid
+    for config in panels.panel_2d(1):
+        assert config["betas"] == list(panels.MEASURED_TEMPERATURE_BETAS)
+
+
+@pytest.mark.parametrize("scale", [1, 3, 16, 64])
+def test_scaling_divides_the_widths_and_keeps_heads_and_sharing(scale):
+    dims = setups.arrival_dims(8)
+    got = panels.scale_dims(dims, scale)
+    for name in ("n", "d", "dK", "dV", "dO"):
+        assert getattr(got, name) == max(1, round(getattr(dims, name) / scale))
+    assert (got.h, got.h_kv, got.sharing, got.beta) == (dims.h, dims.h_kv, dims.sharing,
+                                                         dims.beta)
+
+
+@pytest.mark.parametrize("scale", [1, 4, 32])
+def test_budget_configurations_spend_their_budget_at_the_realised_widths(scale):
+    """2(c): dO is solved at the scaled n and dK (not scaled from S = 1), so
+    h dK (3n + dO) = 6 n^2 up to dO's rounding; 3(a): the grown width spends the scaled
+    h_kv = h model's parameter count up to its rounding."""
+    for config in _by(panels.panel_2c(scale), path="fixed budget"):
+        d = _dims(config)
+        exact = setups.budget_output_width(d.h, d.n, d.dK)
+        assert d.dO == round(exact) and d.d == d.n and d.dV == d.dK
+        assert abs(d.h * d.dK * (3 * d.n + d.dO) - setups.fixed_budget(d.n)) <= d.h * d.dK / 2
+    reference = _dims(_by(panels.panel_3a(scale), path="fixed widths", h_kv=64)[0]).n_params
+    for config in _by(panels.panel_3a(scale), path="fixed N_par"):
+        d = _dims(config)
+        width = Fraction(config["label"]["width"])
+        assert d.dK == d.dV == round(width)
+        exact = Dims(**{**config["dims"], "dK": 1, "dV": 1}).n_params * width
+        assert exact == pytest.approx(reference, rel=1e-12)
