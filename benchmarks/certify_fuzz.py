@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -34,42 +33,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.random_laws import draw, one_corner  # noqa: E402
 from freege import numeric  # noqa: E402
 from freege.numeric import certify  # noqa: E402
-from freege.params import (  # noqa: E402
-    BETA_MAX,
-    BETA_MIN,
-    CASES,
-    H_MAX,
-    RATIO_MAX,
-    RATIO_MIN,
-    TIED_CASES,
-    Ratios,
-)
-
-#: values a "corner" ratio takes: exactly 1, a hair either side, and the domain ends
-CORNERS = ("1", "0.999", "1.001", "0.9999", str(RATIO_MIN), str(RATIO_MAX))
-
-
-def _log_uniform(rng: random.Random, lo: Fraction, hi: Fraction) -> str:
-    value = math.exp(rng.uniform(math.log(lo), math.log(hi)))
-    text = f"{value:.4g}"
-    return str(min(max(Fraction(text), lo), hi)) if "e" in text else text
+from freege.params import CASES, TIED_CASES, Ratios  # noqa: E402
 
 
 def random_law(seed: int, k: int) -> tuple[str, dict[str, Any]]:
-    """Law ``k`` of the fuzz with ``seed``: its case and its ratios (decimal strings)."""
-    rng = random.Random(f"{seed}:{k}")
-    case = CASES[k % len(CASES)]
-    beta = _log_uniform(rng, BETA_MIN, BETA_MAX)
-    h = max(1, min(H_MAX, round(math.exp(rng.uniform(0, math.log(H_MAX))))))
-    ratios = {name: _log_uniform(rng, RATIO_MIN, RATIO_MAX) for name in ("gK", "gV", "gO")}
-    if rng.random() < 0.25:
-        ratios[rng.choice(("gK", "gV", "gO"))] = rng.choice(CORNERS)
-    tied = case in TIED_CASES
-    if tied:
-        ratios["gV"] = ratios["gK"]
-    return case, {"beta": beta, "h": h, **ratios, "sharing": "tied" if tied else "none"}
+    """Law ``k`` of the fuzz with ``seed``: its case (``k`` mod 7) and its ratios (decimal
+    strings), drawn by :func:`benchmarks.random_laws.draw` with :func:`one_corner`."""
+    case, params = draw(random.Random(f"{seed}:{k}"), one_corner, CASES[k % len(CASES)])
+    return case, {**params, "sharing": "tied" if case in TIED_CASES else "none"}
 
 
 def _relative(value: Fraction, ref: float) -> float:

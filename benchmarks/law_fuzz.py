@@ -39,7 +39,6 @@ import signal
 import sys
 import time
 import traceback
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -47,44 +46,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.random_laws import draw, near_one  # noqa: E402
 from freege.numeric.law import Law  # noqa: E402
-from freege.params import (  # noqa: E402
-    BETA_MAX,
-    BETA_MIN,
-    CASES,
-    H_MAX,
-    RATIO_MAX,
-    RATIO_MIN,
-    TIED_CASES,
-    Ratios,
-)
+from freege.params import Ratios  # noqa: E402
 
 ULP4 = 4 * np.finfo(float).eps
 
 
-def _loguniform(rng: np.random.Generator, lo: Fraction, hi: Fraction) -> str:
-    value = float(np.exp(rng.uniform(np.log(float(lo)), np.log(float(hi)))))
-    return f"{min(max(value, float(lo)), float(hi)):.4g}"
-
-
-def draw(rng: np.random.Generator) -> tuple[str, Ratios]:
-    """One random law of the declared domain."""
-    case = CASES[int(rng.integers(len(CASES)))]
-    beta = _loguniform(rng, BETA_MIN, BETA_MAX)
-    h = int(min(H_MAX, max(1, round(float(np.exp(rng.uniform(0, np.log(H_MAX))))))))
-    ratios = [_loguniform(rng, RATIO_MIN, RATIO_MAX) for _ in range(3)]
-    for k in range(3):
-        u = rng.random()
-        if u < 0.12:
-            ratios[k] = "1"
-        elif u < 0.2:
-            ratios[k] = str(1 + int(rng.choice([-1, 1])) * 10.0 ** -int(rng.integers(1, 5)))
-        elif u < 0.25:
-            ratios[k] = ratios[(k + 1) % 3]
-    gK, gV, gO = ratios
-    if case in TIED_CASES:
-        gV = gK
-    return case, Ratios(beta=beta, h=h, gK=gK, gV=gV, gO=gO)
+def random_law(rng: np.random.Generator) -> tuple[str, Ratios]:
+    """The next law of the fuzz: :func:`benchmarks.random_laws.draw` with :func:`near_one`
+    (the case drawn too)."""
+    case, params = draw(rng, near_one)
+    return case, Ratios(**params)
 
 
 def points(law: Law) -> np.ndarray:
@@ -175,7 +148,7 @@ def main() -> None:
                         help="check the working-precision route at this many digits")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    draws = [draw(rng) for _ in range(args.n)]
+    draws = [random_law(rng) for _ in range(args.n)]
     path = Path(args.out)
     done = set()
     if path.exists():

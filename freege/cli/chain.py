@@ -17,13 +17,7 @@ import dataclasses
 from typing import Any
 
 from freege.cli.common import check_plot_target, emit, one_line_warnings
-from freege.cli.options import (
-    add_backend_option,
-    add_format_option,
-    add_plot_option,
-    add_seed_option,
-    add_verbosity_options,
-)
+from freege.cli.options import add_backend_option, add_run_options, add_seed_option
 from freege.params import DIM, DRAWS, HEADS, SEED, SHARINGS, Dims, Domain, parse_number
 
 HELP = "the multi-head equivalence chain, step by step, and the leading singular value " \
@@ -61,9 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--store", metavar="FILE", default=None,
                    help="append every draw to this file and reuse the draws it holds "
                    "(resumable runs)")
-    add_format_option(p)
-    add_plot_option(p, "write the six spectra at the first --n with the limiting density")
-    add_verbosity_options(p)
+    add_run_options(p, "write the six spectra at the first --n with the limiting density",
+                    confirm=False)
     p.set_defaults(func=run)
 
 

@@ -1,7 +1,8 @@
 """The options several ``freege`` sub-commands share, each defined once here: output
 format, ``--dps``, ``--plot``, ``--quiet``/``--verbose``, ``--seed``, ``--backend``,
 ``--dtype``, ``--yes``, ``--certify``, the theory §4 law options and the theory §5
-readout settings (``--lam``, ``--sigma2``, ``--level``).
+readout settings (``--lam``, ``--sigma2``, ``--level``); :func:`add_run_options` adds the
+format, plot, ``--yes`` and verbosity options that close every sampling command.
 
 Values are kept as text (numbers are checked by the commands, so every message names the
 option); only ``--dps`` is parsed here. Every numeric option, here or in a command, is
@@ -108,6 +109,18 @@ def add_yes_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", action="store_true",
                         help=f"run even when the estimated time exceeds "
                         f"{CONFIRM_SECONDS // 3600} h (the estimate is printed first)")
+
+
+def add_run_options(parser: argparse.ArgumentParser, plot_help: str, confirm: bool = True
+                    ) -> None:
+    """The closing options of a sampling command (``validate``, ``ladder``, ``chain``,
+    ``sweep``; theory §6): ``--format``, ``--plot FILE`` (``plot_help``), ``--yes`` when
+    the command asks before a long run (``confirm``), and ``--quiet``/``--verbose``."""
+    add_format_option(parser)
+    add_plot_option(parser, plot_help)
+    if confirm:
+        add_yes_option(parser)
+    add_verbosity_options(parser)
 
 
 def add_certify_option(parser: argparse.ArgumentParser, of: str = "") -> None:

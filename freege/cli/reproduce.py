@@ -69,6 +69,14 @@ _HELP = {
     "(h = 64, n = d = 4096, dO = 2n)",
 }
 
+#: the setups with a ``--heads`` grid, and its help there
+_HEADS_HELP = {
+    "headcount": "heads (default 16, 24, ..., 120)",
+    "budget-widths": "heads (default 16, 24, ..., 120)",
+    "budget": "heads in [1, 128), real allowed (default 32, 40, ..., 120)",
+    "sharing": "heads, even divisors of 2048 (default 2 4 8 16 32)",
+}
+
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], dps: int | None) -> str:
     """A fixed-width text table carrying the JSON's digits."""
@@ -176,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             kwargs["curve_heads"] = _ints("--curve-heads", args.curve_heads)
         if args.times:
             kwargs["times"] = [check_time("--times", t) for t in args.times]
-    if setup in ("headcount", "budget", "budget-widths", "sharing") and args.heads:
+    if setup in _HEADS_HELP and args.heads:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
@@ -218,15 +226,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              help="heads of the learning curves (default 32 64 128)")
             sub.add_argument("--times", nargs="+", metavar="T",
                              help="learning-curve times (default 0.01, 0.02, 0.05, ..., 1000)")
-        if setup in ("headcount", "budget-widths"):
-            sub.add_argument("--heads", nargs="+", metavar="H",
-                             help="heads (default 16, 24, ..., 120)")
-        if setup == "budget":
-            sub.add_argument("--heads", nargs="+", metavar="H",
-                             help="heads in [1, 128), real allowed (default 32, 40, ..., 120)")
-        if setup == "sharing":
-            sub.add_argument("--heads", nargs="+", metavar="H",
-                             help="heads, even divisors of 2048 (default 2 4 8 16 32)")
+        if setup in _HEADS_HELP:
+            sub.add_argument("--heads", nargs="+", metavar="H", help=_HEADS_HELP[setup])
         if setup == "arrival":
             sub.add_argument("--h-kv", dest="h_kv", nargs="+", metavar="K",
                              help="K/V groups in [1, 64] (default 64 32 ... 1)")

@@ -23,9 +23,8 @@ from freege.cli.options import (
     add_dtype_option,
     add_format_option,
     add_plot_option,
+    add_run_options,
     add_seed_option,
-    add_verbosity_options,
-    add_yes_option,
 )
 from freege.params import DRAWS, MAX_DRAWS, MAX_WORKERS, SEED, WORKERS, parse_number
 
@@ -81,10 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      "float64)")
     p.add_argument("--analyse", action="store_true",
                    help="print the sweep-report of the store when done")
-    add_format_option(p)
-    add_plot_option(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
-    add_verbosity_options(p)
-    add_yes_option(p)
+    add_run_options(p, "with --analyse: write the report's figure (.png, .svg, .pdf)")
     p.set_defaults(func=run_sweep)
 
     q = subparsers.add_parser(

@@ -19,11 +19,8 @@ from freege.cli.common import check_plot_target, emit
 from freege.cli.options import (
     add_backend_option,
     add_dtype_option,
-    add_format_option,
-    add_plot_option,
+    add_run_options,
     add_seed_option,
-    add_verbosity_options,
-    add_yes_option,
 )
 from freege.params import DIM_MAX, DRAWS, MAX_DRAWS, SEED, SHARINGS, Dims, Domain, parse_number
 from freege.progress import Progress
@@ -74,10 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="a Hugging Face-style config.json (n from max_position_embeddings "
                    "or --n)")
-    add_format_option(p)
-    add_plot_option(p, "write a histogram of both spectra with the limiting density")
-    add_yes_option(p)
-    add_verbosity_options(p)
+    add_run_options(p, "write a histogram of both spectra with the limiting density")
     p.set_defaults(func=run_validate)
 
     q = subparsers.add_parser(
@@ -93,10 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_seed_option(q)
     q.add_argument("--beta", default="1", help="inverse temperature (default 1)")
     add_backend_option(q, BACKENDS, "auto", help="array backend (default auto)")
-    add_format_option(q)
-    add_plot_option(q, "write bulk histograms of every ladder step")
-    add_yes_option(q)
-    add_verbosity_options(q)
+    add_run_options(q, "write bulk histograms of every ladder step")
     q.set_defaults(func=run_ladder)
 
 

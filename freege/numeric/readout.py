@@ -315,29 +315,30 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
     return +w, +w_prime
 
 
-def dof(law: Law, lam: Any) -> Any:
-    """``w(lam) = int x/(x + lam) dnubar(x)`` (theory §5), ``lam > 0``; scalar or array."""
+def _at_ridge_points(law: Law, lam: Any,
+                     value: Callable[[Number, mpmath.mpf, mpmath.mpf], Any]) -> Any:
+    """``value(lam, w(lam), w'(lam))`` (theory §5) at the law's working precision, for a
+    scalar or array ``lam > 0``."""
     nbar = _normalized(law)
 
-    def one(value: Any) -> Any:
-        lam_in = decimal_input("lam", value)
+    def one(x: Any) -> Any:
+        lam_in = decimal_input("lam", x)
         with mpmath.workdps(_work_dps(law)):
-            return _out(law, _ridge_point(nbar, lam_in)[0])
+            w, w_prime = _ridge_point(nbar, lam_in)
+            return _out(law, value(lam_in, w, w_prime))
 
     return _vectorised(law, one, lam)
+
+
+def dof(law: Law, lam: Any) -> Any:
+    """``w(lam) = int x/(x + lam) dnubar(x)`` (theory §5), ``lam > 0``; scalar or array."""
+    return _at_ridge_points(law, lam, lambda _lam, w, _w_prime: w)
 
 
 def dof_derivative(law: Law, lam: Any) -> Any:
     """``w'(lam) = -int x/(x + lam)^2 dnubar = -F_lam/F_w`` at ``(w(lam), lam)`` (theory §5);
     scalar or array."""
-    nbar = _normalized(law)
-
-    def one(value: Any) -> Any:
-        lam_in = decimal_input("lam", value)
-        with mpmath.workdps(_work_dps(law)):
-            return _out(law, _ridge_point(nbar, lam_in)[1])
-
-    return _vectorised(law, one, lam)
+    return _at_ridge_points(law, lam, lambda _lam, _w, w_prime: w_prime)
 
 
 def _check_mha(law: Law) -> None:
@@ -351,16 +352,12 @@ def ridge_error(law: Law, lam: Any, sigma2: Any) -> Any:
     Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula."""
     _check_mha(law)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
-    nbar = _normalized(law)
 
-    def one(value: Any) -> Any:
-        lam_in = decimal_input("lam", value)
-        with mpmath.workdps(_work_dps(law)):
-            w, w_prime = _ridge_point(nbar, lam_in)
-            g_o = to_mpf(law.ratios.gO)
-            return _out(law, 1 - w / g_o + (to_mpf(lam_in) / g_o - to_mpf(s2)) * w_prime)
+    def error(lam_in: Number, w: mpmath.mpf, w_prime: mpmath.mpf) -> mpmath.mpf:
+        g_o = to_mpf(law.ratios.gO)
+        return 1 - w / g_o + (to_mpf(lam_in) / g_o - to_mpf(s2)) * w_prime
 
-    return _vectorised(law, one, lam)
+    return _at_ridge_points(law, lam, error)
 
 
 # ---------------------------------------------------------------------------- L(t)

@@ -28,3 +28,19 @@ def test_shared_options_are_added_only_by_the_options_module() -> None:
         if hits:
             found[path.name] = sorted(hits)
     assert found == {}
+
+
+def test_sampling_commands_close_with_the_run_options() -> None:
+    """validate, ladder, chain and sweep end with :func:`freege.cli.options.add_run_options`:
+    format, plot, --yes (not chain, which asks nothing) and the verbosity pair, in that
+    order."""
+    import argparse
+
+    parser = freege.cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("validate", "ladder", "chain", "sweep"):
+        options = [a.option_strings[0] for a in commands.choices[name]._actions
+                   if a.option_strings]
+        tail = ["--format", "--plot"] + (["--yes"] if name != "chain" else []) + [
+            "--quiet", "--verbose"]
+        assert options[-len(tail):] == tail, (name, options)
