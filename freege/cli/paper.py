@@ -148,8 +148,7 @@ def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: An
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
             "backend": backend, "target_seed": paper_panels.TARGET_SEED}
-    # 2(b) is theory only: the limit depends on the ratios, drawn at the paper's widths
-    opts = {"resamples": resamples, "seed": seed, "n_2b": 4096, "dk_2b": 64}
+    opts = {"resamples": resamples, "seed": seed}
     report: dict[str, Any] = {}
     for name in panels:  # panel by panel, to say what each costs
         start = time.perf_counter()

@@ -107,7 +107,7 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 
 def panel_2b(opts: dict[str, Any]) -> dict:
-    n, dk = opts["n_2b"], opts["dk_2b"]
+    n, dk = setups.N, setups.HEAD_WIDTH  # theory only: the ratios at the paper's widths
     heads = np.linspace(8, 126, opts.get("grid_2b", 36)) + 0.37
     g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", 36) - 6)
     grid = th.map_2b(n, dk, heads, g_outs)
