@@ -185,11 +185,18 @@ def test_bad_sweep_options(capsys, tmp_path):
 STORE_POINT = expand({"n": 8, "h": 1, "dk": 2, "do": 4})[0]
 
 
+def _theory():
+    """The theory §4 limits ``[m1, m2]`` of :data:`STORE_POINT`, as a header holds them."""
+    from freege.validation.sampling.limits import limiting_moments
+
+    return limiting_moments(STORE_POINT.case, STORE_POINT.dims, 2)
+
+
 def _record(i):
-    """A well-formed draw record of :data:`STORE_POINT` (schema of ``sweep_schema``);
-    ``x`` is an extra key, ignored on reading."""
+    """A well-formed, plausible draw record of :data:`STORE_POINT` (schema of
+    ``sweep_schema``); ``x`` is an extra key, ignored on reading."""
     return {"type": "draw", "point": STORE_POINT.key, "draw": i, "status": "ok", "w1": 0.1,
-            "rel_w1": 0.2, "ks": 0.3, "moments": {"softmax": [1.0, 2.0], "ge": [1.0, 2.0]},
+            "rel_w1": 0.1 / _theory()[0], "ks": 0.3, "moments": {"softmax": [1.0, 2.0], "ge": [1.0, 2.0]},
             "seconds": 0.01, "peak_bytes": None, "x": 0.1 * i}
 
 
@@ -197,7 +204,7 @@ def _store(path, n_records=3):
     head = {"type": "header", "format": sweep_store.FORMAT,
             "identity": {"points": [STORE_POINT.as_dict()], "draws": n_records, "seed": 0,
                          "backend": "numpy"},
-            "theory": {STORE_POINT.key: [1.0, 2.0]}}
+            "theory": {STORE_POINT.key: _theory()}}
     lines = [sweep_store.encode(head)]
     lines += [sweep_store.encode(_record(i)) for i in range(n_records)]
     path.write_bytes(b"".join(lines))
@@ -251,8 +258,10 @@ def test_mean_ci_matches_metrics():
     assert sweep_report.mean_ci([0.5]) == {"mean": 0.5, "ci95": None, "flag": "one_draw"}
     assert sweep_report.mean_ci([]) == {"mean": None, "ci95": None, "flag": None}
     assert sweep_report.mean_ci([0.25] * 3) == {"mean": 0.25, "ci95": 0.0, "flag": "degenerate"}
-    with pytest.raises(ValueError, match="finite"):
-        sweep_report.mean_ci([0.25, math.nan])
+    overflow = {"mean": None, "ci95": None, "flag": "overflow"}
+    assert sweep_report.mean_ci([0.25, math.inf]) == overflow  # an overflowed value
+    assert sweep_report.mean_ci([1e308, 1e308]) == overflow  # an overflowing sum
+    assert sweep_report.mean_ci([-1e308, 1e308]) == overflow  # an overflowing spread
 
 
 def test_loglog_fit_recovers_an_exponent():

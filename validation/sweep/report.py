@@ -22,6 +22,7 @@ record), so the table does not depend on the order tasks finished in.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,12 @@ FLAGS: dict[str, str] = {
     "one_draw": "one draw, no interval",
     "spans_zero": "the 95% interval of the exponent contains 0",
     "few_points": f"fewer than {MIN_FIT_POINTS} n values",
+    "overflow": "beyond the float64 range, not shown (the records are each plausible, "
+                "their statistic is not representable)",
 }
+#: a number this large or larger is shown in scientific notation: a huge but finite
+#: statistic never prints hundreds of digits
+FIXED_BELOW = 1e5
 
 
 def mean_ci(values: Sequence[float]) -> dict[str, float | str | None]:
@@ -74,14 +80,20 @@ def mean_ci(values: Sequence[float]) -> dict[str, float | str | None]:
     (:func:`freege.validation.sampling.metrics.mean_ci`; ``None`` when there are fewer
     than 2 values; both ``None`` for none); ``flag`` is ``"one_draw"`` for one value,
     ``"degenerate"`` when 2 or more values are all equal (a half-width 0 that estimates
-    nothing), else ``None``. Values must be finite (a ValueError otherwise; a store's
-    records are)."""
+    nothing), else ``None``; ``"overflow"`` with neither number when a value, the mean or
+    the half-width is beyond the float64 range (a store's records are each finite, but
+    their sum or spread need not be)."""
     v = np.asarray(values, dtype=np.float64)
     if v.size == 0:
         return {"mean": None, "ci95": None, "flag": None}
+    if not np.all(np.isfinite(v)):
+        return {"mean": None, "ci95": None, "flag": "overflow"}
     if v.size == 1:
         return {"mean": float(v[0]), "ci95": None, "flag": "one_draw"}
-    mean, half = metrics.mean_ci(v, LEVEL)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, half = metrics.mean_ci(v, LEVEL)
+    if not (math.isfinite(mean) and math.isfinite(half)):
+        return {"mean": None, "ci95": None, "flag": "overflow"}
     return {"mean": mean, "ci95": half, "flag": "degenerate" if np.all(v == v[0]) else None}
 
 
@@ -105,7 +117,9 @@ def _point_summary(point: dict[str, Any], theory: list[float],
         emp = np.array([r["moments"][model] for r in records]).reshape(len(records), 2)
         for q in range(2):
             entry[f"{model}_m{q + 1}"] = mean_ci(emp[:, q])
-            entry[f"{model}_m{q + 1}_rel_error"] = mean_ci(emp[:, q] / theory[q] - 1.0)
+            with np.errstate(over="ignore"):  # an overflow is flagged by mean_ci
+                errors = emp[:, q] / theory[q] - 1.0
+            entry[f"{model}_m{q + 1}_rel_error"] = mean_ci(errors)
     entry["limit_m1"], entry["limit_m2"] = theory[0], theory[1]
     return entry
 
@@ -120,7 +134,8 @@ def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     """Least squares ``log y = log C + b log n`` over ``k >= 3`` points: exponent ``b``,
     its 95% half-width ``t_{0.975,k-2} se(b)``, ``C``, the number of points and the
     ``flags`` (:data:`FLAGS`) ``spans_zero`` (``|b| <= half-width``: no trend resolved)
-    and ``few_points`` (``k <`` :data:`MIN_FIT_POINTS`)."""
+    and ``few_points`` (``k <`` :data:`MIN_FIT_POINTS`); ``C`` is ``None``, flagged
+    ``overflow``, when it is beyond the float64 range."""
     x, z = np.log(np.asarray(n, dtype=np.float64)), np.log(np.asarray(y, dtype=np.float64))
     k = x.size
     if k < 3:
@@ -131,9 +146,11 @@ def loglog_fit(n: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     a = float(z.mean() - b * xm)
     resid = z - (a + b * x)
     half = metrics.t_critical(k - 2, LEVEL) * math.sqrt(float(np.sum(resid**2)) / (k - 2) / sxx)
+    prefactor = math.exp(a) if a < math.log(sys.float_info.max) else None
     flags = [name for name, on in (("spans_zero", abs(b) <= half),
-                                   ("few_points", k < MIN_FIT_POINTS)) if on]
-    return {"exponent": b, "ci95": half, "prefactor": math.exp(a), "points": k,
+                                   ("few_points", k < MIN_FIT_POINTS),
+                                   ("overflow", prefactor is None)) if on]
+    return {"exponent": b, "ci95": half, "prefactor": prefactor, "points": k,
             "flags": flags}
 
 
@@ -195,17 +212,25 @@ def summarise(path: str | Path) -> dict[str, Any]:
         "tasks": len(identity["points"]) * identity["draws"],
         "failed": sum(1 for k in failed if k not in ok), "errors": errors[:10],
         "points": entries, "fits": {"n_scaling": n_scaling(entries)},
-        "timing": {"seconds_per_draw": float(np.mean(seconds)) if seconds else None},
+        "timing": {"seconds_per_draw": mean_ci(seconds)["mean"]},
     }
 
 
+def _number(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, or in scientific notation from :data:`FIXED_BELOW`
+    on (no number printed runs to hundreds of digits)."""
+    return f"{x:.{digits}f}" if abs(x) < FIXED_BELOW else f"{x:.{digits - 1}e}"
+
+
 def _pm(x: dict[str, Any], digits: int = 4) -> str:
+    if x["flag"] == "overflow":
+        return "overflow"
     if x["mean"] is None:
         return "-"
     if x["flag"] == "degenerate":
-        return f"{x['mean']:.{digits}f} (degenerate)"
-    ci = "" if x["ci95"] is None else f" ± {x['ci95']:.{digits}f}"
-    return f"{x['mean']:.{digits}f}{ci}"
+        return f"{_number(x['mean'], digits)} (degenerate)"
+    ci = "" if x["ci95"] is None else f" ± {_number(x['ci95'], digits)}"
+    return f"{_number(x['mean'], digits)}{ci}"
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -218,6 +243,7 @@ def render_text(report: dict[str, Any]) -> str:
     used: set[str] = set()
     for e in report["points"]:
         used |= {e[m]["flag"] for m in ("rel_w1", "ks")} - {None}
+        used |= {"overflow" for m in METRICS if e[m]["flag"] == "overflow"}
         lines.append(
             f"  {str(e['model'] or '-'):<14}{e['n']:>6}{e['h']:>5}/{e['h_kv']:<2}{e['dk']:>5}"
             f"{e['dv']:>5}{e['do']:>6}{e['beta']:>6.3g}  {e['case']:<9}{e['draws']:>6}  "
@@ -229,8 +255,9 @@ def render_text(report: dict[str, Any]) -> str:
         for name, f in fit["metrics"].items():
             used |= set(f["flags"])
             flags = f"  [{', '.join(f['flags'])}]" if f["flags"] else ""
-            lines.append(f"    {name:<22} ~ n^({f['exponent']:.3f} ± {f['ci95']:.3f})  "
-                         f"C = {f['prefactor']:.4g}{flags}")
+            prefactor = "-" if f["prefactor"] is None else f"{f['prefactor']:.4g}"
+            lines.append(f"    {name:<22} ~ n^({_number(f['exponent'], 3)} ± "
+                         f"{_number(f['ci95'], 3)})  C = {prefactor}{flags}")
     for flag in FLAGS:
         if flag in used:
             lines.append(f"  {flag}: {FLAGS[flag]}")
@@ -309,14 +336,14 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
         suffix = _group_text(varying, gkey)
         colour = colours[gkey]
         for metric, marker, style in (("rel_w1", "o", "-"), ("ks", "s", "--")):
-            ax_d.errorbar(xs, [e[metric]["mean"] for e in members],
+            ax_d.errorbar(xs, _means(members, metric),
                           yerr=[e[metric]["ci95"] or 0.0 for e in members], color=colour,
                           marker=marker, ls=style, label=PLOT_LABELS[metric] + suffix)
         for ax, q in ((ax_m1, "m1"), (ax_m2, "m2")):
             ax.plot(xs, [e[f"limit_{q}"] for e in members], "-", color=colour,
                     label=f"theory §4 limit{suffix}")
             for model, name, marker in (("softmax", "softmax", "o"), ("ge", "GE", "^")):
-                ax.errorbar(xs, [e[f"{model}_{q}"]["mean"] for e in members],
+                ax.errorbar(xs, _means(members, f"{model}_{q}"),
                             yerr=[e[f"{model}_{q}"]["ci95"] or 0.0 for e in members],
                             ls="none", color=colour, marker=marker,
                             mfc="white" if model == "ge" else colour,
@@ -339,6 +366,11 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
     save(fig, path)
 
 
+def _means(members: list[dict[str, Any]], metric: str) -> list[float]:
+    """The means of ``metric`` over ``members``, NaN (not drawn) where one overflowed."""
+    return [math.nan if e[metric]["mean"] is None else e[metric]["mean"] for e in members]
+
+
 def _group_text(varying: list[str], gkey: tuple) -> str:
     """`` (beta = 0.5)``: the group's values of the varying axes, or nothing."""
     where = ", ".join(f"{name} = {v}" for name, v in zip(varying, gkey, strict=True))
@@ -354,9 +386,11 @@ def _fit_lines(ax: Any, fits: list[dict[str, Any]], varying: list[str],
         ns = np.array([min(fit["n"]), max(fit["n"])], dtype=float)
         for metric, short, style in (("rel_w1", "relative $W_1$", ":"), ("ks", "KS", "-.")):
             f = fit["metrics"].get(metric)
-            if f:
+            if f and f["prefactor"] is not None:
                 flags = f" [{', '.join(f['flags'])}]" if f["flags"] else ""
-                ax.plot(ns, f["prefactor"] * ns ** f["exponent"], style,
+                with np.errstate(over="ignore", under="ignore"):  # off the axes: not drawn
+                    ys = f["prefactor"] * ns ** f["exponent"]
+                ax.plot(ns, ys, style,
                         color=colours.get(gkey, "0.4"), lw=1.0, marker="none",
                         label=f"fit {short} $\\propto n^{{{f['exponent']:.2f} \\pm "
                         f"{f['ci95']:.2f}}}${_group_text(varying, gkey)}{flags}")
