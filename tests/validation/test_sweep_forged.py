@@ -1,13 +1,18 @@
-"""Issue 17: store lines with a *valid, recomputed* checksum but a wrong shape are checked
-against the store schema (:mod:`freege.validation.sweep.schema`) on every read. Fed to
-``sweep`` (nothing left to run), ``sweep`` resuming a missing draw, ``sweep --analyse``
-and ``sweep-report``: one warning line per forged record naming its line, no
-traceback, and the analysis equal to the one of the store without them."""
+"""Issues 17 and 27: store lines with a *valid, recomputed* checksum but a wrong shape or
+an implausible value (out of its range, beyond what the record's spectra can give,
+``rel_w1`` not ``w1 / m1``) are checked against the store schema
+(:mod:`freege.validation.sweep.schema`) on every read. Fed to ``sweep`` (nothing left to
+run), ``sweep`` resuming a missing draw, ``sweep --analyse`` and ``sweep-report``: one
+warning line per forged record naming its line, no traceback, and the analysis equal to
+the one of the store without them. A header whose theory is not a fresh derivation or
+whose identity is larger than a sweep accepts is refused in one line; plausible but huge
+values never print an overflowed number."""
 
 import re
 
 import pytest
 
+from freege.params import MAX_DRAWS, MAX_POINTS
 from freege.validation.sweep import engine as sweep
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import expand
@@ -35,10 +40,18 @@ def clean(tmp_path_factory):
     return path, lines
 
 
-def _forgeries(good: dict, repeat: bool) -> list[dict]:
+def _forgeries(good: dict, limit: float, repeat: bool) -> list[dict]:
     """Every kind of issue 17: no point, no draw, list values, shapes that only the
     report tripped on, a negative distance, numbers as strings, unknown draws and points,
-    and (``repeat``) a second, different copy of the finished draw ``good``."""
+    and (``repeat``) a second, different copy of the finished draw ``good``; and of
+    issue 27 (``limit``: the point's limiting m1): an absurd ``rel_w1``, one off
+    ``w1 / limit`` by more than rounding, a ``w1`` beyond the spectra's bound or below
+    the gap of their means (``rel_w1`` consistent), ``m1 > sqrt(m2)``, an impossible
+    byte count."""
+    (s1, s2), (g1, g2) = good["moments"]["softmax"], good["moments"]["ge"]
+    far, gap = s2**0.5 + g2**0.5, abs(s1 - g1)
+    assert gap > 0
+
     def edit(**changes):
         out = {k: v for k, v in good.items() if k not in changes or changes[k] is not ...}
         out.update({k: v for k, v in changes.items() if v is not ...})
@@ -51,6 +64,10 @@ def _forgeries(good: dict, repeat: bool) -> list[dict]:
         edit(rel_w1=-5), edit(rel_w1="0.1"), edit(ks=2.0), edit(draw=DRAWS), edit(draw=-1),
         edit(draw=True), edit(point="0123456789abcdef"), edit(type="header"),
         edit(status="failed", error=["boom"]),
+        edit(rel_w1=1e300), edit(rel_w1=good["rel_w1"] * (1 + 1e-12)),
+        edit(w1=1e3 * far, rel_w1=1e3 * far / limit),
+        edit(w1=gap / 2, rel_w1=gap / 2 / limit),
+        edit(moments={**good["moments"], "ge": [2.0, 3.0]}), edit(peak_bytes=2**64),
     ] + ([edit(rel_w1=123.0)] if repeat else [])
 
 
@@ -62,7 +79,8 @@ def _forged_store(path, lines, drop: int | None = None):
 
     kept = [line for k, line in enumerate(lines) if k != drop]
     good = json.loads(lines[drop if drop is not None else 1])["payload"]
-    forged = [sweep_store.encode(f) for f in _forgeries(good, repeat=drop is None)]
+    limit = json.loads(lines[0])["payload"]["theory"][good["point"]][0]
+    forged = [sweep_store.encode(f) for f in _forgeries(good, limit, repeat=drop is None)]
     half = len(forged) // 2
     out = kept[:1] + forged[:half] + kept[1:] + forged[half:]
     numbers = list(range(2, 2 + half))
@@ -139,27 +157,104 @@ def test_resume_reruns_a_draw_whose_record_was_forged(capsys, clean, tmp_path):
     {"identity.points": [{"n": "many"}]}, {"identity.draws": "3"}, {"identity.draws": 0},
     {"identity.seed": -1}, {"identity.backend": ["numpy"]}, {"theory.first": [1.0]},
     {"theory.first": [-1.0, 2.0]},
+    # issue 27: plausible shapes, implausible content
+    {"theory.first": "doubled"}, {"theory.first": "one ulp"},
+    {"identity.points": "twice"}, {"identity.points": "too many"},
+    {"identity.draws": MAX_DRAWS},
 ])
 def test_forged_header_is_one_line(capsys, clean, tmp_path, change):
-    """A checksummed header of the wrong shape makes the store unusable: one line, exit 2,
-    for the report and for a resume, the store untouched."""
+    """A checksummed header of the wrong shape, whose theory is not a fresh derivation
+    (a doubled limit; one ulp off is rounding and accepted) or whose identity is larger
+    than a sweep accepts (a point twice, more than MAX_POINTS points, more than MAX_TASKS
+    tasks) makes the store unusable: one line, exit 2, for the report and for a resume,
+    the store untouched."""
     import json
+    import math
 
     from tests.cli.helpers import bad
 
     path, lines = clean
     head = json.loads(lines[0])["payload"]
     (where, value), = change.items()
-    if where == "theory.first":
-        head["theory"][next(iter(head["theory"]))] = value
+    first = next(iter(head["theory"]))
+    points = head["identity"]["points"]
+    if value == "doubled":
+        head["theory"][first] = [2 * v for v in head["theory"][first]]
+    elif value == "one ulp":
+        head["theory"][first] = [math.nextafter(v, 0) for v in head["theory"][first]]
+    elif value in ("twice", "too many"):
+        head["identity"]["points"] = [points[0]] * (2 if value == "twice" else MAX_POINTS + 1)
+    elif where == "theory.first":
+        head["theory"][first] = value
     elif "." in where:
         head["identity"][where.split(".")[1]] = value
     else:
         head[where] = value
     store = tmp_path / "head.jsonl"
     store.write_bytes(sweep_store.encode(head) + b"".join(lines[1:]))
+    if value == "one ulp":  # rounding: every record is read, none is refused
+        report, err = _report(capsys, store)
+        assert (report["finished"], err) == (2 * DRAWS, "")
+        return
     before = store.read_bytes()
     assert "malformed header" in bad(capsys, "sweep-report", str(store))
     assert "malformed header" in bad(capsys, "sweep", *GRID, "--draws", str(DRAWS),
                                      "--store", str(store))
     assert store.read_bytes() == before
+
+
+def test_huge_plausible_records_print_no_overflowed_number(capsys, clean, tmp_path):
+    """Records within every bound but huge -- distances near 1e150, ``m2 = 1e308`` in
+    every draw of a point -- are accepted, and the report shows them in scientific
+    notation and flags the statistics that overflow float64: no 300-digit number, no
+    ``inf``, no non-finite value in the JSON."""
+    import json
+
+    path, lines = clean
+    head = json.loads(lines[0])["payload"]
+    records = [json.loads(line)["payload"] for line in lines[1:]]
+    first = records[0]["point"]
+    for r in records:
+        if r["point"] == first:
+            r["w1"] = 1e150 * (r["draw"] + 1)
+            r["rel_w1"] = r["w1"] / head["theory"][first][0]
+            r["moments"] = {"softmax": [r["w1"], 1e308], "ge": [0.0, 0.0]}
+    store = tmp_path / "huge.jsonl"
+    store.write_bytes(lines[0] + b"".join(sweep_store.encode(r) for r in records))
+    report, err = _report(capsys, store)
+    assert err == "" and report["finished"] == 2 * DRAWS
+    entry = next(e for e in report["points"] if e["rel_w1"]["mean"] > 1e100)
+    assert entry["softmax_m2"] == {"mean": None, "ci95": None, "flag": "overflow"}
+    assert entry["softmax_m2_rel_error"]["flag"] == "overflow"
+
+    def numbers(x):
+        if isinstance(x, dict):
+            return [v for item in x.values() for v in numbers(item)]
+        if isinstance(x, list):
+            return [v for item in x for v in numbers(item)]
+        return [x]
+
+    leaves = numbers(report)
+    assert not any(isinstance(v, str) and v.lower() in ("inf", "-inf", "nan") for v in leaves)
+    assert all(v == v and abs(v) != float("inf") for v in leaves if isinstance(v, float))
+    code, out, err = run_cli(capsys, "sweep-report", str(store))
+    assert code == 0 and err == ""
+    assert "inf" not in out.replace("info", "") and not re.search(r"\d{20}", out)
+    assert re.search(r" \d\.\d{3}e\+150 ± \d\.\d{3}e\+15\d ", out), out
+
+
+def test_fit_whose_prefactor_overflows_is_flagged():
+    """A log-log fit whose prefactor ``C`` is beyond float64 gives ``C = None`` flagged
+    ``overflow`` (no OverflowError), and the text shows neither ``inf`` nor a long
+    number for it."""
+    from freege.validation.sweep import report as sweep_report
+
+    fit = sweep_report.loglog_fit([1e9 - 2, 1e9 - 1, 1e9], [1e300, 1.0, 1e-300])
+    assert fit["prefactor"] is None and "overflow" in fit["flags"]
+    text = sweep_report.render_text({
+        "store": "s.jsonl", "finished": 0, "tasks": 0, "failed": 0, "backend": "numpy",
+        "seed": 0, "points": [], "errors": [],
+        "fits": {"n_scaling": [{"group": {"model": None}, "n": [1, 2, 3],
+                                "metrics": {"rel_w1": fit}}]}})
+    assert "C = -" in text and "overflow: beyond the float64 range" in text
+    assert "inf" not in text and not re.search(r"\d{20}", text)

@@ -196,7 +196,8 @@ def _record(i):
     """A well-formed, plausible draw record of :data:`STORE_POINT` (schema of
     ``sweep_schema``); ``x`` is an extra key, ignored on reading."""
     return {"type": "draw", "point": STORE_POINT.key, "draw": i, "status": "ok", "w1": 0.1,
-            "rel_w1": 0.1 / _theory()[0], "ks": 0.3, "moments": {"softmax": [1.0, 2.0], "ge": [1.0, 2.0]},
+            "rel_w1": 0.1 / _theory()[0], "ks": 0.3,
+            "moments": {"softmax": [1.0, 2.0], "ge": [1.0, 2.0]},
             "seconds": 0.01, "peak_bytes": None, "x": 0.1 * i}
 
 

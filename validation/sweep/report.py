@@ -243,11 +243,10 @@ def render_text(report: dict[str, Any]) -> str:
     used: set[str] = set()
     for e in report["points"]:
         used |= {e[m]["flag"] for m in ("rel_w1", "ks")} - {None}
-        used |= {"overflow" for m in METRICS if e[m]["flag"] == "overflow"}
         lines.append(
             f"  {str(e['model'] or '-'):<14}{e['n']:>6}{e['h']:>5}/{e['h_kv']:<2}{e['dk']:>5}"
             f"{e['dv']:>5}{e['do']:>6}{e['beta']:>6.3g}  {e['case']:<9}{e['draws']:>6}  "
-            f"{_pm(e['rel_w1']):<20}{_pm(e['ks']):<20}{e['limit_m1']:>9.4g}")
+            f"{_pm(e['rel_w1']):<19} {_pm(e['ks']):<19} {e['limit_m1']:>8.4g}")
     for fit in report["fits"]["n_scaling"]:
         g = fit["group"]
         label = ", ".join(f"{k}={v}" for k, v in g.items() if v is not None)
