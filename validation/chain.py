@@ -242,9 +242,15 @@ def store_schema() -> Any:
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean ± Student-t 95% half-width over draws of every distance, control and the
-    outlier (``|dm_q|`` are summarised as signed means and as mean absolute values)."""
+    outlier (``|dm_q|`` are summarised as signed means and as mean absolute values). A
+    ValueError when a statistic overflows float64 (records each finite, their sum or
+    spread not): no overflowed number is reported."""
     def ci(values: list[float]) -> dict[str, float]:
-        mean, half = metrics.mean_ci(values)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, half = metrics.mean_ci(values)
+        if not (math.isfinite(mean) and math.isfinite(half)):
+            raise ValueError("a mean or interval of the chain's draws overflows float64; "
+                             "their records are not a plausible chain run")
         return {"mean": mean, "ci95": half}
 
     first = records[0]

@@ -258,3 +258,39 @@ def test_fit_whose_prefactor_overflows_is_flagged():
                                 "metrics": {"rel_w1": fit}}]}})
     assert "C = -" in text and "overflow: beyond the float64 range" in text
     assert "inf" not in text and not re.search(r"\d{20}", text)
+
+
+def test_chain_and_paper_records_are_checked_for_range():
+    """The measurement tables of ``freege chain`` and the paper run share the schema's
+    ranges: a KS above 1 or a negative relative W1 anywhere in a record is named, with
+    its place; the same records in range pass."""
+    from freege.validation import chain
+    from freege.validation.paper import run as paper_run
+
+    row = {"rel_w1": 0.1, "ks": 0.2, "dm1": -0.3}
+    rec = {"distances": {"1-2": row}, "controls": {"c": 1.0}, "outlier": 2.0, "n": 32}
+    payload = {"type": "draw", "point": "n=32", "draw": 0, "status": "ok", "record": rec}
+    check = chain.store_schema().record
+    assert check(payload, None) is None
+    for key, value, why in (("ks", 2.0, "in [0, 1]"), ("rel_w1", -0.1, ">= 0")):
+        forged = {**payload, "record": {**rec, "distances": {"1-2": {**row, key: value}}}}
+        assert check(forged, None) == f"record.distances.1-2.{key} must be {why} (got {value})"
+    draw = {"type": "draw", "point": "c", "draw": 0, "status": "ok", "seconds": 0.5,
+            "values": [{"rel_w1": 0.1, "ks": 0.2}]}
+    check = paper_run.store_schema().record
+    assert check(draw, {"c": 1}) is None
+    assert "seconds must be >= 0" in check({**draw, "seconds": -1.0}, {"c": 1})
+    assert "ks must be in [0, 1]" in check({**draw, "values": [{"ks": 1.5}]}, {"c": 1})
+
+
+def test_chain_summary_refuses_an_overflowing_mean():
+    """Chain records each finite but whose mean overflows float64 are refused in one line,
+    never summarised as ``inf``."""
+    from freege.validation import chain
+
+    rec = {"distances": {"1-2": {"rel_w1": 1e308, "ks": 0.5}}, "controls": {"c": 1.0},
+           "outlier": 2.0, "n": 32}
+    with pytest.raises(ValueError, match="overflows float64"):
+        chain.summarise([rec, rec])
+    fine = {**rec, "distances": {"1-2": {"rel_w1": 1e150, "ks": 0.5}}}
+    assert chain.summarise([fine, fine])["distances"]["1-2"]["rel_w1"]["mean"] == 1e150

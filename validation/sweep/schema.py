@@ -242,15 +242,26 @@ def _sweep_header(header: dict[str, Any], source: str
 SWEEP = Schema(_sweep_header, lambda record, context: record_problem(record, *context))
 
 
+#: the ranges (module docstring) of the metrics that measurement tables name as the sweep
+#: does (``freege chain``, the paper run): KS in [0, 1], distances and times >= 0
+NAMED_RANGES: dict[str, float | None] = {"ks": 1.0, "w1": None, "rel_w1": None,
+                                         "seconds": None}
+
+
 def finite_tree_problem(value: object, where: str = "record", depth: int = 0) -> str | None:
     """Why ``value`` is not a tree of string-keyed objects and lists (at most 8 deep) whose
-    leaves are finite JSON numbers; None when it is one. For stores whose records are
-    measurement tables (``freege chain``)."""
+    leaves are finite JSON numbers, those under a key of :data:`NAMED_RANGES` in its
+    range; None when it is one. For stores whose records are measurement tables
+    (``freege chain``, the paper run)."""
     if depth > 8:
         return f"{where} is nested too deeply"
     if isinstance(value, dict):
         for key, item in value.items():
-            problem = finite_tree_problem(item, f"{where}.{key}", depth + 1)
+            if key in NAMED_RANGES and not isinstance(item, dict | list):
+                problem = _number_problem(value, key, NAMED_RANGES[key])
+                problem = problem and f"{where}.{problem}"
+            else:
+                problem = finite_tree_problem(item, f"{where}.{key}", depth + 1)
             if problem:
                 return problem
         return None
