@@ -58,12 +58,13 @@ MODELS = ("softmax", "ge")
 #: relative slack of every comparison between computed means (module docstring)
 SUM_RTOL = 2.0**-41
 #: relative agreement of a stored ``rel_w1`` with ``w1 / m1``: the stored value and the
-#: one redone here are each at most 2 roundings (u = 2^-53) off the exact quotient
+#: one redone here are each one correctly rounded division, within u = 2^-53 of the exact
+#: quotient, so at most 2u apart; 4u is allowed
 REL_W1_RTOL = 2.0**-51
-#: relative agreement of a header's limiting moments with a fresh derivation: the closed
-#: forms take tens of float64 operations (a few u each, times their conditioning), far
-#: below 2^-30 ~ 9e-10 for any point of the parameter domain, while any change of the
-#: theory itself (a doubled m1, another case) is of order 1
+#: relative agreement of a header's limiting moments with a fresh derivation: the same
+#: code reproduces them bit for bit; 2^-30 ~ 9e-10 leaves room for a closed form printed
+#: in another order (tens of float64 operations, a few u each times their conditioning),
+#: while any change of the theory itself (a doubled m1, another case) is of order 1
 THEORY_RTOL = 2.0**-30
 #: a byte count fits a 64-bit address space
 MAX_BYTES = 2**64
