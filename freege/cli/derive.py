@@ -26,12 +26,11 @@ import argparse
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 from freege.cli.common import emit
 from freege.cli.options import add_format_option
@@ -111,25 +110,29 @@ def _cache_path(args: argparse.Namespace) -> Path:
 
 
 def _read_output(path: Path) -> Output | None:
-    """A cached output (plain JSON, never executed); None when absent or malformed."""
+    """A cached output (plain JSON, never executed), read through
+    :mod:`freege.cache_files` (a private file in a private folder); None when absent,
+    not private or malformed."""
+    text = cache_files.read_text(path)
+    if text is None:
+        return None
     try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
+        record = json.loads(text)
+    except ValueError:
+        cache_files.reject(path, "not a valid entry")
         return None
     if (not isinstance(record, dict) or not isinstance(record.get("data"), dict)
             or not isinstance(record.get("text"), str | None)):
+        cache_files.reject(path, "not a valid entry")
         return None
     return record["data"], record["text"]
 
 
 def _write_output(path: Path, output: Output) -> None:
-    """Store ``output`` atomically (an unwritable cache folder is ignored)."""
+    """Store ``output`` atomically in a private folder (an unwritable cache folder is
+    ignored)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"data": output[0], "text": output[1]}, handle)
-        os.replace(tmp, path)
+        cache_files.write_text(path, json.dumps({"data": output[0], "text": output[1]}))
     except OSError:
         pass
 
