@@ -100,41 +100,24 @@ def _own_hash() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def _cache_path(args: argparse.Namespace) -> Path:
-    """Output cache file of this command: keyed by its arguments, the symbolic sources
+def _cache_entry(args: argparse.Namespace) -> tuple[Path, str]:
+    """Output cache file of this command and its key: the arguments, the symbolic sources
     (:func:`freege.cache_key.source_hash`) and this module's own source (the rendering)."""
-    key = json.dumps([args.quantity, args.case, getattr(args, "order", None),
-                      getattr(args, "normalized", False), args.format])
-    digest = hashlib.sha256(f"{source_hash()}|{_own_hash()}|{key}".encode()).hexdigest()
-    return cache_dir() / "derive" / f"{digest[:32]}.json"
+    arguments = json.dumps([args.quantity, args.case, getattr(args, "order", None),
+                            getattr(args, "normalized", False), args.format])
+    key = f"{source_hash()}|{_own_hash()}|{arguments}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return cache_dir() / "derive" / f"{digest[:32]}.json", key
 
 
-def _read_output(path: Path) -> Output | None:
-    """A cached output (plain JSON, never executed), read through
-    :mod:`freege.cache_files` (a private file in a private folder); None when absent,
-    not private or malformed."""
-    text = cache_files.read_text(path)
-    if text is None:
-        return None
-    try:
-        record = json.loads(text)
-    except ValueError:
-        cache_files.reject(path, "not a valid entry")
-        return None
+def _parse_output(content: str) -> Output:
+    """A cached output from its plain JSON (never executed); ValueError for any other
+    shape."""
+    record = json.loads(content)
     if (not isinstance(record, dict) or not isinstance(record.get("data"), dict)
             or not isinstance(record.get("text"), str | None)):
-        cache_files.reject(path, "not a valid entry")
-        return None
+        raise ValueError("not a derive output")
     return record["data"], record["text"]
-
-
-def _write_output(path: Path, output: Output) -> None:
-    """Store ``output`` atomically in a private folder (an unwritable cache folder is
-    ignored)."""
-    try:
-        cache_files.write_text(path, json.dumps({"data": output[0], "text": output[1]}))
-    except OSError:
-        pass
 
 
 def _cached_output(compute: Callable[[argparse.Namespace], Output]
@@ -144,11 +127,11 @@ def _cached_output(compute: Callable[[argparse.Namespace], Output]
     function of the key, so the cache never changes what is printed."""
 
     def handler(args: argparse.Namespace) -> int:
-        path = _cache_path(args)
-        output = _read_output(path)
+        path, key = _cache_entry(args)
+        output = cache_files.load(path, key, _parse_output)
         if output is None:
             output = compute(args)
-            _write_output(path, output)
+            cache_files.store(path, key, json.dumps({"data": output[0], "text": output[1]}))
         data, text = output
         emit(data, args, lambda _data: text or "")
         return 0
