@@ -8,9 +8,9 @@ the symbolic layer's source hash), the code that computes them (the text of
 :mod:`freege.numeric.roots` and the modules it relies on), the parameters rationalised at
 the working precision and the requested digits. Each result is stored under
 ``<freege cache dir>/numeric/exact`` as JSON led by the checksum of its key and content
-(:func:`freege.cache_files.load`); numbers are stored
-exactly (an ``mpf`` as its mantissa and exponent, a ``Fraction`` as numerator and
-denominator, a float as its hex form), so a warm result is bit-identical to a cold one.
+(:func:`freege.cache_files.load`); numbers are stored exactly (an ``mpf`` as its mantissa
+and exponent, a ``Fraction`` as numerator and denominator, a float as its hex form), so a
+warm result is bit-identical to a cold one.
 Files are read and written through :mod:`freege.cache_files` (only a private file in a
 private folder is read; written atomically through ``mkstemp``); a missing, damaged,
 mismatched or malformed file is ignored and the result recomputed and stored again.
