@@ -21,7 +21,7 @@ refuses any content of the wrong shape.
 An entry that fails a check is ignored -- the caller recomputes it and :func:`store`
 replaces it -- with one line on stderr (``freege: warning: ...``), once per file and
 reason in a process; a folder that fails is neither read, written nor created, with one
-line per folder.
+line per offending folder (a shared cache folder: one line for all its subfolders).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def _read_text(path: Path) -> str | None:
     with os.fdopen(fd, "rb") as handle:
         folder_why = _folder_problem(path.parent)
         if folder_why is not None:
-            warn(f"not using the cache folder {path.parent}: {folder_why}")
+            warn(f"not using the cache: {folder_why}")
             return None
         st = os.fstat(handle.fileno())
         why = "not a regular file" if not stat.S_ISREG(st.st_mode) else _problem(st)
@@ -140,14 +140,14 @@ def _make_folder(folder: Path) -> bool:
     if root == present or root in present.parents:
         why = _folder_problem(present)
         if why is not None:
-            warn(f"not using the cache folder {folder}: {why}")
+            warn(f"not using the cache: {why}")
             return False
     for part in reversed(missing):
         with contextlib.suppress(FileExistsError):
             os.mkdir(part, 0o700)
     why = _folder_problem(folder)
     if why is not None:
-        warn(f"not using the cache folder {folder}: {why}")
+        warn(f"not using the cache: {why}")
         return False
     return True
 
