@@ -15,6 +15,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 _SYMBOLIC_DIR = Path(__file__).resolve().parent / "symbolic"
+#: the layout of an entry (:mod:`freege.cache_files`), part of :func:`source_hash`: a new
+#: layout never looks up an entry of an old one (2: led by a checksum, issue 27)
+ENTRY_FORMAT = 2
 
 
 def _sympy_version() -> str:
@@ -28,9 +31,9 @@ def _sympy_version() -> str:
 
 @functools.cache
 def source_hash() -> str:
-    """Hash of every module of ``freege.symbolic`` and sympy's version (changes invalidate
-    the disk caches)."""
-    digest = hashlib.sha256(_sympy_version().encode())
+    """Hash of every module of ``freege.symbolic``, sympy's version and
+    :data:`ENTRY_FORMAT` (changes invalidate the disk caches)."""
+    digest = hashlib.sha256(f"{ENTRY_FORMAT}|{_sympy_version()}".encode())
     for path in sorted(_SYMBOLIC_DIR.glob("*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -50,4 +53,4 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "freege"
 
 
-__all__ = ["cache_dir", "source_hash"]
+__all__ = ["ENTRY_FORMAT", "cache_dir", "source_hash"]

@@ -15,7 +15,8 @@ import sympy as sp
 from freege import cache_files
 from freege.cache_key import cache_dir
 from freege.numeric import compiled, exact_results
-from freege.symbolic.cache import cached
+from freege.symbolic.cache import cached, disk_entry
+from tests.cache_helpers import content, plant
 
 ARGS = ", ".join(compiled.ARGUMENTS)
 theta1, gO = sp.symbols("theta1 gO")
@@ -56,9 +57,8 @@ def _payload(marker: Path) -> list[str]:
 def test_planted_generated_source_is_never_run(cache, tmp_path, capsys, which):
     marker = tmp_path / "ran.txt"
     name = f"test-planted-{which}"
-    path = compiled._path(name, compiled.ARGUMENTS)
-    path.parent.mkdir(parents=True)
-    path.write_text(_payload(marker)[which])
+    path, key = compiled.disk_entry(name)
+    plant(path, key, _payload(marker)[which])  # a valid checksum: the parser must refuse it
     f = _compiled(name)
     assert f(2, 0, 0, 0, 0, 5, compiled.exact_rational) == [compiled.exact_rational(31, 3)]
     assert not marker.exists()
@@ -70,16 +70,16 @@ def test_planted_generated_source_is_never_run(cache, tmp_path, capsys, which):
 def test_foreign_owned_or_shared_entries_are_not_used(cache, capsys):
     name = "test-foreign"
     _compiled(name)
-    path = compiled._path(name, compiled.ARGUMENTS)
+    path, key = compiled.disk_entry(name)
     good = path.read_text()
-    path.write_text(good.replace("_q(1, 3)", "_q(1, 7)"))  # well-formed but wrong
+    plant(path, key, content(path).replace("_q(1, 3)", "_q(1, 7)"))  # well-formed, wrong
     _foreign(path)
     f = _compiled(name)
     assert f(2, 0, 0, 0, 0, 5, compiled.exact_rational) == [compiled.exact_rational(31, 3)]
     assert "owned by uid 54321" in capsys.readouterr().err
     assert path.read_text() == good and path.stat().st_uid == os.getuid()  # rebuilt
     # a folder others may write: neither read nor written
-    path.write_text(good.replace("_q(1, 3)", "_q(1, 7)"))
+    plant(path, key, content(path).replace("_q(1, 3)", "_q(1, 7)"))
     os.chmod(path.parent, 0o777)
     f = _compiled(name)
     assert f(2, 0, 0, 0, 0, 5, compiled.exact_rational) == [compiled.exact_rational(31, 3)]
@@ -107,7 +107,8 @@ def test_symbolic_entries_are_parsed_never_evaluated(cache, tmp_path, capsys):
     twice, calls = _counting()
     expected = twice(3)
     (path,) = _entries(cache)
-    assert json.loads(path.read_text())["srepr"].startswith("Mul(")
+    assert json.loads(content(path))["srepr"].startswith("Mul(")
+    assert disk_entry(twice.__wrapped__, (3,), {})[0] == path
     twice.cache_clear()
     assert twice(3) == expected and calls == [3]  # read back, not recomputed
     marker = tmp_path / "ran.txt"
@@ -115,7 +116,7 @@ def test_symbolic_entries_are_parsed_never_evaluated(cache, tmp_path, capsys):
                     f"Mul(Integer(6), Symbol('theta1', positive=True), "
                     f"Symbol(__import__('os').system('touch {marker}')))",
                     "Symbol('x').__class__.__base__"):
-        path.write_text(json.dumps({"srepr": payload}))
+        plant(path, disk_entry(twice.__wrapped__, (3,), {})[1], json.dumps({"srepr": payload}))
         twice.cache_clear()
         assert twice(3) == expected
         assert not marker.exists()
@@ -130,9 +131,8 @@ def test_symbolic_entries_are_parsed_never_evaluated(cache, tmp_path, capsys):
 
 def test_exact_results_of_another_user_are_recomputed(cache, capsys):
     exact_results.remember(("foreign",), lambda: [1.5])
-    (path,) = (cache / "numeric" / "exact").glob("*.json")
-    data = json.loads(path.read_text())
-    path.write_text(json.dumps({**data, "value": ["list", [["float", (2.5).hex()]]]}))
+    path, key = exact_results.disk_entry(("foreign",))
+    plant(path, key, json.dumps(["list", [["float", (2.5).hex()]]]))
     _foreign(path)
     assert exact_results.remember(("foreign",), lambda: [1.5]) == [1.5]
     assert "owned by uid 54321" in capsys.readouterr().err

@@ -26,12 +26,11 @@ import argparse
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 from freege.cli.common import emit
 from freege.cli.options import add_format_option
@@ -101,37 +100,24 @@ def _own_hash() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def _cache_path(args: argparse.Namespace) -> Path:
-    """Output cache file of this command: keyed by its arguments, the symbolic sources
+def _cache_entry(args: argparse.Namespace) -> tuple[Path, str]:
+    """Output cache file of this command and its key: the arguments, the symbolic sources
     (:func:`freege.cache_key.source_hash`) and this module's own source (the rendering)."""
-    key = json.dumps([args.quantity, args.case, getattr(args, "order", None),
-                      getattr(args, "normalized", False), args.format])
-    digest = hashlib.sha256(f"{source_hash()}|{_own_hash()}|{key}".encode()).hexdigest()
-    return cache_dir() / "derive" / f"{digest[:32]}.json"
+    arguments = json.dumps([args.quantity, args.case, getattr(args, "order", None),
+                            getattr(args, "normalized", False), args.format])
+    key = f"{source_hash()}|{_own_hash()}|{arguments}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return cache_dir() / "derive" / f"{digest[:32]}.json", key
 
 
-def _read_output(path: Path) -> Output | None:
-    """A cached output (plain JSON, never executed); None when absent or malformed."""
-    try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+def _parse_output(content: str) -> Output:
+    """A cached output from its plain JSON (never executed); ValueError for any other
+    shape."""
+    record = json.loads(content)
     if (not isinstance(record, dict) or not isinstance(record.get("data"), dict)
             or not isinstance(record.get("text"), str | None)):
-        return None
+        raise ValueError("not a derive output")
     return record["data"], record["text"]
-
-
-def _write_output(path: Path, output: Output) -> None:
-    """Store ``output`` atomically (an unwritable cache folder is ignored)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"data": output[0], "text": output[1]}, handle)
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 def _cached_output(compute: Callable[[argparse.Namespace], Output]
@@ -141,11 +127,11 @@ def _cached_output(compute: Callable[[argparse.Namespace], Output]
     function of the key, so the cache never changes what is printed."""
 
     def handler(args: argparse.Namespace) -> int:
-        path = _cache_path(args)
-        output = _read_output(path)
+        path, key = _cache_entry(args)
+        output = cache_files.load(path, key, _parse_output)
         if output is None:
             output = compute(args)
-            _write_output(path, output)
+            cache_files.store(path, key, json.dumps({"data": output[0], "text": output[1]}))
         data, text = output
         emit(data, args, lambda _data: text or "")
         return 0

@@ -48,10 +48,12 @@ def cache_root() -> Path:
     return cache_dir() / "numeric"
 
 
-def _path(name: str, arguments: tuple[str, ...]) -> Path:
+def disk_entry(name: str, arguments: tuple[str, ...] = ARGUMENTS) -> tuple[Path, str]:
+    """The disk entry of a generated function and its key (the symbolic source hash and
+    the function's signature)."""
     signature = name if arguments == ARGUMENTS else f"{name}:{','.join(arguments)}"
-    digest = hashlib.sha256(f"{source_hash()}:{signature}".encode()).hexdigest()[:24]
-    return cache_root() / f"{name}-{digest}.py"
+    key = f"{source_hash()}:{signature}"
+    return cache_root() / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:24]}.py", key
 
 
 def _source(exprs: Any, arguments: tuple[str, ...]) -> str:
@@ -89,21 +91,12 @@ def function(
     key = (name, arguments)
     if key in _LOADED:
         return _LOADED[key]
-    path = _path(name, arguments)
-    text = cache_files.read_text(path)
-    namespace = None
-    if text is not None:
-        try:
-            namespace = _load(text, path, arguments)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            cache_files.reject(path, f"not a function freege generated: {exc}")
+    path, entry = disk_entry(name, arguments)
+    namespace = cache_files.load(path, entry, lambda text: _load(text, path, arguments))
     if namespace is None:
         source = _source(build(), arguments)
         namespace = _load(source, path, arguments)
-        try:
-            cache_files.write_text(path, source)
-        except OSError:  # an unwritable cache folder: the function is still used
-            pass
+        cache_files.store(path, entry, source)  # an unwritable folder: still used
     _LOADED[key] = namespace["f"]
     return _LOADED[key]
 
@@ -119,31 +112,34 @@ def _literal_int(node: ast.expr) -> int | None:
 
 
 def _check_expression(root: ast.expr, names: frozenset[str]) -> None:
-    """ValueError unless every node under ``root`` is one :func:`_source` prints
-    (iterative: a long sum is a deep tree)."""
-    stack = [root]
+    """ValueError unless every node under ``root`` is one :func:`_source` prints, with
+    powers of powers compounding to at most :data:`MAX_POWER` and positive ``_q``
+    denominators (so evaluating it stays small and never divides a literal by zero;
+    iterative: a long sum is a deep tree)."""
+    stack = [(root, 1)]
     while stack:
-        node = stack.pop()
+        node, outer = stack.pop()
         if isinstance(node, ast.List):
-            stack.extend(node.elts)
+            stack.extend((e, outer) for e in node.elts)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             power = _literal_int(node.right)
-            if power is None or abs(power) > MAX_POWER:
+            if power is None or abs(power) * outer > MAX_POWER:
                 raise ValueError("a power that is not a small integer")
-            stack.append(node.left)
+            stack.append((node.left, max(abs(power), 1) * outer))
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult
                                                            | ast.Div):
-            stack.extend((node.left, node.right))
+            stack.extend(((node.left, outer), (node.right, outer)))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-            stack.append(node.operand)
+            stack.append((node.operand, outer))
         elif isinstance(node, ast.Name):
             if node.id not in names or not isinstance(node.ctx, ast.Load):
                 raise ValueError(f"unknown name {node.id!r}")
         elif isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id == "_q"
                     and len(node.args) == 2 and not node.keywords
-                    and all(_literal_int(a) is not None for a in node.args)):
-                raise ValueError("a call other than _q(p, q)")
+                    and _literal_int(node.args[0]) is not None
+                    and (_literal_int(node.args[1]) or 0) > 0):
+                raise ValueError("a call other than _q(p, q) with q > 0")
         elif _literal_int(node) is None:
             raise ValueError(f"unexpected {type(node).__name__}")
 
@@ -176,5 +172,5 @@ def _load(source: str, path: Path, arguments: tuple[str, ...]) -> dict[str, Any]
     return namespace
 
 
-__all__ = ["ARGUMENTS", "MAX_POWER", "cache_root", "check_tree", "exact_rational", "function",
-           "mp_rational"]
+__all__ = ["ARGUMENTS", "MAX_POWER", "cache_root", "check_tree", "disk_entry", "exact_rational",
+           "function", "mp_rational"]

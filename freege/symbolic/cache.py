@@ -16,10 +16,13 @@ warning.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import sympy as sp
@@ -57,6 +60,15 @@ SREPR_CLASSES: dict[str, tuple[Any, str]] = {
 SREPR_CONSTANTS: dict[str, Any] = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo,
                                    "zoo": sp.zoo, "nan": sp.nan}
 _ASSUMPTIONS = frozenset(_assume_defined)
+#: the deepest nesting of constructors an entry may use
+MAX_DEPTH = 200
+#: the most bits of a numerator or denominator an entry may build
+MAX_BITS = 1 << 17
+#: the largest numerator or denominator of a numeric exponent
+MAX_EXPONENT = 10_000
+#: the highest precision (bits) of a Float, whose text must be a plain decimal
+MAX_PRECISION = 10_000
+_DECIMAL = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d{1,6})?")
 
 
 def _int_literal(node: ast.expr) -> int:
@@ -67,7 +79,38 @@ def _int_literal(node: ast.expr) -> int:
     raise ValueError("expected an integer literal")
 
 
-def _build(node: ast.expr) -> sp.Basic:
+def _bounded(value: sp.Basic) -> sp.Basic:
+    """``value`` unless it is a number or a numeric power larger than a derivation makes
+    (:data:`MAX_BITS`, :data:`MAX_EXPONENT`): ValueError then."""
+    if isinstance(value, sp.Rational) and _bits(value) > MAX_BITS:
+        raise ValueError(f"a number of more than {MAX_BITS} bits")
+    if isinstance(value, sp.Pow):
+        _check_exponent(value.exp)
+    return value
+
+
+def _check_exponent(exponent: sp.Basic) -> None:
+    if isinstance(exponent, sp.Rational) and max(abs(exponent.p), exponent.q) > MAX_EXPONENT:
+        raise ValueError(f"an exponent beyond {MAX_EXPONENT}")
+
+
+def _bits(number: sp.Rational) -> int:
+    return max(abs(number.p).bit_length(), number.q.bit_length())
+
+
+def _power(base: sp.Basic, exponent: sp.Basic) -> sp.Basic:
+    """``Pow(base, exponent)``, refused (ValueError) before sympy evaluates a numeric
+    power beyond the bounds of :func:`_bounded`."""
+    _check_exponent(exponent)
+    if (isinstance(base, sp.Rational) and isinstance(exponent, sp.Rational)
+            and _bits(base) * abs(exponent.p) > MAX_BITS):
+        raise ValueError(f"a power of more than {MAX_BITS} bits")
+    return sp.Pow(base, exponent)
+
+
+def _build(node: ast.expr, depth: int = 0) -> sp.Basic:
+    if depth > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH}")
     if isinstance(node, ast.Name) and node.id in SREPR_CONSTANTS:
         return SREPR_CONSTANTS[node.id]
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -77,11 +120,14 @@ def _build(node: ast.expr) -> sp.Basic:
     if kind == "expr":
         if node.keywords:
             raise ValueError("keywords in an expression")
-        return cls(*(_build(a) for a in node.args))
+        args = [_build(a, depth + 1) for a in node.args]
+        if cls is sp.Pow:
+            return _bounded(_power(*args))
+        return _bounded(cls(*args))
     if kind == "int":
         if node.keywords or not 1 <= len(node.args) <= 2:
             raise ValueError("bad integer constructor")
-        return cls(*(_int_literal(a) for a in node.args))
+        return _bounded(cls(*(_int_literal(a) for a in node.args)))
     (arg,) = node.args
     if not (isinstance(arg, ast.Constant) and type(arg.value) is str):
         raise ValueError("expected a string literal")
@@ -94,15 +140,19 @@ def _build(node: ast.expr) -> sp.Basic:
                 and all(type(v) is bool for v in options.values())):
             raise ValueError("bad symbol assumptions")
         return cls(arg.value, **options)
-    if set(options) != {"precision"} or type(options["precision"]) is not int:
+    precision = options.get("precision")
+    if (set(options) != {"precision"} or type(precision) is not int
+            or not 1 <= precision <= MAX_PRECISION or not _DECIMAL.fullmatch(arg.value)):
         raise ValueError("bad Float")
-    return cls(arg.value, precision=options["precision"])
+    return cls(arg.value, precision=precision)
 
 
 def from_srepr(text: str) -> sp.Basic:
     """The expression ``sympy.srepr`` printed as ``text``, rebuilt by walking its syntax
     tree -- no ``eval``: ValueError for any constructor or name outside
-    :data:`SREPR_CLASSES` and :data:`SREPR_CONSTANTS`."""
+    :data:`SREPR_CLASSES` and :data:`SREPR_CONSTANTS`, and for an expression beyond the
+    bounds (:data:`MAX_DEPTH`, :data:`MAX_BITS`, :data:`MAX_EXPONENT`,
+    :data:`MAX_PRECISION`) that keep its work small."""
     return _build(ast.parse(text, mode="eval").body)
 
 
@@ -122,7 +172,20 @@ def _decode(data: Any) -> Any:
     return value
 
 
-_MISSING = object()
+def _parse_entry(content: str) -> tuple[Any]:
+    """A disk entry's result, wrapped in a 1-tuple (a cached ``None`` is a result too)."""
+    return (_decode(json.loads(content)),)
+
+
+def disk_entry(func: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Path, str]:
+    """The disk entry of ``func(*args, **kwargs)`` and its key (the call and the symbolic
+    source hash)."""
+    key = f"{source_hash()}|{_call_key(func, args, kwargs)}"
+    return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json", key
+
+
+def _call_key(func: Callable[..., Any], args: tuple, kwargs: dict) -> str:
+    return repr((func.__module__, func.__qualname__, args, sorted(kwargs.items())))
 
 
 def cached(func: F) -> F:
@@ -132,25 +195,17 @@ def cached(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key = repr((func.__module__, func.__qualname__, args, sorted(kwargs.items())))
+        key = _call_key(func, args, kwargs)
         if key in memory:
             return memory[key]
-        name = hashlib.sha256(f"{source_hash()}|{key}".encode()).hexdigest()[:32]
-        path = cache_dir() / f"{name}.json"
-        result = _MISSING
-        text = cache_files.read_text(path)
-        if text is not None:
-            try:
-                result = _decode(json.loads(text))
-            except (ValueError, KeyError, TypeError, SyntaxError, RecursionError,
-                    MemoryError) as exc:
-                cache_files.reject(path, f"not a valid entry: {exc}")
-        if result is _MISSING:
+        path, entry = disk_entry(func, args, kwargs)
+        loaded = cache_files.load(path, entry, _parse_entry)
+        if loaded is not None:
+            (result,) = loaded
+        else:
             result = func(*args, **kwargs)
-            try:
-                cache_files.write_text(path, json.dumps(_encode(result)))
-            except (OSError, TypeError):
-                pass
+            with contextlib.suppress(TypeError):  # a result that is not cacheable
+                cache_files.store(path, entry, json.dumps(_encode(result)))
         memory[key] = result
         return result
 

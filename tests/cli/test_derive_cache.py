@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from freege import cache_files
 from tests.cli.helpers import run_cli
 
 ARGV = ("derive", "moments", "--case", "attention", "--order", "2")
@@ -32,7 +33,10 @@ def test_cached_output_equals_the_derivation_and_survives_corruption(capsys, mon
     assert run_cli(capsys, *ARGV, "--format", fmt) == first
     for junk in ("{not json", json.dumps({"data": [], "text": 3})):
         files[0].write_text(junk)
-        assert run_cli(capsys, *ARGV, "--format", fmt) == first
+        cache_files._WARNED.clear()
+        code, out, err = run_cli(capsys, *ARGV, "--format", fmt)
+        assert (code, out) == first[:2]
+        assert err.count("\n") == 1 and "ignoring cache file" in err, err
 
 
 def test_a_warm_derive_imports_no_sympy(capsys, monkeypatch, cache):

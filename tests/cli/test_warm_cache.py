@@ -4,7 +4,6 @@ exactly what the cold run printed (issue 7, deliverable 4); the exact-results ca
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import mpmath
 import pytest
 
 from freege.numeric import exact_results
+from tests.cache_helpers import content, plant
 
 ROOT = Path(__file__).resolve().parents[2]
 LAW = ["--case", "mha", "--beta", "1", "--h", "12", "--gK", "1.5", "--gV", "1.5",
@@ -53,12 +53,9 @@ def test_warm_runs_import_no_sympy_and_match_cold_runs(tmp_path: Path) -> None:
     # untrusted files (corrupt, or another key's result) are recomputed, never read
     exact = sorted((cache / "numeric" / "exact").glob("*.json"))
     assert exact
-    other = json.loads(exact[0].read_text())
+    other = exact[0].read_text()
     for k, path in enumerate(exact):
-        if k % 2:
-            path.write_text("{not json")
-        else:
-            path.write_text(json.dumps({"key": other["key"] + " ", "value": other["value"]}))
+        path.write_text("{not json" if k % 2 else other)
     for argv in COMMANDS:
         assert _run(cache, argv, trusted=False)[0] == cold[tuple(argv)], argv
 
@@ -79,10 +76,12 @@ def test_unreadable_or_mismatched_file_is_recomputed(
 ) -> None:
     monkeypatch.setenv("FREEGE_CACHE_DIR", str(tmp_path))
     exact_results.remember(("a",), lambda: [Fraction(1, 3)])
-    (path,) = (tmp_path / "numeric" / "exact").glob("*.json")
-    data = json.loads(path.read_text())
-    for text in ("", "[]", '{"key": 1}', json.dumps({**data, "key": data["key"] + "x"}),
-                 json.dumps({**data, "value": ["q", 1, 0]}),
-                 json.dumps({**data, "value": ["mpf", 1.5, 0]})):
-        path.write_text(text)
+    path, key = exact_results.disk_entry(("a",))
+    other = exact_results.disk_entry(("b",))[1]
+    for text in ("", "[]", '{"key": 1}', '["q", 1, 0]', '["mpf", 1.5, 0]',
+                 '["mpc", ["q", 1, 3], ["q", 1, 3]]', '["list", 1.5]', '["list"]'):
+        plant(path, key, text)
         assert exact_results.remember(("a",), lambda: [Fraction(2, 3)]) == [Fraction(2, 3)]
+        assert content(path) == '["list", [["q", 2, 3]]]'  # replaced
+    plant(path, other, content(path))  # another key's entry
+    assert exact_results.remember(("a",), lambda: [Fraction(4, 3)]) == [Fraction(4, 3)]
