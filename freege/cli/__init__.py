@@ -14,7 +14,10 @@ Failures, one shared mechanism for every command:
 * output that cannot be written (a full disk, a closed standard output, any
   :class:`OSError`) and memory exhaustion: one line, exit 2;
 * a closed pipe (``freege ... | head -c 1``): no message, exit 1 (the Python recipe for
-  SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent).
+  SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent);
+* a stop: Ctrl-C (SIGINT) prints ``freege: interrupted`` and exits 130, SIGTERM prints
+  ``freege: terminated`` and exits 143; both unwind like an exception, so a sweep's
+  cluster is closed and its store keeps every record written (it resumes).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 from importlib import import_module
 
 #: command -> (module under ``freege.cli`` that registers it, summary for ``--help``),
@@ -133,6 +138,24 @@ def _os_error_line(exc: OSError) -> str:
     return f"{reason} (while writing the output)"
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the command unwinds (a BaseException,
+    like KeyboardInterrupt: no ``except Exception`` of the library swallows it)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one would cut the unwinding
+    raise Terminated
+
+
+def _on_sigterm(handler: object) -> object:
+    """Install ``handler`` for SIGTERM and return the previous one (None off the main
+    thread, where Python cannot set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+
+
 def _is_no_convergence(exc: BaseException) -> bool:
     """mpmath's NoConvergence (a plain Exception) from a solve the numeric layer left
     unchecked: reported as non-convergence, not as a traceback."""
@@ -144,6 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if sys.stdout is None:  # started with standard output closed (``>&-``)
         fail("standard output is closed; redirect it to a file or to /dev/null")
+    previous = _on_sigterm(_raise_terminated)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
+
+
+def _run(argv: list[str]) -> int:
+    """Run ``freege ARGV``: the one-line answer to every failure and stop."""
     try:
         args = build_parser(argv).parse_args(argv)
         code = args.func(args)
@@ -161,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("freege: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("freege: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except SystemExit:  # --help, or an argparse error: flush what --help printed
         _flush_quietly()
         raise

@@ -15,6 +15,8 @@ encrypted, and with no HTTP server.
   tries to import ``gilknocker``) would run in the driver and the workers. Here the
   scheduler, the nannies and the workers use a folder made for this cluster
   (``tempfile.mkdtemp``, mode 0700), taken off ``sys.path`` and removed at close.
+* Stops: the worker processes ignore SIGINT, so a Ctrl-C on the terminal is the driver's
+  alone; it closes the cluster.
 * Start-up: on Linux with the NumPy backend the worker processes are forked from the
   driver (``distributed.worker.multiprocessing-method = fork``), after the draw modules
   are imported, so a worker starts warm in a fraction of a second instead of importing
@@ -25,8 +27,10 @@ encrypted, and with no HTTP server.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import warnings
@@ -51,7 +55,16 @@ class PrivateScheduler(_NoHTTP, Scheduler):
 
 
 class PrivateWorker(_NoHTTP, Worker):
-    """A worker that serves no HTTP."""
+    """A worker that serves no HTTP and, in its own process, leaves stopping to the driver:
+    it ignores SIGINT (a Ctrl-C on the terminal reaches the whole process group; the
+    driver closes the cluster) and takes SIGTERM's default (a forked worker would
+    otherwise inherit the driver's handler)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if multiprocessing.parent_process() is not None:  # a worker process of a nanny
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        super().__init__(*args, **kwargs)
 
 
 class PrivateCluster(SpecCluster):
