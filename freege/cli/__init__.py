@@ -12,7 +12,8 @@ Failures, one shared mechanism for every command:
   :class:`freege.errors.ConvergenceError`) print one line ``freege: error: ...`` on
   stderr and exit 2;
 * output that cannot be written (a full disk, a closed standard output, any
-  :class:`OSError`) and memory exhaustion: one line, exit 2;
+  :class:`OSError`), a wait that timed out (:class:`TimeoutError`, said as such) and
+  memory exhaustion: one line, exit 2;
 * a closed pipe (``freege ... | head -c 1``): no message, exit 1 (the Python recipe for
   SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent);
 * a stop: Ctrl-C (SIGINT) prints ``freege: interrupted`` and exits 130, SIGTERM prints
@@ -184,6 +185,9 @@ def _run(argv: list[str]) -> int:
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly
         _drop_stdout()
         return 1
+    except TimeoutError as exc:  # an OSError, but no output failed: a wait ran out
+        _flush_quietly()
+        fail(f"timed out: {exc}" if str(exc) else "timed out")
     except OSError as exc:  # a full disk, an unwritable file
         _flush_quietly()
         fail(_os_error_line(exc))

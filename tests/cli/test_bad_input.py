@@ -86,6 +86,12 @@ REFUSED = [
     (["validate", "--n", "10000000", "--h", "1", "--dk", "1", "--do", "1", "--draws", "2",
       "--backend", "numpy"], "TiB of memory"),
     (["ladder", "--n", "10000000", "--backend", "numpy"], "PiB of memory"),
+    # issue 27: what is wrong, named by its option, before any work or estimate
+    (["ladder", "--n", "3", "--backend", "numpy"], "--n must be an integer in [4, "),
+    (["sweep", "--n", "16", "--h", "2", "--dk", "4", "--do", "8", "--draws", "2", "--store",
+      "/dev/null", "--workers", "1"], "store '/dev/null' is not a regular file"),
+    (["chain", "--n", "64", "--h", "2", "--dk", "8", "--do", "64", "--draws", "2", "--store",
+      "/dev/null"], "store '/dev/null' is not a regular file"),
 ]
 
 
@@ -108,6 +114,7 @@ PLOT_TARGETS = [
     ("/proc/x.png", "cannot be written"),
     ("x.jpg", "must end in .png"),
     (".", "must end in .png"),
+    ("", "must end in .png"),
     ("dir.png", "is a folder"),
 ]
 
@@ -207,10 +214,12 @@ def test_command_summaries_are_the_modules_own():
     ("no_convergence", "did not converge"),
     (MemoryError, "out of memory"),
     (OverflowError("math range error"), "math range error"),
+    (TimeoutError("no answer within 10 s"), "error: timed out: no answer within 10 s"),
 ])
 def test_dispatcher_turns_failures_into_one_line(capsys, monkeypatch, error, words):
     """Whatever escapes a handler unverified -- mpmath's NoConvergence (not an
-    ArithmeticError), memory exhaustion, an ArithmeticError -- is one line, exit 2."""
+    ArithmeticError), memory exhaustion, an ArithmeticError, a TimeoutError (an OSError,
+    but not one of writing the output) -- is one line, exit 2."""
     import mpmath
 
     from freege.cli import law
@@ -274,7 +283,7 @@ NUMERIC_OPTIONS = [
      ["1", "1e400", "2.5"]),
     (["chain", "--h", "2", "--dk", "8", "--do", "64"], "--n", ["2", "1e10", "1e999999999"]),
     (["chain", "--n", "64", "--dk", "8", "--do", "64"], "--h", ["0", "10001"]),
-    (["ladder", "--backend", "numpy"], "--n", ["2", "1e10"]),
+    (["ladder", "--backend", "numpy"], "--n", ["2", "3", "1e10"]),
     (["ladder", "--backend", "numpy"], "--trials", ["0", "1000001"]),
     (["ladder", "--backend", "numpy"], "--seed", ["-1"]),
     (["ladder", "--backend", "numpy"], "--beta", ["0", "5"]),
@@ -331,6 +340,9 @@ SIZED = [
     (["sweep", "--preset", "bert-base", "--draws", "100000", "--store", "s.jsonl",
       "--workers", "1"], "pass --yes"),
     (["validate", "bert-base", "--draws", "100000", "--backend", "numpy"], "pass --yes"),
+    # a point the theory refuses, before the estimate is printed (one line in all)
+    (["sweep", "--n", "64", "--h", "100000", "--dk", "8", "--do", "24", "--draws", "2",
+      "--store", "s.jsonl"], "h must be an integer in [1, 10000]"),
 ]
 
 
