@@ -41,6 +41,8 @@ STEPS: tuple[str, ...] = (
 REFERENCE = "sqrt(n) A^perp"
 #: number of top squared singular values removed before bulk comparisons (theory §6.2)
 TOP = 3
+#: the smallest ladder: n = TOP + 1 leaves one bulk value to compare
+N_MIN = TOP + 1
 
 
 def taylor_degree(n: int) -> int:
@@ -106,8 +108,9 @@ class Trial:
 def trial(n: int, *, seed: Seed, beta: float = 1.0,
           backend: str | Backend = "numpy") -> Trial:
     """Sample one single-head ladder (module docstring) at size ``n``."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 3:
-        raise ValueError(f"n must be an integer >= 3 (got {n!r})")
+    if isinstance(n, bool) or not isinstance(n, int) or n < N_MIN:
+        raise ValueError(f"n must be an integer >= {N_MIN} (the top {TOP} values are set "
+                         f"apart from the bulk; got {n!r})")
     bk = get_backend(backend)
     xp = bk.xp
     weights_seq, noise_seq = np.random.SeedSequence(seed).spawn(2)

@@ -12,9 +12,13 @@ Failures, one shared mechanism for every command:
   :class:`freege.errors.ConvergenceError`) print one line ``freege: error: ...`` on
   stderr and exit 2;
 * output that cannot be written (a full disk, a closed standard output, any
-  :class:`OSError`) and memory exhaustion: one line, exit 2;
+  :class:`OSError`), a wait that timed out (:class:`TimeoutError`, said as such) and
+  memory exhaustion: one line, exit 2;
 * a closed pipe (``freege ... | head -c 1``): no message, exit 1 (the Python recipe for
-  SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent).
+  SIGPIPE: standard output is pointed at ``/dev/null`` so the final flush is silent);
+* a stop: Ctrl-C (SIGINT) prints ``freege: interrupted`` and exits 130, SIGTERM prints
+  ``freege: terminated`` and exits 143; both unwind like an exception, so a sweep's
+  cluster is closed and its store keeps every record written (it resumes).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 from importlib import import_module
 
 #: command -> (module under ``freege.cli`` that registers it, summary for ``--help``),
@@ -133,6 +139,24 @@ def _os_error_line(exc: OSError) -> str:
     return f"{reason} (while writing the output)"
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the command unwinds (a BaseException,
+    like KeyboardInterrupt: no ``except Exception`` of the library swallows it)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one would cut the unwinding
+    raise Terminated
+
+
+def _on_sigterm(handler: object) -> object:
+    """Install ``handler`` for SIGTERM and return the previous one (None off the main
+    thread, where Python cannot set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+
+
 def _is_no_convergence(exc: BaseException) -> bool:
     """mpmath's NoConvergence (a plain Exception) from a solve the numeric layer left
     unchecked: reported as non-convergence, not as a traceback."""
@@ -144,6 +168,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if sys.stdout is None:  # started with standard output closed (``>&-``)
         fail("standard output is closed; redirect it to a file or to /dev/null")
+    previous = _on_sigterm(_raise_terminated)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
+
+
+def _run(argv: list[str]) -> int:
+    """Run ``freege ARGV``: the one-line answer to every failure and stop."""
     try:
         args = build_parser(argv).parse_args(argv)
         code = args.func(args)
@@ -151,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly
         _drop_stdout()
         return 1
+    except TimeoutError as exc:  # an OSError, but no output failed: a wait ran out
+        _flush_quietly()
+        fail(f"timed out: {exc}" if str(exc) else "timed out")
     except OSError as exc:  # a full disk, an unwritable file
         _flush_quietly()
         fail(_os_error_line(exc))
@@ -161,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("freege: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("freege: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except SystemExit:  # --help, or an argparse error: flush what --help printed
         _flush_quietly()
         raise

@@ -126,7 +126,7 @@ def run_law(args: argparse.Namespace, the_law: Any, title: str) -> None:
     from freege.numeric import certify
 
     certify.require_flint()
-    if args.plot:
+    if args.plot is not None:
         plotting.check_target(args.plot)
     xs = _exact_points("--pdf", args.pdf)
     data = law_data(the_law, xs, list(args.pdf or []), args.dps)

@@ -333,18 +333,20 @@ def run(args: argparse.Namespace) -> int:
         from freege.cli import certify_output
 
         the_law, title = build_law(spec, None), describe(spec)
-        grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
+        # a bad --xscale first
+        grid = density_grid(the_law, args.xscale) if args.plot is not None else None
         certify_output.run_law(args, the_law, title)
         if grid is not None:
             plot_density(args.plot, grid, plot_title(spec))
         return 0
-    if args.plot:
+    if args.plot is not None:
         check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)
     the_law = build_law(spec, args.dps)
     data = law_summary(the_law, xs)
     title = describe(spec)
-    grid = density_grid(the_law, args.xscale) if args.plot else None  # bad --xscale first
+    # a bad --xscale first
+    grid = density_grid(the_law, args.xscale) if args.plot is not None else None
     from freege.numeric import outlier  # the leading singular value, theory §4.1
 
     if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config)):

@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         from freege.cli import paper
 
         return paper.run(args, setup)
-    if args.plot:
+    if args.plot is not None:
         check_plot_target(args.plot)
     settings = experiments.Readout(
         lam=lam_option(getattr(args, "lam", DEFAULT_LAM)),
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     with Progress(f"reproduce {setup}", None, verbosity=args.verbosity) as bar:
         data = experiments.SETUPS[setup](**kwargs, progress=_progress(bar))
     emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
-    if args.plot:
+    if args.plot is not None:
         plot(setup, args.plot, data)
     return 0
 

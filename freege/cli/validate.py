@@ -265,7 +265,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     from freege.validation.sampling.backend import get_backend
     from freege.validation.sampling.cost import blas_threads
 
-    n = int(parse_number("n", args.n, Domain(3, DIM_MAX, integer=True)))
+    n = int(parse_number("--n", args.n, Domain(ladder.N_MIN, DIM_MAX, integer=True)))
     trials = int(parse_number("trials", args.trials, DRAWS))
     seed = int(parse_number("seed", args.seed, SEED))
     beta = float(check_beta("beta", args.beta))

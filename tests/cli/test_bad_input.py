@@ -1,13 +1,15 @@
 """Every bad input gets one line (issues 11, 17): extreme parameters, runaway work,
 impossible sizes and output failures are refused early -- one line ``freege: error: ...``
-on stderr, exit status 2, nothing on stdout, no traceback, no file written, within
-:data:`REFUSAL_SECONDS` -- or, for a closed pipe, a quiet exit. :data:`NUMERIC_OPTIONS`
+on stderr, exit status 2, nothing on stdout, no traceback, no file written -- or, for a
+closed pipe, a quiet exit. :data:`NUMERIC_OPTIONS`
 covers the range of every numeric option of every command (one parser,
 :func:`freege.params.parse_number`, checks each before any arithmetic).
 
-Parameter, size and plot-path reproducers run in-process under an alarm (a regression
-that hangs fails instead of stalling the suite); the output failures (/dev/full, a closed
-standard output, a closed pipe) and a memory limit need a real process.
+Parameter, size and plot-path reproducers run in-process under a generous hang guard
+(:data:`HANG_GUARD_SECONDS`: a regression that hangs fails instead of stalling the suite;
+no test asserts a speed a loaded machine can miss, issue 27); the output failures
+(/dev/full, a closed standard output, a closed pipe) and a memory limit need a real
+process.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,17 +28,22 @@ from freege.cli import COMMANDS, build_parser
 from tests.cli.helpers import bad
 
 ROOT = Path(__file__).resolve().parents[2]
-#: seconds an in-process refusal may take on a loaded 2-core machine (issue 17: 10 s)
-REFUSAL_SECONDS = 10
+#: seconds after which a refusal counts as hung: a guard, not a speed requirement (issue 27:
+#: a 10 s limit failed on a busy machine with a cold cache)
+HANG_GUARD_SECONDS = 300
 MHA = ["--case", "mha", "--h", "12", "--gK", "1", "--gV", "1", "--gO", "1"]
 LAW = ["law", *MHA, "--beta", "1"]
 
 
+class Hung(BaseException):
+    """A block ran past its hang guard (a BaseException: the CLI does not answer it)."""
+
+
 @contextmanager
-def deadline(seconds: int):
+def hang_guard(seconds: int = HANG_GUARD_SECONDS):
     """Fail (instead of hanging) when the block runs longer than ``seconds``."""
     def expire(*_: object) -> None:
-        raise TimeoutError(f"no answer within {seconds} s")
+        raise Hung(f"no answer within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.alarm(seconds)
@@ -80,16 +86,20 @@ REFUSED = [
     (["validate", "--n", "10000000", "--h", "1", "--dk", "1", "--do", "1", "--draws", "2",
       "--backend", "numpy"], "TiB of memory"),
     (["ladder", "--n", "10000000", "--backend", "numpy"], "PiB of memory"),
+    # issue 27: what is wrong, named by its option, before any work or estimate
+    (["ladder", "--n", "3", "--backend", "numpy"], "--n must be an integer in [4, "),
+    (["sweep", "--n", "16", "--h", "2", "--dk", "4", "--do", "8", "--draws", "2", "--store",
+      "/dev/null", "--workers", "1"], "store '/dev/null' is not a regular file"),
+    (["chain", "--n", "64", "--h", "2", "--dk", "8", "--do", "64", "--draws", "2", "--store",
+      "/dev/null"], "store '/dev/null' is not a regular file"),
 ]
 
 
 @pytest.mark.parametrize(("argv", "words"), REFUSED, ids=lambda a: " ".join(a)[:60])
 def test_refused_in_one_line(capsys, argv, words):
-    start = time.perf_counter()
-    with deadline(REFUSAL_SECONDS):
+    with hang_guard():
         err = bad(capsys, *argv)
     assert words in err, err
-    assert time.perf_counter() - start < REFUSAL_SECONDS
 
 
 PLOT_COMMANDS = {
@@ -104,6 +114,7 @@ PLOT_TARGETS = [
     ("/proc/x.png", "cannot be written"),
     ("x.jpg", "must end in .png"),
     (".", "must end in .png"),
+    ("", "must end in .png"),
     ("dir.png", "is a folder"),
 ]
 
@@ -115,7 +126,7 @@ def test_bad_plot_target_refused_before_the_work(capsys, tmp_path, monkeypatch, 
     pytest.importorskip("matplotlib")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "dir.png").mkdir()
-    with deadline(REFUSAL_SECONDS):
+    with hang_guard():
         err = bad(capsys, *PLOT_COMMANDS[command], target)
     assert words in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.png"]  # nothing written
@@ -125,7 +136,7 @@ def _freege(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
     """``freege ARGV`` in a fresh process importing this checkout's package."""
     return subprocess.run([sys.executable, "-m", "freege", *argv], cwd=ROOT,
                           capture_output=kwargs.pop("capture", True), text=True,
-                          timeout=kwargs.pop("timeout", 120), **kwargs)
+                          timeout=kwargs.pop("timeout", HANG_GUARD_SECONDS), **kwargs)
 
 
 def _one_line(proc: subprocess.CompletedProcess, words: str) -> None:
@@ -186,7 +197,7 @@ def test_help_imports_no_heavy_library():
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('sympy', 'mpmath', 'numpy') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=HANG_GUARD_SECONDS)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("[]"), proc.stdout
 
 
@@ -203,10 +214,12 @@ def test_command_summaries_are_the_modules_own():
     ("no_convergence", "did not converge"),
     (MemoryError, "out of memory"),
     (OverflowError("math range error"), "math range error"),
+    (TimeoutError("no answer within 10 s"), "error: timed out: no answer within 10 s"),
 ])
 def test_dispatcher_turns_failures_into_one_line(capsys, monkeypatch, error, words):
     """Whatever escapes a handler unverified -- mpmath's NoConvergence (not an
-    ArithmeticError), memory exhaustion, an ArithmeticError -- is one line, exit 2."""
+    ArithmeticError), memory exhaustion, an ArithmeticError, a TimeoutError (an OSError,
+    but not one of writing the output) -- is one line, exit 2."""
     import mpmath
 
     from freege.cli import law
@@ -270,7 +283,7 @@ NUMERIC_OPTIONS = [
      ["1", "1e400", "2.5"]),
     (["chain", "--h", "2", "--dk", "8", "--do", "64"], "--n", ["2", "1e10", "1e999999999"]),
     (["chain", "--n", "64", "--dk", "8", "--do", "64"], "--h", ["0", "10001"]),
-    (["ladder", "--backend", "numpy"], "--n", ["2", "1e10"]),
+    (["ladder", "--backend", "numpy"], "--n", ["2", "3", "1e10"]),
     (["ladder", "--backend", "numpy"], "--trials", ["0", "1000001"]),
     (["ladder", "--backend", "numpy"], "--seed", ["-1"]),
     (["ladder", "--backend", "numpy"], "--beta", ["0", "5"]),
@@ -299,14 +312,12 @@ def _with(argv: list[str], option: str, value: str) -> list[str]:
                          ids=lambda a: a if isinstance(a, str) else None)
 def test_every_numeric_option_is_range_checked(capsys, tmp_path, monkeypatch, argv, option,
                                                values):
-    """One line, exit 2, within the deadline, nothing written -- for values out of the
+    """One line, exit 2, nothing written -- for values out of the
     option's range and for every kind of non-number."""
     monkeypatch.chdir(tmp_path)
     for value in [*values, *NOT_NUMBERS]:
-        start = time.perf_counter()
-        with deadline(REFUSAL_SECONDS):
+        with hang_guard():
             err = bad(capsys, *_with(argv, option, value))
-        assert time.perf_counter() - start < REFUSAL_SECONDS
         assert "Traceback" not in err
         assert list(tmp_path.iterdir()) == [], (option, value)
 
@@ -329,13 +340,16 @@ SIZED = [
     (["sweep", "--preset", "bert-base", "--draws", "100000", "--store", "s.jsonl",
       "--workers", "1"], "pass --yes"),
     (["validate", "bert-base", "--draws", "100000", "--backend", "numpy"], "pass --yes"),
+    # a point the theory refuses, before the estimate is printed (one line in all)
+    (["sweep", "--n", "64", "--h", "100000", "--dk", "8", "--do", "24", "--draws", "2",
+      "--store", "s.jsonl"], "h must be an integer in [1, 10000]"),
 ]
 
 
 @pytest.mark.parametrize(("argv", "words"), SIZED, ids=lambda a: " ".join(a)[:50])
 def test_runs_are_sized_before_any_work(capsys, tmp_path, monkeypatch, argv, words):
     monkeypatch.chdir(tmp_path)
-    with deadline(REFUSAL_SECONDS):
+    with hang_guard():
         err = bad(capsys, *argv)
     assert words in err, err
     assert list(tmp_path.iterdir()) == []
@@ -364,7 +378,7 @@ def test_hostile_config_and_campaign_files(capsys, tmp_path, monkeypatch, name, 
     if option == "--config":
         runs.append(["validate", "--config", name, "--backend", "numpy"])
     for argv in runs:
-        with deadline(REFUSAL_SECONDS):
+        with hang_guard():
             err = bad(capsys, *argv)
         assert words in err, err
     assert [p.name for p in tmp_path.iterdir()] == [name]

@@ -123,6 +123,56 @@ def test_kill_and_resume_matches_uninterrupted_run(capsys, tmp_path):
     assert _table(_report(capsys, store)[0]) == _table(_report(capsys, whole)[0])
 
 
+#: the child of :func:`test_stopped_sweep_says_one_line_and_resumes`: ``freege ARGV`` with
+#: ``STOP`` (a statement) run once, right after the first draw record is in the store
+STOPPED_SWEEP = """
+import os, signal, sys
+from freege.cli import main
+from freege.validation.sweep import store
+append = store.Writer.append
+def append_then_stop(self, payload):
+    append(self, payload)
+    if payload["type"] == "draw":
+        store.Writer.append = append
+        {stop}
+store.Writer.append = append_then_stop
+sys.exit(main({argv!r}))
+"""
+STOPS = {  # a terminal's Ctrl-C reaches the whole process group; `kill PID` one process
+    "ctrl-c": ("os.killpg(0, signal.SIGINT)", 130, "freege: interrupted"),
+    "sigterm": ("os.kill(os.getpid(), signal.SIGTERM)", 143, "freege: terminated"),
+}
+
+
+@pytest.mark.parametrize("how", STOPS)
+def test_stopped_sweep_says_one_line_and_resumes(capsys, one_worker, tmp_path, how):
+    """A sweep on a 2-worker cluster stopped after its first record (issue 27): one line on
+    stderr, no traceback from any process (the pipe closes once every process holding it
+    has exited), and a resume completes the store to the records of an uninterrupted
+    run."""
+    stop, code, line = STOPS[how]
+    store = tmp_path / "stopped.jsonl"
+    argv = ["sweep", *GRID, "--draws", DRAWS, "--store", str(store), "--workers", "2",
+            "--quiet"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPED_SWEEP.format(stop=stop, argv=argv)], cwd=ROOT,
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == code, err
+    said = [x for x in err.splitlines() if not x.startswith("freege: estimate:")]
+    assert said == [line], err
+    partial = len(sweep_store.read(store).records)
+    assert 1 <= partial < 8, partial
+    resumed = _sweep(capsys, store, "--workers", "1")
+    assert (resumed["skipped"], resumed["ok"]) == (partial, 8 - partial)
+    assert _records(store) == _records(one_worker)
+    assert _table(_report(capsys, store)[0]) == _table(_report(capsys, one_worker)[0])
+
+
 @pytest.fixture(scope="module")
 def threads_cluster():
     """An in-process Dask cluster, attached to with --scheduler."""

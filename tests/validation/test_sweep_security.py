@@ -1,10 +1,15 @@
-"""A sweep's local Dask cluster is private (issue 17): while a sweep runs, a client
+"""A sweep's local Dask cluster is private (issues 17, 27): while a sweep runs, a client
 without the cluster's credentials cannot run a task on its scheduler (one with them can),
-and no process of the sweep listens for HTTP or on anything but 127.0.0.1."""
+no process of the sweep listens for HTTP or on anything but 127.0.0.1, and no process
+imports a module planted in Dask's shared scratch folders (its own is made for the run,
+0700, and removed at close)."""
 
 import gc
 import http.server
+import os
 import socket
+import stat
+import tempfile
 import threading
 from pathlib import Path
 
@@ -53,12 +58,39 @@ def test_http_probe_finds_an_http_server():
         server.server_close()
 
 
+def _plant(tmp: Path, marker: Path) -> None:
+    """A ``gilknocker`` module (one Dask tries to import) in both of Dask's default scratch
+    folders under ``tmp``, which writes ``marker`` when imported; ``tmp`` becomes the
+    temporary folder of this process (and of any process it starts)."""
+    for name in ("dask-scratch-space", f"dask-scratch-space-{os.getuid()}"):
+        (tmp / name).mkdir(mode=0o777)
+        (tmp / name / "gilknocker.py").write_text(
+            f"open({str(marker)!r}, 'a').write('imported in ' + str(__import__('os').getpid()))\n"
+            "raise ImportError('planted')\n")
+
+
+@pytest.fixture
+def planted(tmp_path, monkeypatch):
+    """The marker path of :func:`_plant`'s modules, planted in a temporary ``TMPDIR``."""
+    tmp, marker = tmp_path / "tmpdir", tmp_path / "planted-module-ran.txt"
+    tmp.mkdir()
+    _plant(tmp, marker)
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR afresh
+    assert tempfile.gettempdir() == str(tmp)
+    return marker
+
+
 def _write(path: str) -> str:
     Path(path).write_text("ran")
     return path
 
 
-def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeypatch):
+def _scratch(dask_worker=None, dask_scheduler=None) -> str:
+    return (dask_worker or dask_scheduler).local_directory
+
+
+def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeypatch, planted):
     from distributed import Client
     from distributed.security import Security
 
@@ -98,7 +130,10 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
         seen["refused"] = refused
         with Client(address, security=cluster.security, timeout=10) as client:
             own = client.submit(_write, str(tmp_path / "own.txt"), pure=False).result(30)
+            seen["scratch"] = [client.run_on_scheduler(_scratch),
+                               *client.run(_scratch).values()]
         seen["own"] = Path(own).read_text()
+        seen["mode"] = stat.S_IMODE(os.stat(Path(seen["scratch"][0]).parents[1]).st_mode)
 
     points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
     before = _listening()
@@ -112,6 +147,17 @@ def test_sweep_cluster_refuses_clients_without_its_credentials(tmp_path, monkeyp
     assert seen["http"] == []
     assert seen["refused"] == ["foreign credentials", "plain tcp", "no credentials"]
     assert seen["own"] == "ran"  # the same call with the cluster's credentials works
+    # the planted module never ran; the scheduler and both workers worked in one private
+    # folder made for the run (not in the planted shared ones), now removed
+    assert not planted.exists(), planted.read_text()
+    assert len(seen["scratch"]) == 3
+    private = {Path(d).parents[1] for d in seen["scratch"]}
+    assert len(private) == 1, seen["scratch"]
+    (private,) = private
+    assert private.parent == Path(tempfile.gettempdir())
+    assert not private.name.startswith("dask-scratch-space")
+    assert seen["mode"] == 0o700
+    assert not private.exists()
 
 
 def test_tls_scheduler_through_dask_settings(tmp_path):

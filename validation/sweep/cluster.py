@@ -9,6 +9,14 @@ encrypted, and with no HTTP server.
 * No HTTP: Dask starts an HTTP server (dashboard, worker pages, logs, call stacks) on the
   scheduler and on every worker even with ``dashboard_address=None``; here
   :class:`PrivateScheduler` and :class:`PrivateWorker` never bind one.
+* Scratch folder: every Dask server puts its ``local_directory`` first on ``sys.path``, and
+  Dask's default is ``$TMPDIR/dask-scratch-space`` (or ``...-<uid>``), a fixed name in a
+  folder every local user can write, taken whoever owns it: a module planted there (Dask
+  tries to import ``gilknocker``) would run in the driver and the workers. Here the
+  scheduler, the nannies and the workers use a folder made for this cluster
+  (``tempfile.mkdtemp``, mode 0700), taken off ``sys.path`` and removed at close.
+* Stops: the worker processes ignore SIGINT, so a Ctrl-C on the terminal is the driver's
+  alone; it closes the cluster.
 * Start-up: on Linux with the NumPy backend the worker processes are forked from the
   driver (``distributed.worker.multiprocessing-method = fork``), after the draw modules
   are imported, so a worker starts warm in a fraction of a second instead of importing
@@ -19,7 +27,12 @@ encrypted, and with no HTTP server.
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import shutil
+import signal
 import sys
+import tempfile
 import warnings
 from typing import Any
 
@@ -42,7 +55,44 @@ class PrivateScheduler(_NoHTTP, Scheduler):
 
 
 class PrivateWorker(_NoHTTP, Worker):
-    """A worker that serves no HTTP."""
+    """A worker that serves no HTTP and, in its own process, leaves stopping to the driver:
+    it ignores SIGINT (a Ctrl-C on the terminal reaches the whole process group; the
+    driver closes the cluster) and takes SIGTERM's default (a forked worker would
+    otherwise inherit the driver's handler)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if multiprocessing.parent_process() is not None:  # a worker process of a nanny
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        super().__init__(*args, **kwargs)
+
+
+class PrivateCluster(SpecCluster):
+    """A cluster that owns a private scratch folder (``scratch``): at close, its paths
+    leave ``sys.path`` (a later process of another user could make a folder of the same
+    name) and the folder is removed."""
+
+    def __init__(self, *args: Any, scratch: str, **kwargs: Any) -> None:
+        self.scratch = scratch
+        super().__init__(*args, **kwargs)
+
+    async def _close(self) -> None:
+        try:
+            await super()._close()
+        finally:
+            forget_scratch(self.scratch)
+
+
+def scratch_folder() -> str:
+    """A new private scratch folder (mode 0700, a random name in the temporary folder)."""
+    return tempfile.mkdtemp(prefix="freege-dask-")
+
+
+def forget_scratch(folder: str) -> None:
+    """Take ``folder`` and everything in it off ``sys.path`` and remove it."""
+    inside = folder + os.sep
+    sys.path[:] = [p for p in sys.path if p != folder and not p.startswith(inside)]
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 #: Dask settings of the local cluster. allowed-failures: a task on a worker that dies is
@@ -87,12 +137,15 @@ def _warm_imports() -> None:
 def start(workers: int, backend: str = "numpy") -> SpecCluster:
     """A running private cluster of ``workers`` single-threaded worker processes on
     127.0.0.1 (``tls://`` addresses); connect with ``Client(cluster)``, which takes the
-    cluster's credentials."""
+    cluster's credentials. Its servers work in a private scratch folder, removed at
+    close."""
     security = credentials()
     method = _start_method(backend)
     if method == "fork":
         _warm_imports()
-    common = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
+    scratch = scratch_folder()
+    common = {"host": "127.0.0.1", "protocol": "tls://", "security": security,
+              "local_directory": scratch}
     scheduler = {"cls": PrivateScheduler,
                  "options": {**common, "port": 0, "dashboard": False,
                              "dashboard_address": None}}
@@ -102,12 +155,21 @@ def start(workers: int, backend: str = "numpy") -> SpecCluster:
                           "silence_logs": logging.CRITICAL}}
     # logs: CRITICAL only -- a failed task is recorded in the store, and a worker's
     # heartbeat racing the scheduler's shutdown is no error of the sweep's
-    with dask.config.set(QUIET_WORKERS | {"distributed.worker.multiprocessing-method": method}), \
-            warnings.catch_warnings():
-        # Python >= 3.12 warns on any fork of a process with threads (here: Dask's loop)
-        warnings.filterwarnings("ignore", category=DeprecationWarning, message=r".*fork\(\)")
-        return SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(workers), worker),
-                           worker=worker, security=security, silence_logs=logging.CRITICAL)
+    settings = QUIET_WORKERS | {"distributed.worker.multiprocessing-method": method,
+                                "temporary-directory": scratch}
+    try:
+        with dask.config.set(settings), warnings.catch_warnings():
+            # Python >= 3.12 warns on any fork of a process with threads (Dask's loop)
+            warnings.filterwarnings("ignore", category=DeprecationWarning,
+                                    message=r".*fork\(\)")
+            return PrivateCluster(scheduler=scheduler,
+                                  workers=dict.fromkeys(range(workers), worker), worker=worker,
+                                  security=security, silence_logs=logging.CRITICAL,
+                                  scratch=scratch)
+    except BaseException:
+        forget_scratch(scratch)
+        raise
 
 
-__all__ = ["PrivateScheduler", "PrivateWorker", "credentials", "start"]
+__all__ = ["PrivateCluster", "PrivateScheduler", "PrivateWorker", "credentials",
+           "forget_scratch", "scratch_folder", "start"]

@@ -218,9 +218,9 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     n_left = sum(n for _p, n in left)
     n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
-    if n_left and scheduler is None and preflight is not None:
+    new_header = header(points, draws, seed, backend, dtype)  # points the theory refuses
+    if n_left and scheduler is None and preflight is not None:  # are refused before this
         preflight(left, n_workers, True)
-    new_header = header(points, draws, seed, backend, dtype)
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
     with ExitStack() as stack:
         dask_client = None

@@ -84,6 +84,9 @@ def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> 
         return out
     if p.is_dir():
         raise ValueError(f"store {str(p)!r} is a folder, not a file")
+    if not p.is_file():  # /dev/null, a pipe: no appends with fsync, no resume
+        raise ValueError(f"store {str(p)!r} is not a regular file (a device, pipe or "
+                         "socket); give the path of a new or existing store file")
     try:
         data = p.read_bytes()
     except OSError as exc:
