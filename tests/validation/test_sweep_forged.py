@@ -294,3 +294,19 @@ def test_chain_summary_refuses_an_overflowing_mean():
         chain.summarise([rec, rec])
     fine = {**rec, "distances": {"1-2": {"rel_w1": 1e150, "ks": 0.5}}}
     assert chain.summarise([fine, fine])["distances"]["1-2"]["rel_w1"]["mean"] == 1e150
+
+
+def test_non_finite_record_is_dropped_naming_its_line(capsys, clean, tmp_path):
+    """A record holding ``NaN`` (valid JSON to Python, not to the store's strict encoding)
+    is dropped as a corrupt line, and the warning names that line."""
+    import json
+
+    path, lines = clean
+    bad = lines[2].replace(b'"ks":', b'"ks":NaN,"was":', 1)
+    assert bad != lines[2]
+    store = tmp_path / "store.jsonl"
+    store.write_bytes(b"".join(lines[:2] + [bad] + lines[3:]))
+    report, err = _report(capsys, store)
+    dropped = [w for w in err.splitlines() if "dropped 1 corrupt" in w]
+    assert len(dropped) == 1 and "(line 3)" in dropped[0] and str(store) in dropped[0]
+    assert "NaN" not in json.dumps(report)

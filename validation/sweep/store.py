@@ -95,6 +95,7 @@ def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> 
     offset = 0
     context: Any = None
     finished_on: dict[tuple[str, int], int] = {}
+    dropped_lines: list[int] = []
     for line, raw in enumerate(data.splitlines(keepends=True), 1):
         start, offset = offset, offset + len(raw)
         payload = decode(raw) if raw.endswith(b"\n") else None
@@ -106,6 +107,7 @@ def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> 
                 raise ValueError(f"store {str(p)!r} has no valid sweep header; not a freege "
                                  "sweep store (or its first line is corrupt)")
             out.dropped += 1
+            dropped_lines.append(line)
             continue
         if start == 0:
             if payload.get("type") != "header" or payload.get("format") != FORMAT:
@@ -130,8 +132,10 @@ def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> 
         out.valid_end = offset
     if out.dropped:
         tail = "at its end" if out.valid_end < out.size else "in its middle"
+        shown = ", ".join(map(str, dropped_lines[:10])) + (", ..." if out.dropped > 10 else "")
         warnings.warn(f"store {str(p)!r}: dropped {out.dropped} corrupt or truncated "
-                      f"line(s) {tail}; their tasks will run again", stacklevel=2)
+                      f"line(s) {tail} (line {shown}): not valid JSON, non-finite, or a "
+                      "checksum that does not match; their tasks will run again", stacklevel=2)
     return out
 
 
