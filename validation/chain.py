@@ -50,8 +50,8 @@ from freege.params import Dims
 from freege.validation.sampling import conditional, metrics
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.eigensolver import top_singular_value
-from freege.validation.sampling.outlier import output_weights, weights
-from freege.validation.sampling.sample import Seed, case_for, thetas
+from freege.validation.sampling.outlier import weights
+from freege.validation.sampling.sample import Seed, case_for, output_weights, thetas
 
 STEPS: tuple[str, ...] = (
     "sqrt(n) A^perp", "Y^f", "Y^f_c", "Y^G[Sigma_f]", "Y^G[Sigma_G]", "Y^G",
