@@ -63,6 +63,7 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.solvers import solvers
 
 #: a seed: an int, or a tuple of ints (e.g. ``(seed, draw_index)``) -- any entropy that
 #: :class:`numpy.random.SeedSequence` accepts
@@ -193,9 +194,9 @@ class _GEValueNoise:
         if new_v or self.factor is None:
             n, dv = V.shape
             if dv < n:
-                self.factor = xp.linalg.cholesky(V.T @ V).T
+                self.factor = solvers(xp).cholesky(V.T @ V).T
             else:
-                self.factor = xp.linalg.qr(V, mode="r")
+                self.factor = solvers(xp).qr(V, mode="r")
             self.factor *= self.scale
         return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
 
