@@ -3,6 +3,8 @@ GPU (skipped without one) and on the CuPy test double (tests/cupy_double.py), wh
 runs on any machine: every GPU entry point, replay on CuPy's random layout, loud solver
 failures, and the fallback when CuPy is installed without a driver."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -200,3 +202,16 @@ def test_cupy_without_a_driver_falls_back(cupy_double, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cudaErrorInsufficientDriver" in err[0]
+
+
+def test_the_device_script_skips_cleanly_without_a_gpu(tmp_path, capsys):
+    """benchmarks/gpu.py on a machine without a usable GPU: status 0 and the reason in
+    both of its files (skipped where a GPU answers)."""
+    from benchmarks import gpu
+
+    problem = cupy_problem()
+    if problem is None:
+        pytest.skip("a GPU is present")
+    assert gpu.main([str(tmp_path / "out")]) == 0
+    assert problem in (tmp_path / "out" / "summary.txt").read_text()
+    assert "no usable GPU" in json.loads((tmp_path / "out" / "gpu.json").read_text())["skipped"]
