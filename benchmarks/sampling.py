@@ -480,7 +480,7 @@ def section_breakdown(args: argparse.Namespace) -> None:
     targets = {"rng": (backend.Backend, "normal"),
                "softmax": (sample, "centred_softmax_values"),
                "ge noise": (sample._GEValueNoise, "__call__"),
-               "output": (sample, "_output"), "outlier": (eigensolver, "top_singular_value"),
+               "output": (sample, "_apply"), "outlier": (eigensolver, "top_singular_value"),
                "gram": (backend.Backend, "gram"), "eig": (backend.Backend, "eigvalsh")}
     for name in args.breakdown:
         dims = breakdown_dims(name)

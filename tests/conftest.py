@@ -20,3 +20,26 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def cupy_double(monkeypatch):
+    """The CuPy test double (tests/cupy_double.py) as ``cupy`` and ``cupyx`` for this
+    test only, reset to 7 random states (freege's fixed state count too: 2^18 emulated
+    states would cost seconds per generator) and nothing failing; yields the module."""
+    from freege.validation.sampling import backend
+    from tests import cupy_double as double
+
+    monkeypatch.setattr(backend, "GPU_RANDOM_STATES", 7)
+    double.reset()
+    monkeypatch.setitem(sys.modules, "cupy", double)
+    monkeypatch.setitem(sys.modules, "cupyx", double.cupyx)
+    monkeypatch.setitem(sys.modules, "cupy.cuda", double.cuda)
+    monkeypatch.setitem(sys.modules, "cupy.linalg", double.linalg)
+    monkeypatch.setitem(sys.modules, "cupy.random", double.random)
+    return double

@@ -50,8 +50,9 @@ from freege.params import Dims
 from freege.validation.sampling import conditional, metrics
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.eigensolver import top_singular_value
-from freege.validation.sampling.outlier import output_weights, weights
-from freege.validation.sampling.sample import Seed, case_for, thetas
+from freege.validation.sampling.outlier import weights
+from freege.validation.sampling.sample import Seed, case_for, output_weights, thetas
+from freege.validation.sampling.solvers import solvers
 
 STEPS: tuple[str, ...] = (
     "sqrt(n) A^perp", "Y^f", "Y^f_c", "Y^G[Sigma_f]", "Y^G[Sigma_G]", "Y^G",
@@ -109,7 +110,7 @@ def effective_exponent(rate: tuple[float, float], ns: list[int]) -> float:
 def _sqrtm_psd(xp: Any, m: Any) -> Any:
     """Symmetric square root of a symmetric positive semi-definite matrix (eigenvalues
     below 0 by rounding are set to 0)."""
-    w, u = xp.linalg.eigh((m + m.T) / 2)
+    w, u = solvers(xp).eigh((m + m.T) / 2)
     return (u * xp.sqrt(xp.clip(w, 0, None))) @ u.T
 
 
@@ -177,7 +178,7 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> ChainDr
             outlier = top_singular_value(xp, m + vbar) ** 2 / n
         spectra[step] = bk.eigvalsh(m @ m.T, overwrite=True)
     controls = {
-        "op_norm_1_2": math.sqrt(max(float(xp.linalg.eigvalsh(e_gram)[-1]), 0.0)),
+        "op_norm_1_2": math.sqrt(max(float(solvers(xp).eigvalsh(e_gram)[-1]), 0.0)),
         "max_normalizer_dev": max_dev,
         "mean_op_norm_2_3": math.sqrt(mean_sq),
         "sigma_frob_4_5": float(np.mean(frob)),

@@ -140,6 +140,6 @@ def test_fused_draw_matches_the_plain_route():
     z = np.concatenate([sample.centred_softmax(np, hd.Q @ hd.K.T / math.sqrt(dims.dK),
                                                float(dims.beta)) @ hd.V
                         for hd in heads], axis=1)
-    mha, _ = sample._output(z, sample._output_blocks(dims, bk, oseq))
+    mha = z @ sample.output_weights(bk, bk.generator(oseq), dims)
     ref = np.linalg.eigvalsh(mha @ mha.T)
     assert np.max(np.abs(d.softmax - ref)) <= 1e-12 * ref[-1]

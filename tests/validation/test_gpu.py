@@ -1,22 +1,45 @@
-"""The CuPy path (theory §7: one code path, compared with NumPy statistically). Skipped
-cleanly without CuPy or a usable GPU."""
+"""The CuPy path (theory §7: one code path, compared with NumPy statistically), on a real
+GPU (skipped without one) and on the CuPy test double (tests/cupy_double.py), which
+runs on any machine: every GPU entry point, replay on CuPy's random layout, loud solver
+failures, and the fallback when CuPy is installed without a driver."""
+
+import json
 
 import numpy as np
 import pytest
 
 from freege.params import Dims
+from freege.validation.sampling import backend as backend_module
 from freege.validation.sampling import metrics
-from freege.validation.sampling.backend import cupy_problem
+from freege.validation.sampling.backend import cupy_problem, get_backend
 
-pytestmark = pytest.mark.gpu
+#: h dV = 96 > 2n: the draw applies W^O in blocks of two heads, outlier.sample and the
+#: chain draw it whole
+BLOCKED = Dims(n=32, h=6, dK=8, dV=16, dO=24)
+SMALL = Dims(n=48, h=3, dK=8, dV=8, dO=48)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _needs_gpu():
+@pytest.fixture(params=[pytest.param("gpu", marks=pytest.mark.gpu), "double"])
+def cupy(request):
+    """The CuPy of the test: the real one with a usable GPU, or the test double."""
+    if request.param == "double":
+        return request.getfixturevalue("cupy_double")
     pytest.importorskip("cupy")
     problem = cupy_problem()
     if problem is not None:
         pytest.skip(problem)
+    import cupy
+
+    return cupy
+
+
+@pytest.fixture
+def states(cupy_double, monkeypatch):
+    """Set the double's (and freege's) random state count."""
+    def set_states(count):
+        cupy_double.reset(default_states=count)
+        monkeypatch.setattr(backend_module, "GPU_RANDOM_STATES", count)
+    return set_states
 
 
 def _welch_ok(a, b, level=0.9999):
@@ -24,11 +47,40 @@ def _welch_ok(a, b, level=0.9999):
     return metrics.welch(a, b, level).agree
 
 
+# -- the double behaves as CuPy does where freege could go wrong ------------------------
+
+def test_the_double_refuses_implicit_host_conversion(cupy_double):
+    a = cupy_double.arange(6, dtype=cupy_double.float64).reshape(2, 3)
+    with pytest.raises(TypeError):
+        np.asarray(a)
+    with pytest.raises(TypeError):
+        a + np.ones(3)
+    with pytest.raises(TypeError):
+        np.ones(3) * a
+    total = a.sum()
+    assert isinstance(total, cupy_double.ndarray) and total.shape == () and float(total) == 15
+    assert isinstance(cupy_double.asnumpy(a), np.ndarray) and a.get().tolist() == [[0, 1, 2],
+                                                                                 [3, 4, 5]]
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_the_double_fills_arrays_from_states_in_turn(cupy_double, count):
+    """Element j from state j % S: a whole draw differs from two halves unless S = 1."""
+    rng = cupy_double.random
+    seq = np.random.SeedSequence(3)
+    whole = rng.Generator(rng.XORWOW(seq, size=count)).standard_normal(10).get()
+    halves = rng.Generator(rng.XORWOW(seq, size=count))
+    parts = np.concatenate([halves.standard_normal(5).get() for _ in range(2)])
+    assert (np.array_equal(whole, parts)) == (count == 1)
+
+
+# -- every GPU entry point --------------------------------------------------------------
+
 @pytest.mark.parametrize("case", ["attention", "mha", "mha-tied"])
-def test_case_moments_agree_across_backends(case):
+def test_case_moments_agree_across_backends(cupy, case):
     from freege.validation.sampling.sample import case_eigenvalues
 
-    dims = Dims(n=128, h=4, dK=32, dV=32, dO=128)
+    dims = Dims(n=64, h=4, dK=16, dV=16, dO=64)
     for model in ("softmax", "ge"):
         gpu = [case_eigenvalues(case, dims, seed=s, model=model, backend="cupy")
                for s in range(6)]
@@ -39,11 +91,127 @@ def test_case_moments_agree_across_backends(case):
             assert _welch_ok([np.mean(e**q) for e in gpu], [np.mean(e**q) for e in cpu])
 
 
-def test_validate_and_ladder_run_on_cupy():
-    from freege.validation import ladder
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_validate_runs_on_cupy(cupy, dtype):
     from freege.validation.runner import validate
 
-    res = validate(Dims(n=96, h=3, dK=16, dV=16, dO=96), draws=2, backend="cupy")
+    res = validate(Dims(n=48, h=3, dK=8, dV=16, dO=48), draws=2, backend="cupy", dtype=dtype)
     assert res.backend == "cupy" and res.summary()["peak_memory_bytes"] > 0
-    summary, last = ladder.run(64, trials=1, backend="cupy")
-    assert summary["backend"] == "cupy" and last.spectra["Y_f_lin"].shape == (64,)
+    assert all(np.all(np.isfinite(d.softmax)) for d in res.draws)
+
+
+def test_ladder_runs_on_cupy(cupy):
+    from freege.validation import ladder
+
+    summary, last = ladder.run(48, trials=1, backend="cupy")
+    assert summary["backend"] == "cupy" and last.spectra["Y_f_lin"].shape == (48,)
+
+
+def test_chain_runs_on_cupy(cupy):
+    from freege.validation import chain
+
+    d = chain.draw(SMALL, seed=(0, 1), backend="cupy")
+    assert all(s.shape == (SMALL.n,) for s in d.spectra.values()) and d.outlier > 0
+
+
+def test_sweep_runs_in_process_on_cupy(cupy, tmp_path):
+    from freege.progress import QUIET
+    from freege.validation.sweep import engine, store
+    from freege.validation.sweep.grid import expand
+
+    points = expand({"n": [32], "h": [2], "dk": [8], "do": [24]})
+    path = tmp_path / "gpu.jsonl"
+    engine.run(points, draws=2, store=path, workers=1, backend="cupy", verbosity=QUIET)
+    records = store.read(path).records
+    assert len(records) == 2 and store.read(path).header["identity"]["backend"] == "cupy"
+
+
+def test_reproduce_paper_runs_on_cupy(cupy, tmp_path):
+    from freege.cli import main
+
+    out = tmp_path / "paper"
+    assert main(["reproduce", "paper", "--measure", "--scale", "64", "--draws", "2",
+                 "--panels", "3b", "--quiet", "--yes", "--backend", "cupy",
+                 "--out", str(out)]) == 0
+    assert (out / "report.json").exists()
+
+
+def test_gpu_check_runs(cupy, capsys):
+    from freege.validation import gpu_check
+
+    code = gpu_check.main(["--presets", "dinov3-l16", "--draws", "2", "--numpy-draws", "2",
+                           ])
+    out = capsys.readouterr().out
+    assert code == 0 and "all presets agree" in out and "dinov3-l16" in out
+
+
+# -- replay on CuPy's random layout, one generator per stream -----------------------------
+
+@pytest.mark.parametrize("count", [1, 7, 64])
+def test_replay_does_not_depend_on_the_state_layout(states, count):
+    """The draw's outlier is outlier.sample's and chain step 1 is validate's softmax
+    spectrum (W^O whole there, in blocks in the draw), whatever the state count."""
+    from freege.validation import chain
+    from freege.validation.sampling import outlier, sample
+
+    states(count)
+    d = sample.draw(BLOCKED, seed=(2, 5), backend="cupy")
+    assert abs(d.outlier - outlier.sample(BLOCKED, seed=(2, 5), backend="cupy")) \
+        <= 1e-12 * d.outlier
+    step1 = chain.draw(BLOCKED, seed=(2, 5), backend="cupy").spectra[chain.STEPS[0]]
+    assert np.max(np.abs(step1 - d.softmax)) <= 1e-12 * d.softmax[-1]
+
+
+@pytest.mark.parametrize("dims", [BLOCKED, SMALL], ids=["blocks", "whole"])
+def test_one_generator_per_stream_per_draw(cupy_double, dims):
+    from freege.validation.sampling import sample
+
+    sample.draw(dims, seed=1, backend="cupy")
+    assert cupy_double.STATE.generators == 3  # weights, W^O, GE noise
+
+
+# -- loud solver failures -----------------------------------------------------------------
+
+@pytest.mark.parametrize("routine,error", [("eigvalsh", ArithmeticError),
+                                           ("cholesky", np.linalg.LinAlgError)])
+def test_a_failed_factorisation_raises_as_on_the_cpu(cupy_double, routine, error):
+    """Outside ``cupyx.errstate`` the double fails silently, as cuSOLVER does; the draw
+    raises the CPU's error all the same."""
+    from freege.validation.sampling import sample
+    from freege.validation.sampling.solvers import solvers
+
+    a = cupy_double.asarray(np.eye(3))
+    cupy_double.STATE.failing.add(routine)
+    assert np.all(np.isfinite(getattr(cupy_double.linalg, routine)(a).get()))  # silent
+    with pytest.raises(error):
+        sample.draw(SMALL, seed=0, backend="cupy")
+    with pytest.raises(np.linalg.LinAlgError):  # the CPU's error, for comparison
+        solvers(np).cholesky(-np.eye(3))
+
+
+# -- CuPy installed without a driver --------------------------------------------------------
+
+def test_cupy_without_a_driver_falls_back(cupy_double, capsys):
+    from freege.cli import main
+
+    cupy_double.STATE.driver_error = True
+    assert get_backend("auto").name == "numpy"
+    with pytest.raises(SystemExit) as stop:
+        main(["validate", "--n", "32", "--h", "2", "--dk", "8", "--do", "32", "--draws", "2",
+              "--backend", "cupy", "--quiet"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cudaErrorInsufficientDriver" in err[0]
+
+
+def test_the_device_script_skips_cleanly_without_a_gpu(tmp_path, capsys):
+    """benchmarks/gpu.py on a machine without a usable GPU: status 0 and the reason in
+    both of its files (skipped where a GPU answers)."""
+    from benchmarks import gpu
+
+    problem = cupy_problem()
+    if problem is None:
+        pytest.skip("a GPU is present")
+    assert gpu.main([str(tmp_path / "out")]) == 0
+    assert problem in (tmp_path / "out" / "summary.txt").read_text()
+    assert "no usable GPU" in json.loads((tmp_path / "out" / "gpu.json").read_text())["skipped"]

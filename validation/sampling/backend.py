@@ -2,9 +2,21 @@
 
 The array API has no random numbers, so :class:`Backend` carries a small seeded RNG
 shim: :meth:`Backend.generator` turns a :class:`numpy.random.SeedSequence` into the
-backend's own generator (PCG64 on NumPy, CuPy's default XORWOW generator on the GPU). The two
+backend's own generator (PCG64 on NumPy, CuPy's XORWOW generator on the GPU). The two
 backends give different streams for the same seed, so they are compared statistically,
 never bitwise (theory §7).
+
+CuPy fills a random array from many generator states at once (element j from state
+``j % S``), so its numbers depend on how an array is cut into draws and on S. The sampler
+makes the same calls on every route (``sample.output_weights``), and S is fixed
+(:data:`GPU_RANDOM_STATES`, not CuPy's default of 8·256 per multiprocessor), so a seed
+gives the same normals on any GPU with the same CuPy; products and eigensolvers still
+round differently from one GPU to another. CuPy seeds its states from 32 bits of the
+:class:`numpy.random.SeedSequence` (its public API takes no more).
+
+Solvers (:func:`freege.validation.sampling.solvers.solvers`): a failed CuPy
+factorisation raises as on the CPU; :meth:`Backend.eigvalsh` and
+:meth:`Backend.eigenvalues_and_weights` raise the CPU eigensolver's ArithmeticError.
 
 Precision: float64 by default; ``float32`` is an opt-in (:data:`DTYPES`) that halves
 the memory and speeds the products and the eigensolver. Its normals are drawn in
@@ -32,7 +44,12 @@ from typing import Any
 
 import numpy as np
 
+from freege.validation.sampling.solvers import solvers
+
 BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
+#: generator states of every CuPy generator (CuPy's default, 8·256 per multiprocessor,
+#: would tie the numbers to the GPU model); 2^18 states hold 12 MiB
+GPU_RANDOM_STATES = 2**18
 DTYPES: tuple[str, ...] = ("float64", "float32")
 
 
@@ -60,6 +77,11 @@ def cupy_problem() -> str | None:
     return None
 
 
+def _eigen_failure(exc: np.linalg.LinAlgError) -> ArithmeticError:
+    """The CPU eigensolver's error for a failed cuSOLVER ``syevd``."""
+    return ArithmeticError(f"cuSOLVER syevd failed to converge ({exc})")
+
+
 @dataclass
 class MemoryMeter:
     """Peak memory of the block it measured, in bytes (``None`` until it exits)."""
@@ -80,7 +102,8 @@ class Backend:
         """The backend's seeded normal generator for ``seq``."""
         if self.name == "numpy":
             return np.random.Generator(np.random.PCG64(seq))
-        return self.xp.random.default_rng(seq)
+        random = self.xp.random
+        return random.Generator(random.XORWOW(seq, size=GPU_RANDOM_STATES))
 
     def normal(self, gen: Any, shape: tuple[int, ...]) -> Any:
         """i.i.d. N(0, 1) array of ``shape`` in the backend's dtype from ``gen`` (drawn
@@ -114,7 +137,11 @@ class Backend:
             from freege.validation.sampling.eigensolver import eigvalsh
 
             return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
-        return np.asarray(self.to_numpy(self.xp.linalg.eigvalsh(gram)), dtype=np.float64)
+        try:
+            vals = solvers(self.xp).eigvalsh(gram)
+        except np.linalg.LinAlgError as exc:
+            raise _eigen_failure(exc) from exc
+        return np.asarray(self.to_numpy(vals), dtype=np.float64)
 
     def eigenvalues_and_weights(self, gram: Any, y: np.ndarray, *, overwrite: bool = False
                                 ) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +153,10 @@ class Backend:
             from freege.validation.sampling.eigensolver import eigenvalues_and_weights
 
             return eigenvalues_and_weights(gram, y, overwrite=overwrite)
-        vals, vecs = self.xp.linalg.eigh(gram)
+        try:
+            vals, vecs = solvers(self.xp).eigh(gram)
+        except np.linalg.LinAlgError as exc:
+            raise _eigen_failure(exc) from exc
         weights = (vecs.T @ self.xp.asarray(y, dtype=vecs.dtype)) ** 2
         return (np.asarray(self.to_numpy(vals), dtype=np.float64),
                 np.asarray(self.to_numpy(weights), dtype=np.float64))

@@ -75,11 +75,12 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     Peak arrays, the largest of four phases: the heads (both models' n x h dV blocks,
     one n x n score matrix, Q/K/V of two consecutive heads and the fused softmax's and the
     Gaussian equivalent's n x dV temporaries, the dV x dV Cholesky factor); the first
-    model's output (both blocks, W^O held whole or one row block of it, the n x dO
-    product and, with several blocks, one partial product); the first model's Gram and
-    eigenvalues (the other model's block, W^O when held, the product or, where the
-    LAPACK driver is not found (:func:`freege.validation.sampling.eigensolver.eigvalsh`),
-    NumPy's n x n copy, the Gram); the second model's output. Below float64 one random
+    model's output (both blocks, W^O held whole and the n x dO product; with several
+    blocks, one row block of W^O, both models' n x dO sums and one partial product); the
+    first model's Gram and eigenvalues (the other model's block and W^O when held, else
+    the other model's product; the product or, where the LAPACK driver is not found
+    (:func:`freege.validation.sampling.eigensolver.eigvalsh`), NumPy's n x n copy, the
+    Gram); the second model's output. Below float64 one random
     draw is also staged in float64 (:meth:`Backend.normal`). Plus
     :data:`COST_OVERHEAD_BYTES`."""
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
@@ -88,12 +89,12 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     block = n * rows
     heads = 2 * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
     held = rows * dO if step >= rows else 0
-    products = n * dO if held else 2 * n * dO
-    output = block + (held or step * dO) + products
+    # held: one model's product at a time; blocks: both models' sums and one partial
+    output = block + held + n * dO if held else 2 * block + step * dO + 3 * n * dO
     driver = (eigensolver.two_stage_driver if n >= eigensolver.TWO_STAGE_MIN_N
               else eigensolver.one_stage_driver)
     in_place = driver(np.dtype(dtype).name) is not None
-    gram = block + held + n * n + max(n * dO, 0 if in_place else n * n)
+    gram = (block + held if held else n * dO) + n * n + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
     per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
     # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
@@ -103,8 +104,8 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     groups = h if dims.sharing == "none" else dims.h_kv
     values = 0 if dims.sharing == "tied" else dV
     normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
-               + rows * dO * (1 if held else 2))
-    return Cost(peak_bytes=itemsize * max(heads, block + output, gram) + staging
+               + rows * dO)
+    return Cost(peak_bytes=itemsize * max(heads, output, gram) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
                 elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
                 normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from freege.errors import ConvergenceError
+from freege.validation.sampling.solvers import solvers
 
 #: from this size on the two-stage reduction is used: CPU time of the one-stage over the
 #: two-stage (band :data:`TWO_STAGE_BAND`), medians of three, one BLAS thread (issue 18):
@@ -323,7 +324,7 @@ def top_singular_value(xp: Any, m: Any, *, shift: Any | None = None, tol: float 
     if shift is not None:
         m = m + shift
     gram = m.T @ m if m.shape[1] < m.shape[0] else m @ m.T
-    top = float(xp.linalg.eigvalsh(gram)[-1])
+    top = float(solvers(xp).eigvalsh(gram)[-1])
     if not top > 0:
         raise ConvergenceError("leading singular value", f"no positive eigenvalue ({top})",
                                {"shape": tuple(m.shape)})

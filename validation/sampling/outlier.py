@@ -7,7 +7,8 @@ value is tested against.
 
 The weights are replayed in the order of :mod:`freege.validation.sampling.sample` (seed ``s``
 spawns the weights, ``W^O`` and noise streams; Q_r, then K and V when head r opens a K/V
-group; ``W^O`` row after row), so the softmax ``MHA^perp`` here is the one
+group; ``W^O`` by :func:`~freege.validation.sampling.sample.output_weights`, head block
+after head block), so the softmax ``MHA^perp`` here is the one
 ``freege validate`` compares for the same seed. The uncentred MHA adds ``1 vbar^T``,
 ``vbar = W^O^T [V_r^T 1 / n]_r``; its largest singular value comes from
 :func:`freege.validation.sampling.eigensolver.top_singular_value` (power iteration with a
@@ -16,7 +17,6 @@ residual test).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from freege.params import Dims
 from freege.validation.sampling import metrics
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.eigensolver import top_singular_value
-from freege.validation.sampling.sample import Seed, centred_softmax_values
+from freege.validation.sampling.sample import Seed, centred_softmax_values, output_weights
 
 
 def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool]]:
@@ -41,13 +41,6 @@ def weights(bk: Backend, gen: Any, dims: Dims) -> list[tuple[Any, Any, Any, bool
             v = k if dims.sharing == "tied" else bk.normal(gen, (dims.n, dims.dV))
         out.append((q, k, v, new))
     return out
-
-
-def output_weights(bk: Backend, gen: Any, dims: Dims) -> Any:
-    """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))), the stream of
-    :mod:`freege.validation.sampling.sample` read in one piece."""
-    rows = dims.h * dims.dV
-    return bk.normal(gen, (rows, dims.dO)) / math.sqrt(rows)
 
 
 def sample(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> float:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +63,7 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.solvers import solvers
 
 #: a seed: an int, or a tuple of ints (e.g. ``(seed, draw_index)``) -- any entropy that
 #: :class:`numpy.random.SeedSequence` accepts
@@ -159,7 +160,7 @@ class _Head:
 def _heads(bk: Backend, gen: Any, dims: Dims, case: str) -> Iterator[_Head]:
     """Weights head by head, always drawn in the same order from ``gen`` (theory §1.1):
     Q_r; K and V when head r opens a new K/V group (one K for all heads in the
-    shared-key case; V = K when tied). W^O is drawn afterwards (:func:`_output`)."""
+    shared-key case; V = K when tied). W^O is drawn afterwards (:func:`output_weights`)."""
     n, h, dK, dV = dims.n, dims.h, dims.dK, dims.dV
     tied = case.endswith("-tied") or dims.sharing == "tied"
     need_v = case.startswith(("value", "mha"))
@@ -193,9 +194,9 @@ class _GEValueNoise:
         if new_v or self.factor is None:
             n, dv = V.shape
             if dv < n:
-                self.factor = xp.linalg.cholesky(V.T @ V).T
+                self.factor = solvers(xp).cholesky(V.T @ V).T
             else:
-                self.factor = xp.linalg.qr(V, mode="r")
+                self.factor = solvers(xp).qr(V, mode="r")
             self.factor *= self.scale
         return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
 
@@ -255,61 +256,82 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
 
 def output_rows(dims: Dims) -> int:
     """Rows of a W^O block: the whole of W^O (h dV rows) when it is no larger than the
-    multi-block route's two n x dO buffers (a block of n rows and one product), else n
-    rows (at least dV). Blocks are consecutive rows of one row-major draw, so W^O is the
-    same whatever the block size."""
+    multi-block route's two n x dO buffers (a block of n rows and one product), else the
+    whole heads that fit in n rows (at least one head's dV)."""
     rows = dims.h * dims.dV
-    return rows if rows <= 2 * dims.n else max(dims.dV, dims.n)
+    return rows if rows <= 2 * dims.n else dims.dV * max(1, dims.n // dims.dV)
 
 
-def _output_blocks(dims: Dims, bk: Backend, seq: np.random.SeedSequence
-                   ) -> Iterator[tuple[int, int, Any]]:
-    """``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV))) from ``seq`` as ``(lo, hi, block)`` row
-    blocks of :func:`output_rows` rows: never held whole when it is large (theory §1)."""
-    rows, step = dims.h * dims.dV, output_rows(dims)
-    gen = bk.generator(seq)
-    for lo in range(0, rows, step):
-        hi = min(rows, lo + step)
-        block = bk.normal(gen, (hi - lo, dims.dO))
-        block /= math.sqrt(rows)
-        yield lo, hi, block
+def output_weights(bk: Backend, gen: Any, dims: Dims, heads: range | None = None) -> Any:
+    """The rows of ``W^O`` (h dV x dO, i.i.d. N(0, 1/(h dV)), theory §1) that belong to
+    ``heads`` (default: all, W^O whole), drawn from ``gen`` one head's dV x dO block per
+    call, in head order. Every route draws W^O this way, whole or in blocks of whole
+    heads, so its numbers do not depend on the blocking on any random layout: NumPy fills
+    sequentially, CuPy fills each call from many generator states at once
+    (:mod:`freege.validation.sampling.backend`), and the calls are the same on every
+    route."""
+    dV = dims.dV
+    heads = range(dims.h) if heads is None else heads
+    block = bk.empty((len(heads) * dV, dims.dO))
+    for i, _ in enumerate(heads):
+        block[i * dV:(i + 1) * dV] = bk.normal(gen, (dV, dims.dO))
+    block /= math.sqrt(dims.h * dV)
+    return block
 
 
-def _output(z: Any, blocks: Iterable[tuple[int, int, Any]], u: Any | None = None
-            ) -> tuple[Any, Any | None]:
-    """``(Z W^O, u^T W^O)`` from the row blocks of ``W^O`` (:func:`_output_blocks`): one
-    product per block, summed in place (the second None when ``u`` is)."""
-    out = ubar = None
-    for lo, hi, block in blocks:
-        piece = z[:, lo:hi] @ block
-        if out is None:
-            out = piece
-        else:
-            out += piece
-        del piece
-        if u is not None:
-            ubar = u[lo:hi] @ block if ubar is None else ubar + u[lo:hi] @ block
-    return out, ubar
+def _output_blocks(dims: Dims, bk: Backend, gen: Any) -> Iterator[tuple[int, int, Any]]:
+    """``W^O`` from ``gen`` as ``(lo, hi, block)`` row blocks of :func:`output_rows` rows
+    (:func:`output_weights`): never held whole when it is large (theory §1)."""
+    per_block = output_rows(dims) // dims.dV
+    for first in range(0, dims.h, per_block):
+        heads = range(first, min(dims.h, first + per_block))
+        yield heads.start * dims.dV, heads.stop * dims.dV, output_weights(bk, gen, dims,
+                                                                         heads)
 
 
 def _mha(zs: dict[str, Any], dims: Dims, bk: Backend, seq: np.random.SeedSequence,
          vmeans: Any | None = None) -> Iterator[tuple[str, Any, Any | None]]:
-    """``(model, Z W^O, vbar)`` one model at a time, each model's ``Z`` released as its
-    product is made (nothing is kept in this frame across a yield), the same ``W^O`` for
-    all: held when it is one block, else drawn again from ``seq`` for each model (the
-    same numbers). ``vbar = W^O^T vmeans`` for the softmax model when ``vmeans`` (the
-    h dV column means of the values) is given, else None: the uncentred softmax MHA is
-    ``Z W^O + 1 vbar^T`` (theory §4.1)."""
-    held = (list(_output_blocks(dims, bk, seq)) if output_rows(dims) >= dims.h * dims.dV
-            else None)
-    while zs:
-        model = next(iter(zs))
-        blocks = held if held is not None else _output_blocks(dims, bk, seq)
-        if len(zs) == 1:
-            held = None
-        u = vmeans if model == "softmax" else None
-        yield model, *_output(zs.pop(model), blocks, u)
-        del blocks
+    """``(model, Z W^O, vbar)`` one model at a time, the same ``W^O`` for all, drawn once
+    from one generator of ``seq``. When W^O is one block it is held and each model's
+    ``Z`` is released as its product is made (nothing is kept in this frame across a
+    yield); otherwise each block is applied to every model as it is drawn, and the
+    ``Z``s are released together. ``vbar = W^O^T vmeans`` for the softmax model when
+    ``vmeans`` (the h dV column means of the values) is given, else None: the uncentred
+    softmax MHA is ``Z W^O + 1 vbar^T`` (theory §4.1)."""
+    gen = bk.generator(seq)
+    rows = dims.h * dims.dV
+    out: dict[str, Any] = {}
+    if output_rows(dims) >= rows:
+        w = output_weights(bk, gen, dims)
+        while zs:
+            model = next(iter(zs))
+            _apply({model: zs.pop(model)}, 0, rows, w, out)
+            u = vmeans if model == "softmax" else None
+            yield model, out.pop(model), None if u is None else u @ w
+        return
+    vbar = None
+    for lo, hi, block in _output_blocks(dims, bk, gen):
+        _apply(zs, lo, hi, block, out)
+        if vmeans is not None and "softmax" in zs:
+            part = vmeans[lo:hi] @ block
+            vbar = part if vbar is None else vbar + part
+        del block
+    zs.clear()
+    while out:
+        model = next(iter(out))
+        yield model, out.pop(model), vbar if model == "softmax" else None
+
+
+def _apply(zs: dict[str, Any], lo: int, hi: int, block: Any, out: dict[str, Any]) -> None:
+    """Add ``Z[:, lo:hi] @ block`` (rows ``lo:hi`` of W^O) to ``out[model]`` for each
+    model's ``Z`` in ``zs``, in place after the first block."""
+    for model, z in zs.items():
+        piece = z[:, lo:hi] @ block
+        if model in out:
+            out[model] += piece
+        else:
+            out[model] = piece
+        del piece
 
 
 def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str, ...],
