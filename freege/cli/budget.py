@@ -5,12 +5,14 @@ and the time of the whole run against :data:`CONFIRM_SECONDS`, told to the user.
 The estimates come from the sampler's cost model,
 :mod:`freege.validation.sampling.cost` (a sample's :class:`~freege.validation.sampling.cost.Cost`,
 its time at the speeds of this machine and backend -- one CPU core's, in CPU time: free
-cores make a run faster than announced, a machine busy with other processes slower --
-and the memory available); this module decides and words the refusal or the estimate.
+cores make a run faster than announced, a machine busy with other processes slower; on a
+GPU the device's, probed at the run's own size -- and the memory available); this module
+decides and words the refusal or the estimate.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -55,14 +57,15 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
     ``(cost, count)`` of ``batch`` (a sweep: one per grid point), spread over ``workers``
     processes that each hold one sample at a time. The memory is checked (``workers``
     of the largest sample) only when the samples run on this machine
-    (``check_memory``). Returns the estimated seconds of one sample (0 when there is
-    nothing to run)."""
+    (``check_memory``). On a GPU the time is measured on the device at the samples' own
+    size (:func:`freege.validation.sampling.cost.run_speeds`); where no probe is possible
+    it is announced as unknown, and nothing needs ``--yes``. Returns the estimated
+    seconds of one sample (0 when there is nothing to run, NaN when unknown)."""
     from freege.validation.sampling import cost as cost_model
 
     batch = [(cost, count) for cost, count in batch if count > 0]
     if not batch:
         return 0.0
-    speed = cost_model.speeds(backend)
     count = sum(n for _, n in batch)
     peak = max(cost.peak_bytes for cost, _ in batch)
     held = min(workers, count)
@@ -74,21 +77,28 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
             f"and {size_text(free)} is available on {backend.name}; choose smaller "
             f"dimensions{'' if held == 1 else ' or fewer --workers'}"
         )
-    work = sum(n * cost_model.seconds(cost, speed) for cost, n in batch)
-    each, total = work / count, work / held
     plural = f"{count} {noun}{'s' if count != 1 else ''}"
     spread = "" if held == 1 else f" over {held} workers"
+    room = "" if free is None else f" of {size_text(free)} available"
+    memory = f"peak memory about {size_text(held * peak)}{room}"
+    work = 0.0
+    for cost, n in batch:
+        speed = cost_model.run_speeds(cost, backend)
+        if isinstance(speed, str):  # a GPU that could not be probed: no guess, no --yes
+            print(f"freege: estimate: {plural} on {backend.name}{spread}, time unknown "
+                  f"({speed}); {memory}", file=sys.stderr, flush=True)
+            return math.nan
+        work += n * cost_model.seconds(cost, speed)
+    each, total = work / count, work / held
     if total > CONFIRM_SECONDS and not confirmed:
         raise ValueError(
             f"{plural}{spread} would take about {duration_text(total)} (about "
             f"{duration_text(each)} each on {backend.name}); pass --yes to run anyway, or "
             "ask for fewer"
         )
-    room = "" if free is None else f" of {size_text(free)} available"
     what = f" ({each_means})" if each_means else ""
-    where = f"{backend.name} at one core's speed" if backend.name == "numpy" else backend.name
+    where = (f"{backend.name} at one core's speed" if backend.name == "numpy"
+             else f"{backend.name} at its speed measured at the run's size")
     print(f"freege: estimate: {plural} on {where}{spread}, about {duration_text(each)} each"
-          f"{what}, {duration_text(total)} in all; peak memory about "
-          f"{size_text(held * peak)}"
-          f"{room}", file=sys.stderr, flush=True)
+          f"{what}, {duration_text(total)} in all; {memory}", file=sys.stderr, flush=True)
     return each

@@ -145,6 +145,62 @@ def test_gpu_check_runs(cupy, capsys):
     assert code == 0 and "all presets agree" in out and "dinov3-l16" in out
 
 
+# -- estimates made on the device ---------------------------------------------------------
+
+@pytest.fixture
+def probed(cupy_double, monkeypatch):
+    """The double with fresh speed caches and :func:`cost.speeds` so slow at eigenvalues
+    (1e6 s at the calibration size) that a run estimated by n^3 scaling would need
+    ``--yes``; yields the sizes the device probe was called at."""
+    from freege.validation.sampling import cost
+
+    cost.speeds.cache_clear()
+    cost.device_speeds.cache_clear()
+    monkeypatch.setattr(cost, "speeds", lambda _bk: cost.Speeds(1e9, 1e9, 1e6))
+    sizes = []
+    probe = cost.device_speeds
+    monkeypatch.setattr(cost, "device_speeds", lambda bk, n: sizes.append(n) or probe(bk, n))
+    yield sizes
+    probe.cache_clear()
+
+
+@pytest.mark.parametrize("command", [
+    ["validate", "--n", "40", "--h", "2", "--dk", "8", "--do", "40", "--draws", "2"],
+    ["ladder", "--n", "40", "--trials", "1"],
+    ["sweep", "--n", "40", "--h", "2", "--dk", "8", "--do", "40", "--draws", "1"],
+], ids=["validate", "ladder", "sweep"])
+def test_the_cupy_estimate_is_probed_on_the_device_at_the_runs_size(probed, capsys, tmp_path,
+                                                                     command):
+    from freege.cli import main
+
+    store = ["--store", str(tmp_path / "s.jsonl")] if command[0] == "sweep" else []
+    assert main([*command, *store, "--backend", "cupy", "--quiet", "--format", "json"]) == 0
+    estimate = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("freege: estimate:")]
+    assert probed == [40] and len(estimate) == 1
+    assert "on cupy at its speed measured at the run's size" in estimate[0]
+
+
+@pytest.mark.parametrize("why", ["fails", "too large"])
+def test_the_cupy_estimate_without_a_probe_is_unknown(probed, cupy_double, monkeypatch,
+                                                      capsys, why):
+    """No probe, no guess: the time is "unknown" and nothing needs --yes."""
+    from freege.cli import budget
+    from freege.validation.sampling import cost
+
+    if why == "fails":
+        cupy_double.STATE.failing.add("eigvalsh")
+    else:  # room for the sample, not for the probe's four n x n arrays
+        monkeypatch.setattr(cost, "available_memory", lambda _bk: 4 * 40 * 40 * 8 - 1)
+    sample = cost.Cost(peak_bytes=2**10, matmul_flops=1e12, elementwise=1.0,
+                       eig_sizes=(40, 40))
+    each = budget.preflight(sample, 10**6, "draw", get_backend("cupy"), confirmed=False)
+    err = capsys.readouterr().err.splitlines()
+    reason = "failed (LinAlgError" if why == "fails" else "needs 51200 bytes"
+    assert np.isnan(each) and probed == [40] and len(err) == 1
+    assert "1000000 draws on cupy, time unknown (" in err[0] and reason in err[0]
+
+
 # -- replay on CuPy's random layout, one generator per stream -----------------------------
 
 @pytest.mark.parametrize("count", [1, 7, 64])

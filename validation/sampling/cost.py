@@ -8,7 +8,10 @@ benchmarks).
   draw of :mod:`freege.validation.sampling.sample`, :func:`freege.validation.ladder.trial_cost`
   for a ladder trial;
 * :func:`speeds` -- the speeds of this machine and backend, measured once per process on
-  small problems (about 0.1 s), and :func:`seconds`, a cost's time at them. The estimate
+  small problems (about 0.1 s), and :func:`seconds`, a cost's time at them. On a GPU the
+  estimate of a run comes from the device at the run's own size (:func:`device_speeds`,
+  :func:`run_speeds`): its eigensolver grows far slower than n^3 at these sizes, so a
+  small problem's timing scaled up would be 10-50x too high. The estimate
   is rough (measured / estimated 0.7-1.0 in CPU time from n = 64 to 4096,
   ``benchmarks/sampling.py --sections estimate``) but never off by the orders of
   magnitude that matter here. The speeds are one CPU core's, in CPU time (see
@@ -35,6 +38,7 @@ from freege.params import Dims
 from freege.validation.sampling import eigensolver
 from freege.validation.sampling.backend import Backend
 from freege.validation.sampling.sample import draw, output_rows
+from freege.validation.sampling.solvers import solvers
 
 #: bytes a sample allocates besides its arrays (interpreter objects, generator state)
 COST_OVERHEAD_BYTES = 2**20
@@ -123,9 +127,10 @@ SMALL_EIG_SIZE = 96
 class Speeds:
     """Measured speeds of a backend: matrix-product flops per second, array elements per
     second of an elementwise exp, seconds of a symmetric eigenvalue problem of size
-    :data:`CALIBRATION_SIZE` and the exponent of its growth below that size (n^3 above),
-    normal random numbers per second, and seconds per array operation (the interpreter's
-    and the library's fixed cost of a call, from a small draw)."""
+    ``size`` (:data:`CALIBRATION_SIZE`, or the run's n on a GPU) and the exponent of its
+    growth below that size (n^3 above), normal random numbers per second, and seconds per
+    array operation (the interpreter's and the library's fixed cost of a call, from a
+    small draw)."""
 
     matmul: float
     elementwise: float
@@ -133,6 +138,8 @@ class Speeds:
     eig_exponent: float = 3.0
     normals: float = float("inf")
     operation_seconds: float = 0.0
+    #: the size of the eigenvalue problem timed as ``eig_seconds``
+    size: int = CALIBRATION_SIZE
 
 
 def _typical_time(run: Any, sync: Any, clock: Any = time.perf_counter,
@@ -197,10 +204,59 @@ def _measure(backend: Backend) -> Speeds:
                   operation_seconds=max(t_draw - work, 0.0) / cost.operations)
 
 
+#: n x n arrays the device probe holds at once: a matrix, its symmetric product, the
+#: exp of the matrix and the eigensolver's copy of the product
+PROBE_ARRAYS = 4
+
+
+@cache
+def device_speeds(backend: Backend, n: int) -> Speeds | str:
+    """:class:`Speeds` of a GPU measured on the device at the run's own size ``n``
+    (theory §6.1, §7): one n x n normal draw, product, exp and symmetric eigenvalue
+    problem, each timed once and synchronised after :func:`speeds` has warmed the device's
+    libraries, so that :func:`eig_seconds` at ``n`` is the measured time, not a small
+    problem's scaled by n^3; the per-operation time and the eigenvalue growth below ``n``
+    are :func:`speeds`'. Once per process and size. When no probe is possible, the
+    reason (one line): its :data:`PROBE_ARRAYS` arrays do not fit in the free device
+    memory, or it failed."""
+    base = speeds(backend)
+    need = PROBE_ARRAYS * n * n * np.dtype(backend.dtype).itemsize
+    free = available_memory(backend)
+    if free is not None and need > free:
+        return f"a device probe at n = {n} needs {need} bytes and {free} are free"
+
+    def timed(run: Any) -> tuple[float, Any]:
+        start = time.perf_counter()
+        out = run()
+        backend.synchronize()
+        return max(time.perf_counter() - start, 1e-9), out
+
+    try:
+        gen = backend.generator(np.random.SeedSequence(0))
+        t_rng, a = timed(lambda: backend.normal(gen, (n, n)))
+        t_mm, sym = timed(lambda: a @ a.T)
+        t_exp, _ = timed(lambda: backend.xp.exp(a))
+        t_eig, _ = timed(lambda: solvers(backend.xp).eigvalsh(sym))
+    except Exception as exc:  # out of device memory, a failed solver: no estimate
+        return f"the device probe at n = {n} failed ({type(exc).__name__}: {exc})"
+    return Speeds(matmul=2 * n**3 / t_mm, elementwise=n * n / t_exp, eig_seconds=t_eig,
+                  eig_exponent=base.eig_exponent, normals=n * n / t_rng,
+                  operation_seconds=base.operation_seconds, size=n)
+
+
+def run_speeds(cost: Cost, backend: Backend) -> Speeds | str:
+    """The speeds to estimate samples of ``cost`` on ``backend`` at: this CPU's
+    (:func:`speeds`) on NumPy; on a GPU the device's at the sample's largest eigenvalue
+    size (:func:`device_speeds`; its reason when no probe is possible)."""
+    if backend.name == "numpy":
+        return speeds(backend)
+    return device_speeds(backend, max(cost.eig_sizes, default=CALIBRATION_SIZE))
+
+
 def eig_seconds(n: int, speed: Speeds) -> float:
-    """Estimated seconds of a symmetric eigenvalue problem of size ``n``: n^3 growth from
-    :data:`CALIBRATION_SIZE` on, the fitted exponent below."""
-    ratio = n / CALIBRATION_SIZE
+    """Estimated seconds of a symmetric eigenvalue problem of size ``n``: the measured
+    time at ``speed.size``, n^3 growth above it, the fitted exponent below."""
+    ratio = n / speed.size
     return speed.eig_seconds * ratio ** (3.0 if ratio >= 1 else speed.eig_exponent)
 
 
