@@ -3,7 +3,9 @@
 ``python -m freege.validation.gpu_check`` runs ``--draws`` draws per preset on CuPy and
 ``--numpy-draws`` on NumPy (``--numpy-draws-large`` for presets with n >= 2048, whose
 CPU draws take seconds to tens of seconds), then prints per preset: seconds per draw and
-peak memory on each backend, the speed-up, rel W1 and KS (mean ± 95% CI) on each, and
+peak memory on each backend (what each measures, printed first:
+:data:`freege.validation.sampling.backend.PEAK_MEMORY_MEANS`), the speed-up, rel W1 and KS
+(mean ± 95% CI) on each, and
 their statistical agreement (Welch's t test of the difference of the means at 99.9%,
 :func:`freege.validation.sampling.metrics.welch`; the two backends draw different random streams,
 so they
@@ -26,7 +28,7 @@ from freege.params import Dims
 from freege.validation.models.presets import PRESETS
 from freege.validation.runner import Validation, validate
 from freege.validation.sampling import metrics
-from freege.validation.sampling.backend import cupy_problem, get_backend
+from freege.validation.sampling.backend import PEAK_MEMORY_MEANS, cupy_problem, get_backend
 
 #: two-sided level of the Welch t test at which two backends are reported as disagreeing
 AGREE_LEVEL = 0.999
@@ -91,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     dev = bk.xp.cuda.runtime.getDeviceProperties(bk.xp.cuda.Device().id)
     print(f"gpu_check on {dev['name'].decode()} with CuPy {bk.xp.__version__}, "
           f"NumPy {np.__version__}", flush=True)
+    for name, means in PEAK_MEMORY_MEANS.items():
+        print(f"  MiB on {name}: {means}", flush=True)
     validate(Dims(n=64, h=2, dK=8, dV=8, dO=64), draws=2, backend=bk)  # warm-up
     failures = []
     for name in args.presets:

@@ -26,7 +26,7 @@ import numpy as np
 
 from freege.params import Dims
 from freege.validation.sampling import metrics
-from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.backend import PEAK_MEMORY_MEANS, Backend, get_backend
 from freege.validation.sampling.sample import Draw, case_for, draw
 
 #: one-line definitions of the printed metrics (theory §6.1)
@@ -76,7 +76,8 @@ class Validation:
     def summary(self) -> dict:
         """Mean ± 95% half-width of rel W1 and KS (fractions) and of the relative errors
         of the first two empirical moments per model (theory §4), the distances'
-        :func:`noise_floor`, seconds per draw (mean) and peak memory (max)."""
+        :func:`noise_floor`, seconds per draw (mean) and peak memory (max; what it
+        measures: ``peak_memory_means``)."""
         w1_mean, w1_ci = metrics.mean_ci(self.rel_w1)
         ks_mean, ks_ci = metrics.mean_ci(self.ks)
         moment_err = {}
@@ -103,6 +104,7 @@ class Validation:
             "moment_rel_error": moment_err,
             "seconds_per_draw": float(np.mean([d.seconds for d in self.draws])),
             "peak_memory_bytes": max(d.peak_bytes for d in self.draws),
+            "peak_memory_means": PEAK_MEMORY_MEANS[self.backend],
         }
 
 

@@ -211,7 +211,8 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
         f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
         f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
-        f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB",
+        f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB  "
+        f"({d['peak_memory_means']})",
         f"  s_1(MHA)^2/n (theory §4.1):      {pm(d['outlier'])}, limit {d['outlier']['limit']:.6g}"
         f", at this n {d['outlier']['finite_n_mean']:.6g}",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "

@@ -11,7 +11,7 @@ import pytest
 from freege.params import Dims
 from freege.validation.sampling import backend as backend_module
 from freege.validation.sampling import metrics
-from freege.validation.sampling.backend import cupy_problem, get_backend
+from freege.validation.sampling.backend import PEAK_MEMORY_MEANS, cupy_problem, get_backend
 
 #: h dV = 96 > 2n: the draw applies W^O in blocks of two heads, outlier.sample and the
 #: chain draw it whole
@@ -143,6 +143,22 @@ def test_gpu_check_runs(cupy, capsys):
                            ])
     out = capsys.readouterr().out
     assert code == 0 and "all presets agree" in out and "dinov3-l16" in out
+    assert f"MiB on cupy: {PEAK_MEMORY_MEANS['cupy']}" in out
+
+
+def test_the_cupy_peak_memory_says_what_it_measures(cupy, capsys):
+    """validate's peak memory on CuPy is the pool's holdings, and the output says so."""
+    from freege.cli import main
+
+    args = ["validate", "--n", "32", "--h", "2", "--dk", "8", "--do", "32", "--draws", "2",
+            "--backend", "cupy", "--quiet"]
+    assert main(args) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "peak memory" in x)
+    assert "held by CuPy's memory pool during the draw, incl. generator states and pool " \
+           "rounding" in line
+    assert main([*args, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["peak_memory_means"] == PEAK_MEMORY_MEANS["cupy"]
 
 
 # -- estimates made on the device ---------------------------------------------------------

@@ -12,7 +12,8 @@ makes the same calls on every route (``sample.output_weights``), and S is fixed
 (:data:`GPU_RANDOM_STATES`, not CuPy's default of 8·256 per multiprocessor), so a seed
 gives the same normals on any GPU with the same CuPy; products and eigensolvers still
 round differently from one GPU to another. CuPy seeds its states from 32 bits of the
-:class:`numpy.random.SeedSequence` (its public API takes no more).
+:class:`numpy.random.SeedSequence` (``generate_state(1, uint32)``; no public argument
+passes more): 2^32 streams, what a repeat means in docs/guide.md.
 
 Solvers (:func:`freege.validation.sampling.solvers.solvers`): a failed CuPy
 factorisation raises as on the CPU; :meth:`Backend.eigvalsh` and
@@ -51,6 +52,13 @@ BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
 #: would tie the numbers to the GPU model); 2^18 states hold 12 MiB
 GPU_RANDOM_STATES = 2**18
 DTYPES: tuple[str, ...] = ("float64", "float32")
+#: what :meth:`Backend.memory` measures on each backend, printed with every peak memory
+#: (the two are not comparable)
+PEAK_MEMORY_MEANS: dict[str, str] = {
+    "numpy": "peak bytes of the NumPy buffers allocated during the draw (tracemalloc)",
+    "cupy": "peak device memory held by CuPy's memory pool during the draw, incl. "
+            "generator states and pool rounding",
+}
 
 
 def check_dtype(dtype: str) -> str:
@@ -167,10 +175,11 @@ class Backend:
 
     @contextmanager
     def memory(self) -> Iterator[MemoryMeter]:
-        """Measure peak memory of the block: NumPy buffers through :mod:`tracemalloc`
-        (NumPy reports its data allocations to it), CuPy through the default memory
-        pool's high-water mark (the pool is emptied first, so the bytes it holds at the
-        end bound the peak of live device arrays from above)."""
+        """Measure peak memory of the block (:data:`PEAK_MEMORY_MEANS`): NumPy buffers
+        through :mod:`tracemalloc` (NumPy reports its data allocations to it), CuPy through
+        the default memory pool's high-water mark (the pool is emptied first, so the bytes
+        it holds at the end bound the peak of live device arrays from above, rounded up to
+        the pool's block sizes and counting the generators' states)."""
         meter = MemoryMeter()
         if self.name == "numpy":
             started = not tracemalloc.is_tracing()
