@@ -30,11 +30,12 @@ def write_store(path: Path, ns: tuple[int, ...] = (24, 32, 48), draws: int = 3,
     return path
 
 
-def threads_cluster() -> Any:
-    """An in-process Dask cluster (one thread) to attach to with ``--scheduler``; its HTTP
-    server on a free loopback port (else Dask binds 8787 and warns when it is taken)."""
+def threads_cluster(workers: int = 1) -> Any:
+    """An in-process Dask cluster (``workers`` workers of one thread) to attach to with
+    ``--scheduler``; its HTTP server on a free loopback port (else Dask binds 8787 and
+    warns when it is taken)."""
     from dask.distributed import LocalCluster
 
-    return LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
                         dashboard_address=None,
                         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})

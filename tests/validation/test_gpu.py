@@ -126,6 +126,31 @@ def test_sweep_runs_in_process_on_cupy(cupy, tmp_path):
     assert len(records) == 2 and store.read(path).header["identity"]["backend"] == "cupy"
 
 
+def test_sweep_runs_on_two_workers_on_the_double(cupy_double, capsys, tmp_path):
+    """Two Dask workers on CuPy through the engine's Dask route, threads of this process:
+    the double is a ``sys.modules`` entry, which the spawned worker processes of
+    ``--workers 2`` never see. Same records as in-process (replay)."""
+    from freege.cli import main
+    from freege.validation.sweep import store
+    from tests.validation.stores import threads_cluster
+
+    grid = ["sweep", "--n", "32", "--h", "2", "--dk", "8", "--do", "24", "--draws", "4",
+            "--backend", "cupy", "--quiet", "--format", "json"]
+    with threads_cluster(workers=2) as cluster:
+        assert main([*grid, "--store", str(tmp_path / "two.jsonl"),
+                     "--scheduler", cluster.scheduler_address]) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert (two["workers"], two["ok"], two["failed"]) == (2, 4, 0)
+    assert main([*grid, "--store", str(tmp_path / "one.jsonl"), "--workers", "1"]) == 0
+
+    def spectra(name):
+        records = store.read(tmp_path / name).records
+        # time and memory vary; memory also as the two threads share one memory pool
+        return {r["draw"]: {k: v for k, v in r.items() if "second" not in k
+                            and k != "peak_bytes"} for r in records}
+    assert spectra("two.jsonl") == spectra("one.jsonl")
+
+
 def test_reproduce_paper_runs_on_cupy(cupy, tmp_path):
     from freege.cli import main
 
