@@ -61,8 +61,8 @@ def test_sweep_without_dask_runs_on_one_worker(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("workers", "scheduler", "what"),
-                         [(2, None, "a sweep on 2 workers"),
-                          (None, "tcp://127.0.0.1:1", "a sweep on a Dask scheduler")])
+                         [(2, None, "--workers 2 [(]1 runs without it[)] needs distributed"),
+                          (None, "tcp://127.0.0.1:1", "--scheduler needs distributed")])
 def test_sweep_needing_dask_is_refused_before_the_store(tmp_path, monkeypatch, workers,
                                                         scheduler, what):
     monkeypatch.setitem(sys.modules, "distributed", None)

@@ -128,7 +128,7 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
     the cluster it started, are closed on exit. ValueError when the scheduler cannot be
     reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings;
     :class:`~freege.errors.MissingExtraError` without Dask."""
-    Client = require("distributed", "sweep", _dask_use(scheduler, workers)).Client
+    Client = require("distributed", "sweep", "a Dask client").Client
 
     if scheduler is not None:
         if scheduler.startswith("tls://"):
@@ -155,10 +155,14 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
         yield own
 
 
-def _dask_use(scheduler: str | None, workers: int) -> str:
-    """What needs Dask: the words of a refusal without it."""
-    return ("a sweep on a Dask scheduler" if scheduler is not None
-            else f"a sweep on {workers} workers (--workers 1 runs without it)")
+def need_dask(scheduler: str | None, workers: int) -> None:
+    """Refuse (:class:`~freege.errors.MissingExtraError`, one line naming the ``sweep``
+    extra) a run on a Dask ``scheduler`` or on more than one worker when Dask is not
+    installed; one worker and no scheduler need nothing."""
+    if scheduler is not None:
+        require("distributed", "sweep", "--scheduler")
+    elif workers > 1:
+        require("distributed", "sweep", f"--workers {workers} (1 runs without it)")
 
 
 @dataclass(frozen=True)
@@ -231,8 +235,8 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
     new_header = header(points, draws, seed, backend, dtype)  # points the theory refuses
-    if n_left and (scheduler is not None or n_workers > 1):  # before any estimate
-        require("distributed", "sweep", _dask_use(scheduler, n_workers))
+    if n_left:  # before any estimate
+        need_dask(scheduler, n_workers)
     if n_left and scheduler is None and preflight is not None:  # are refused before this
         preflight(left, n_workers, True)
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
