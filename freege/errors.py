@@ -9,9 +9,8 @@ unverifiable computation from a bug.
   certified; also an :class:`ArithmeticError`.
 * :class:`DomainError` -- parameters where a method is not defined or not supported (a
   :class:`ValueError`, like every bad input).
-* :class:`MissingExtraError` -- a command needs an optional package that is not installed
-  (raised by :func:`freege.extras.require`; a :class:`ValueError`, so the CLI says which
-  extra to install in one line).
+* :class:`freege.extras.MissingExtraError` -- an optional package is not installed (a
+  :class:`ValueError` naming the extra to install).
 
 Every message names the quantity and the parameters, in one line (the CLI prints it as
 ``freege: error: ...`` and exits 2).
@@ -52,16 +51,4 @@ class DomainError(FreegeError, ValueError):
     """Parameters outside the domain where a method is defined or supported."""
 
 
-class MissingExtraError(FreegeError, ValueError):
-    """An optional package (``module``) that ``pip install 'freege[extra]'`` provides is
-    not installed; the message names what needed it and the install command."""
-
-    def __init__(self, module: str, extra: str, what: str):
-        self.module = module
-        self.extra = extra
-        super().__init__(f"{what} needs {module}, the optional extra '{extra}': "
-                         f"pip install 'freege[{extra}]'")
-
-
-__all__ = ["FreegeError", "ConvergenceError", "CertificationError", "DomainError",
-           "MissingExtraError"]
+__all__ = ["FreegeError", "ConvergenceError", "CertificationError", "DomainError"]

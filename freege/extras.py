@@ -6,7 +6,7 @@ extra (``pyproject.toml``): ``plot`` (matplotlib), ``certify`` (python-flint), `
 (CuPy). An optional package is used in one of two ways:
 
 * :func:`require` -- the command cannot do its job without it: import it, or raise
-  :class:`freege.errors.MissingExtraError`, which the CLI prints as one line naming the
+  :class:`MissingExtraError`, which the CLI prints as one line naming the
   extra to install (exit 2);
 * :func:`installed` and :func:`blas_threads` -- it only helps (more workers, fewer BLAS
   threads): the command runs without it.
@@ -19,11 +19,28 @@ import importlib.util
 from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 
-from freege.errors import MissingExtraError
+from freege.errors import FreegeError
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs ``extra``: ``pip install 'freege[extra]'``."""
+    return f"pip install 'freege[{extra}]'"
+
+
+class MissingExtraError(FreegeError, ValueError):
+    """An optional package (``module``) that the extra ``extra`` provides is not
+    installed; the message names what needed it and the install command (a ValueError:
+    the CLI prints it as one line, exit 2)."""
+
+    def __init__(self, module: str, extra: str, what: str):
+        self.module = module
+        self.extra = extra
+        super().__init__(f"{what} needs {module}, the optional extra '{extra}': "
+                         f"{install_hint(extra)}")
 
 
 def require(module: str, extra: str, what: str) -> ModuleType:
-    """The imported ``module``; :class:`~freege.errors.MissingExtraError` (one line:
+    """The imported ``module``; :class:`MissingExtraError` (one line:
     ``what needs PACKAGE, the optional extra 'extra': pip install 'freege[extra]'``, the
     package being the top-level name of ``module``) when it cannot be imported."""
     try:

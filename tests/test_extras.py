@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from freege.errors import FreegeError, MissingExtraError
-from freege.extras import blas_threads, installed, require
+from freege.errors import FreegeError
+from freege.extras import MissingExtraError, blas_threads, installed, require
 from freege.progress import QUIET
 from freege.validation.sweep import engine as sweep
 from freege.validation.sweep.grid import expand

@@ -120,7 +120,7 @@ def _start_method(backend: str) -> str:
 
 def credentials() -> Security:
     """Fresh temporary mutual-TLS credentials (in memory);
-    :class:`~freege.errors.MissingExtraError` when ``cryptography`` is missing."""
+    :class:`~freege.extras.MissingExtraError` when ``cryptography`` is missing."""
     require("cryptography", "sweep", "a local sweep cluster's TLS credentials")
     return Security.temporary()
 

@@ -127,7 +127,7 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
     single-threaded processes (:mod:`freege.validation.sweep.cluster`); the client, and
     the cluster it started, are closed on exit. ValueError when the scheduler cannot be
     reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings;
-    :class:`~freege.errors.MissingExtraError` without Dask."""
+    :class:`~freege.extras.MissingExtraError` without Dask."""
     Client = require("distributed", "sweep", "a Dask client").Client
 
     if scheduler is not None:
@@ -156,7 +156,7 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
 
 
 def need_dask(scheduler: str | None, workers: int) -> None:
-    """Refuse (:class:`~freege.errors.MissingExtraError`, one line naming the ``sweep``
+    """Refuse (:class:`~freege.extras.MissingExtraError`, one line naming the ``sweep``
     extra) a run on a Dask ``scheduler`` or on more than one worker when Dask is not
     installed; one worker and no scheduler need nothing."""
     if scheduler is not None:
