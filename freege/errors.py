@@ -9,6 +9,8 @@ unverifiable computation from a bug.
   certified; also an :class:`ArithmeticError`.
 * :class:`DomainError` -- parameters where a method is not defined or not supported (a
   :class:`ValueError`, like every bad input).
+* :class:`freege.extras.MissingExtraError` -- an optional package is not installed (a
+  :class:`ValueError` naming the extra to install).
 
 Every message names the quantity and the parameters, in one line (the CLI prints it as
 ``freege: error: ...`` and exits 2).

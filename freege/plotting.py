@@ -99,13 +99,9 @@ def check_target(path: str) -> Path:
 
 
 def _figure_class() -> Any:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ValueError(
-            "--plot needs matplotlib, the optional extra 'plot': pip install 'freege[plot]'"
-        ) from None
-    return Figure
+    from freege.extras import require
+
+    return require("matplotlib.figure", "plot", "--plot").Figure
 
 
 def new_axes(ax: Any = None, figsize: tuple[float, float] = (6.4, 4.2)) -> Any:

@@ -84,3 +84,27 @@ def test_installed_layout_is_left_alone(tmp_path: Path, monkeypatch: pytest.Monk
                and "fakepkg.validation" in f.folders]
     assert len(finders) == 1
     assert finders[0].folders == {"fakepkg.validation": tmp_path / "validation"}
+
+
+#: the extras that install CuPy (one per CUDA major version), left out of ``all``
+GPU_EXTRAS = {"gpu", "gpu-cuda12"}
+
+
+def test_all_extra_covers_every_extra_but_the_gpu_ones() -> None:
+    """``pip install 'freege[all]'`` installs every extra except CuPy (which needs a GPU
+    and the right CUDA); the GPU extras are CuPy for CUDA 13 and CUDA 12."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    named = set()
+    for requirement in extras["all"]:
+        name, _, rest = requirement.partition("[")
+        assert name == "freege", requirement
+        named |= set(rest.rstrip("]").split(","))
+    assert named == set(extras) - GPU_EXTRAS - {"all", "test"}
+    assert extras["gpu"] == ["cupy-cuda13x>=13"]
+    assert extras["gpu-cuda12"] == ["cupy-cuda12x>=13"]
+    versions = {c.rpartition(" :: ")[2] for c in project["classifiers"]
+                if c.startswith("Programming Language :: Python :: 3.")}
+    assert versions == {"3.11", "3.12", "3.13"}
+    assert project["requires-python"] == ">=3.11"
+    assert set(project["urls"]) >= {"Homepage", "Documentation", "Repository", "Issues"}

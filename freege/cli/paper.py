@@ -75,12 +75,15 @@ def _out_folder(args: argparse.Namespace, scale: float) -> Path:
 
 
 def run(args: argparse.Namespace, setup: str = "paper") -> int:
+    from freege.extras import require
     from freege.validation.paper import panels as paper_panels
     from freege.validation.paper import run as paper_run
+    from freege.validation.sweep import engine as sweep_engine
 
     if not args.measure:
         raise ValueError("reproduce paper needs --measure (the theory side alone: "
                          "freege reproduce temperature|headcount|budget|sharing|arrival)")
+    require("matplotlib", "plot", "--measure (its figures)")
     scale = paper_panels.check_scale(args.scale)
     names = getattr(args, "panels", None) or SETUP_PANELS[setup]
     panels = paper_panels.check_panels([p.strip() for p in names.split(",") if p.strip()])
@@ -89,6 +92,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     draws = positive_int("--draws", args.draws, minimum=2)
     resamples = positive_int("--resamples", args.resamples, minimum=100)
     workers = positive_int("--workers", args.workers)
+    sweep_engine.need_dask(args.scheduler, workers)
     seed = positive_int("--seed", getattr(args, "seed", "0"), minimum=0)
     backend = getattr(args, "backend", "numpy")
     out = _out_folder(args, scale)

@@ -107,12 +107,14 @@ def one_thread(configs: list[dict[str, Any]]) -> Any:
     :func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights`,
     :func:`freege.validation.finite_readout.ridge_error_gram`): left at its default
     threads, such draws were measured 3-4x slower on the loaded 2-core machine. So
-    SciPy's LAPACK is loaded first when such a draw is among ``configs``."""
-    from threadpoolctl import threadpool_limits
+    SciPy's LAPACK is loaded first when such a draw is among ``configs``. Without
+    threadpoolctl (a plain install) BLAS keeps its own threads
+    (:func:`freege.extras.blas_threads`)."""
+    from freege.extras import blas_threads
 
     if any(c["kind"] in ("flow", "ridge") for c in configs):
         import scipy.linalg.lapack  # noqa: F401
-    return threadpool_limits(limits=1)
+    return blas_threads(1)
 
 
 def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
@@ -229,11 +231,12 @@ def measure_rates(size: int = 384) -> dict[str, float]:
     product flop/s, elementwise passes (elements/s: exp, max, sum, scale on an n x n
     block), and ``n^3`` per second of a symmetric eigensolve with and without vectors."""
     import numpy as np
-    from threadpoolctl import threadpool_limits
+
+    from freege.extras import blas_threads
 
     rng = np.random.default_rng(0)
     a = rng.standard_normal((size, size))
-    with threadpool_limits(limits=1):
+    with blas_threads(1):
         timings = _timings(a, size)
     return {"matmul": 2 * size**3 / timings["matmul"],
             "elementwise": 5 * size**2 / timings["elementwise"],

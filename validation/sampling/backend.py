@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from freege.extras import install_hint
 from freege.validation.sampling.solvers import solvers
 
 BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
@@ -72,6 +73,11 @@ def cupy_problem() -> str | None:
     """``None`` when CuPy imports and a GPU computes; otherwise the reason, one line."""
     try:
         import cupy
+    except ModuleNotFoundError as exc:
+        if exc.name != "cupy":  # a dependency of an installed CuPy
+            return f"CuPy is not importable (ModuleNotFoundError: {exc})"
+        return (f"CuPy is not installed ({install_hint('gpu')} for CUDA 13, "
+                f"{install_hint('gpu-cuda12')} for CUDA 12)")
     except Exception as exc:  # ImportError, or a broken CUDA install raising anything
         return f"CuPy is not importable ({type(exc).__name__}: {exc})"
     try:

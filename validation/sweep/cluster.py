@@ -40,6 +40,8 @@ import dask
 from distributed import Nanny, Scheduler, SpecCluster, Worker
 from distributed.security import Security
 
+from freege.extras import require
+
 
 class _NoHTTP:
     """Mixin: the node's HTTP server is never created (``Node.start_http_server`` binds
@@ -117,19 +119,15 @@ def _start_method(backend: str) -> str:
 
 
 def credentials() -> Security:
-    """Fresh temporary mutual-TLS credentials (in memory); ValueError when
-    ``cryptography`` is missing."""
-    try:
-        return Security.temporary()
-    except ImportError:
-        raise ValueError("a local sweep cluster needs the 'cryptography' package for its "
-                         "TLS credentials: pip install 'freege[sweep]'") from None
+    """Fresh temporary mutual-TLS credentials (in memory);
+    :class:`~freege.extras.MissingExtraError` when ``cryptography`` is missing."""
+    require("cryptography", "sweep", "a local sweep cluster's TLS credentials")
+    return Security.temporary()
 
 
 def _warm_imports() -> None:
     """Import what a draw task uses, so that forked workers inherit it."""
-    import threadpoolctl  # noqa: F401
-
+    import freege.extras
     import freege.validation.sampling.metrics
     import freege.validation.sampling.sample  # noqa: F401
 

@@ -85,12 +85,11 @@ def load_store(path: str | Path) -> Any:
     """The sweep store at ``path`` as a :class:`pandas.DataFrame`, one row per draw
     (columns :data:`COLUMNS`; absent values NaN). Needs pandas (``pip install
     'freege[data]'``)."""
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ValueError("load_store needs pandas, the optional extra 'data': "
-                         "pip install 'freege[data]'") from None
     import numpy as np
+
+    from freege.extras import require
+
+    pd = require("pandas", "data", "load_store")
 
     frame = pd.DataFrame(draw_rows(path), columns=list(COLUMNS))
     # absent values (None) as NaN, columns typed as read_csv types them

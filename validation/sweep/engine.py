@@ -30,7 +30,10 @@ store.
   keys, and a store written by a different sweep is refused before anything runs.
 
 Dask, ``threadpoolctl`` and ``tqdm`` (the ``sweep`` extra) are imported only here (tqdm
-through :mod:`freege.progress`, on a terminal).
+through :mod:`freege.progress`, on a terminal), and only Dask is needed: without the extra
+a sweep runs in one process (the default workers are then 1; more workers or a
+``scheduler`` are refused in one line, :func:`freege.extras.require`), BLAS at its own
+thread count.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from freege.extras import blas_threads, installed, require
 from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.progress import NORMAL, Progress
 from freege.validation.sampling.backend import check_dtype
@@ -62,15 +66,13 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
     record: relative W1 (over ``limiting_mean``, theory §6.1), KS (numerical zeros as exact
     zeros, :func:`freege.validation.sampling.metrics.ks`), and the first two
     empirical moments of each model's spectrum."""
-    from threadpoolctl import threadpool_limits
-
     from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import case_eigenvalues, case_for, draw
 
     p = Point.from_dict(point)
     entropy = (seed, p.seed_word, draw_index)
     start = time.perf_counter()
-    with threadpool_limits(limits=1):
+    with blas_threads(1):
         if p.case == case_for(p.dims):
             d = draw(p.dims, seed=entropy, backend=backend, dtype=dtype)
             soft, ge, peak = d.softmax, d.ge, d.peak_bytes
@@ -124,8 +126,9 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
     ``distributed.comm.tls`` settings), else to a new private local cluster of ``workers``
     single-threaded processes (:mod:`freege.validation.sweep.cluster`); the client, and
     the cluster it started, are closed on exit. ValueError when the scheduler cannot be
-    reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings."""
-    from dask.distributed import Client
+    reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings;
+    :class:`~freege.extras.MissingExtraError` without Dask."""
+    Client = require("distributed", "sweep", "a Dask client").Client
 
     if scheduler is not None:
         if scheduler.startswith("tls://"):
@@ -152,6 +155,16 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
         yield own
 
 
+def need_dask(scheduler: str | None, workers: int) -> None:
+    """Refuse (:class:`~freege.extras.MissingExtraError`, one line naming the ``sweep``
+    extra) a run on a Dask ``scheduler`` or on more than one worker when Dask is not
+    installed; one worker and no scheduler need nothing."""
+    if scheduler is not None:
+        require("distributed", "sweep", "--scheduler")
+    elif workers > 1:
+        require("distributed", "sweep", f"--workers {workers} (1 runs without it)")
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a sweep did: tasks of the grid, already in the store, run now (ok, failed)."""
@@ -166,8 +179,11 @@ class Outcome:
 
 
 def default_workers(backend: str) -> int:
-    """One worker per core (NumPy) or one (CuPy: one task per GPU at a time)."""
-    return 1 if backend == "cupy" else max(1, os.cpu_count() or 1)
+    """One worker per core (NumPy) or one (CuPy: one task per GPU at a time); one
+    without Dask (the ``sweep`` extra), whose workers run in this process."""
+    if backend == "cupy" or not installed("distributed"):
+        return 1
+    return max(1, os.cpu_count() or 1)
 
 
 def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
@@ -219,6 +235,8 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     n_workers = workers or min(default_workers(backend), max(1, n_left))
     ok = failed = 0
     new_header = header(points, draws, seed, backend, dtype)  # points the theory refuses
+    if n_left:  # before any estimate
+        need_dask(scheduler, n_workers)
     if n_left and scheduler is None and preflight is not None:  # are refused before this
         preflight(left, n_workers, True)
     todo = [(p, i) for p in points for i in range(draws) if (p.key, i) not in done]
