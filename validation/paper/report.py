@@ -17,15 +17,16 @@ from typing import Any
 
 import numpy as np
 
+from freege.params import Dims
 from freege.validation.paper import setups
 from freege.validation.paper import stats as st
 from freege.validation.paper import theory as th
+from freege.validation.paper.panels import MEASURED_CURVE_TIMES
 from freege.validation.paper.reference import PAPER, TABLE2
 
 Records = dict[str, dict[int, dict[str, Any]]]
 Row = dict[str, Any]
 
-CURVE_TIMES = [float(t) for t in setups.CURVE_TIMES]
 BETA_GRID = [float(beta) for beta in setups.TEMPERATURE_BETAS]
 
 
@@ -75,11 +76,14 @@ def _curves(draws: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    """Learning curves: measured points and their statistics at the paper's plotted times
+    (:data:`freege.validation.paper.panels.MEASURED_CURVE_TIMES`, through t = 100: its
+    Table D.1 bars are over those times), the theory curve from 0.01 to 1000."""
     rows, bars, diffs, incomplete = [], [], [], []
     for c, draws in _complete(configs, recs, incomplete):
-        theory = th.loss(c["dims"], CURVE_TIMES)
+        theory = th.loss(c["dims"], list(MEASURED_CURVE_TIMES))
         lam, w = _curves(draws)
-        for t, lim in zip(CURVE_TIMES, theory, strict=True):
+        for t, lim in zip(MEASURED_CURVE_TIMES, theory, strict=True):
             per_draw = np.sum(w * np.exp(-2.0 * t * np.clip(lam, 0, None)), axis=1)
             iv = st.student(per_draw)
             bars.append(iv)
@@ -182,13 +186,16 @@ def panel_2d(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
         if (r0 - 1) * (r1 - 1) <= 0:
             cross = th.crossover(cx["dims"], cy["dims"], lo, hi)
             break
-    measured_cross = _linear_crossing([r["beta"] for r in rows], [r["measured"] for r in rows])
+    betas = [r["beta"] for r in rows]
     stats = [_stat("largest relative difference over the six ratios, %", 100 * worst,
                    PAPER["2d"]["max_relative_difference_percent"]),
-             _stat("crossover beta_c (theory, realised widths)", cross,
+             _stat("crossover beta_c (theory, realised widths, exact)", cross,
                    PAPER["2d"]["crossover_beta"]),
              _stat("crossover beta_c (measured ratios, linear interpolation)",
-                   measured_cross)] + _bars("", bars, "2d")
+                   _linear_crossing(betas, [r["measured"] for r in rows])),
+             _stat("crossover beta_c (theory ratios, the same interpolation on the same "
+                   "betas)", _linear_crossing(betas, [r["theory"] for r in rows]))]
+    stats += _bars("", bars, "2d")
     return {"title": "2(d) temperature and Q/K-V allocation: E(64,192) / E(128,128)",
             "rows": rows, "statistics": stats, "incomplete": incomplete,
             "columns": ["beta", "error_128_128", "error_64_192"],
@@ -197,6 +204,9 @@ def panel_2d(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 
 def _linear_crossing(x: list[float], y: list[float]) -> float | None:
+    """Where the piecewise-linear interpolation of ``y`` over ``x`` first crosses 1 (None
+    when it does not): how 2(d)'s crossing is read off six measured ratios, so the
+    theory's ratios at the same betas are read off the same way beside it."""
     for x0, x1, y0, y1 in zip(x, x[1:], y, y[1:], strict=False):
         if (y0 - 1) * (y1 - 1) <= 0 and y1 != y0:
             return x0 + (1 - y0) * (x1 - x0) / (y1 - y0)
@@ -204,27 +214,37 @@ def _linear_crossing(x: list[float], y: list[float]) -> float | None:
 
 
 def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    """Arrival times of both paths; the unshared baseline (one configuration, measured
+    once) is a row of each path. Every row's theory is at its own realised widths
+    (theory §6.4); the paper's full-scale predictions are set beside freege's only at
+    S = 1, where the realised widths are the paper's."""
     rows, incomplete = [], []
     bars: dict[str, list[st.Interval]] = {"fixed widths": [], "fixed N_par": [], "shared": []}
     for c, draws in _complete(configs, recs, incomplete):
         theory = th.arrival(c["dims"])
         lam, w = _curves(draws)
         iv = st.bootstrap_arrival(lam, w, resamples=opts["resamples"], seed=opts["seed"])
-        path = c["label"]["path"]
-        bars[path].append(iv)
-        if path == "fixed N_par" and c["label"]["h_kv"] < 64:
-            bars["shared"].append(iv)
-        row = {"path": path, "h_kv": c["label"]["h_kv"], "dK": c["dims"]["dK"],
-               **_interval_row(iv, theory)}
-        if "width" in c["label"]:
-            row["theory_exact_width"] = th.arrival_at_width(c["dims"], c["label"]["width"])
-        if c["label"]["h_kv"] == 1:
-            key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
-            row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
-        rows.append(row)
+        label = c["label"]
+        paths = ("fixed widths", "fixed N_par") if label["path"] == "baseline" else (
+            label["path"],)
+        for path in paths:
+            bars[path].append(iv)
+            row = {"path": path, "h_kv": label["h_kv"], "dK": c["dims"]["dK"],
+                   "dV": c["dims"]["dV"], "configuration": c["key"],
+                   **_interval_row(iv, theory)}
+            if "width" in label:
+                bars["shared"].append(iv)
+                row["theory_exact_width"] = th.arrival_at_width(c["dims"], label["width"])
+                row["n_params_offset_percent"] = 100 * (
+                    Dims(**c["dims"]).n_params / label["n_params"] - 1)
+            if label["h_kv"] == 1:
+                key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
+                row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
+            rows.append(row)
     full = {r["path"]: r for r in rows if r["h_kv"] == 1}
     gap = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
     ref = PAPER["3a"]
+    paper_widths = opts.get("scale", 1) == 1
     stats = []
     if "fixed widths" in full:
         stats += [_stat("predicted, fixed widths, full sharing", full["fixed widths"]["theory"],
@@ -236,17 +256,20 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
         r = full["fixed N_par"]
         stats += [_stat("predicted, fixed N_par, full sharing (exact width)",
                         r.get("theory_exact_width"), ref["predicted_fixed_npar_full_sharing"]),
-                  _stat("predicted, fixed N_par, full sharing (rounded width)", r["theory"],
-                        ref["predicted_fixed_npar_full_sharing_rounded"]),
+                  _stat(f"predicted, fixed N_par, full sharing (realised widths dK = {r['dK']}, "
+                        f"dV = {r['dV']})", r["theory"],
+                        ref["predicted_fixed_npar_full_sharing_rounded"] if paper_widths
+                        else None),
                   _stat("measured, fixed N_par, full sharing", r["measured"],
                         ref["measured_fixed_npar_full_sharing"])]
-    stats.append(_stat("largest gap measured vs predicted, %", 100 * gap,
+    stats.append(_stat("largest gap measured vs predicted (realised widths), %", 100 * gap,
                        ref["max_gap_percent"]))
     stats += _bars(" (fixed widths)", bars["fixed widths"], "3a", "_fixed_widths")
     stats += _bars(" (fixed N_par)", bars["fixed N_par"], "3a", "_fixed_npar")
     stats += _bars(" (six shared fixed-N_par)", bars["shared"], "3a", "_fixed_npar_shared")
     return {"title": "3(a) arrival time vs K/V groups", "rows": rows, "statistics": stats,
-            "incomplete": incomplete, "columns": ["path", "h_kv", "dK"]}
+            "incomplete": incomplete,
+            "columns": ["path", "h_kv", "dK", "dV", "configuration"]}
 
 
 def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
@@ -321,8 +344,9 @@ SUMMARIES: dict[str, Callable[..., dict]] = {
 def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
           meta: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     """The report of ``panels`` from the records (``meta``: scale, seed, draws,
-    backend; ``opts``: resamples, seed and the 2(b) grid)."""
+    backend; ``opts``: resamples, seed and the 2(b) grid; the scale is added to it)."""
     out = {**meta, "note": _note(meta["scale"]), "panels": {}}
+    opts = {**opts, "scale": meta["scale"]}
     for panel in panels:
         if panel == "2b":
             out["panels"][panel] = panel_2b(opts)
