@@ -113,3 +113,29 @@ def test_2d_prints_the_theory_interpolated_like_the_measurement():
     assert np.interp(same, betas[k:k + 2], [lo, hi]) == pytest.approx(1.0, abs=1e-12)
     exact = next(v for k_, v in stats.items() if "exact" in k_)
     assert exact == panel["crossover"] and exact != same
+
+
+@pytest.mark.parametrize(("scale", "narrow"), [(4, False), (64, True)])
+def test_each_panel_names_its_widths_and_the_finite_width_excess(scale, narrow):
+    from scipy import integrate, stats
+
+    configs = paper_panels.configurations(["3b"], scale, draws=2)
+    meta = {"scale": scale, "seed": 0, "draws": 2, "resamples": 100, "backend": "numpy",
+            "target_seed": 0}
+    report = paper_report.build(["3b"], configs, {}, meta, {})
+    fw = report["panels"]["3b"]["finite_width"]
+    dks = {c["dims"]["dK"] for c in configs}
+    assert fw["widths"] == [f"{k}x{k}" for k in sorted(dks)] and fw["narrow"] is narrow
+    dk = min(dks)
+    # E exp(|q|^2 / dK) - 1 at beta = 1, |q|^2 ~ chi2_dK, by quadrature
+    mean = integrate.quad(lambda x: np.exp(stats.chi2.logpdf(x, dk) + x / dk), 0, np.inf)[0] - 1
+    assert fw["theta1_excess_percent"] == pytest.approx(100 * (mean / np.expm1(1) - 1),
+                                                        rel=1e-6)
+    md = paper_report.to_markdown(report)
+    assert f"Per-head widths dK x dV at this scale: {', '.join(fw['widths'])}" in md
+    assert ("finite width dominates" in md) is narrow
+
+
+def test_the_excess_diverges_where_the_chi2_mean_does():
+    assert paper_theory.theta1_excess(2, 1.0) == np.inf
+    assert 0 < paper_theory.theta1_excess(64, 1.0) < paper_theory.theta1_excess(16, 1.0)

@@ -341,6 +341,36 @@ SUMMARIES: dict[str, Callable[..., dict]] = {
 }
 
 
+#: below this per-head key width the report flags a panel: finite-width bias then
+#: exceeds 10 % of theta1 at beta = 1 (theory §6.4, finite width)
+NARROW_HEAD = 16
+#: what the finite-width excess of theta1 does to each measured panel's statistic
+#: (theory §6.4, finite width)
+FINITE_WIDTH_EFFECT: dict[str, str] = {
+    "2a": "features larger than mean one: the curves decay faster, losses below the limit",
+    "2c": "features larger than mean one against a fixed ridge: errors below the limit",
+    "2d": "both allocations biased, the smaller dK more: the ratio's bias has no fixed sign",
+    "3a": "faster decay: measured arrival times below the prediction",
+    "3b": "features larger than mean one against a fixed ridge: errors below the limit",
+    "table2": "the GE's scalar theta1 misses the per-row spread: the distance grows",
+    "d1": "the sampled bulk lies right of the limiting density",
+}
+
+
+def finite_width(panel: str, configs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What finite width does to ``panel`` at this scale (theory §6.4, finite width): its
+    realised per-head widths ``dK x dV``, the excess of the mean per-row theta1 at its
+    smallest dK and largest beta (:func:`freege.validation.paper.theory.theta1_excess`),
+    the direction it pushes the panel's statistic, and ``narrow``: smallest dK below
+    :data:`NARROW_HEAD`."""
+    widths = sorted({(c["dims"]["dK"], c["dims"]["dV"]) for c in configs})
+    dk = min(k for k, _ in widths)
+    beta = max(max(c["betas"]) for c in configs)
+    return {"widths": [f"{k}x{v}" for k, v in widths], "smallest_dK": dk, "beta": beta,
+            "theta1_excess_percent": 100 * th.theta1_excess(dk, beta),
+            "effect": FINITE_WIDTH_EFFECT[panel], "narrow": dk < NARROW_HEAD}
+
+
 def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
           meta: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     """The report of ``panels`` from the records (``meta``: scale, seed, draws,
@@ -352,7 +382,8 @@ def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
             out["panels"][panel] = panel_2b(opts)
         else:
             mine = [c for c in configs if c["panel"] == panel]
-            out["panels"][panel] = SUMMARIES[panel](mine, recs, opts)
+            out["panels"][panel] = {**SUMMARIES[panel](mine, recs, opts),
+                                    "finite_width": finite_width(panel, mine)}
     return out
 
 
@@ -404,6 +435,8 @@ def to_markdown(report: dict[str, Any]) -> str:
     for name, panel in report["panels"].items():
         lines += [f"## {panel['title']}", "", f"Figure: `panel_{name}.pdf` / "
                   f"`panel_{name}.png`.", ""]
+        if "finite_width" in panel:
+            lines += [_finite_width_line(panel["finite_width"]), ""]
         if panel["rows"]:
             lines += _table(panel)
         if panel["statistics"]:
@@ -415,6 +448,16 @@ def to_markdown(report: dict[str, Any]) -> str:
                       f"{', '.join(panel['incomplete'])}."]
         lines.append("")
     return "\n".join(lines)
+
+
+def _finite_width_line(fw: dict[str, Any]) -> str:
+    excess = fw["theta1_excess_percent"]
+    size = "diverges" if not math.isfinite(excess) else f"{excess:+.3g} %"
+    flag = (f"**dK = {fw['smallest_dK']} < {NARROW_HEAD}: finite width dominates this "
+            "panel's differences.** " if fw["narrow"] else "")
+    return (f"{flag}Per-head widths dK x dV at this scale: {', '.join(fw['widths'])}. Finite "
+            f"width (theory §6.4): the mean per-row theta1 at dK = {fw['smallest_dK']}, "
+            f"beta = {fw['beta']:g} is {size} off the limit's; {fw['effect']}.")
 
 
 def _table(panel: dict[str, Any]) -> list[str]:
