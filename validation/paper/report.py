@@ -28,6 +28,12 @@ Records = dict[str, dict[int, dict[str, Any]]]
 Row = dict[str, Any]
 
 BETA_GRID = [float(beta) for beta in setups.TEMPERATURE_BETAS]
+#: the dense theory curves the figures draw: 2(a)'s times, 2(b)'s map side, 2(c)'s
+#: heads on each path, D.1's density points
+THEORY_TIMES = np.geomspace(1e-2, 1e3, 61)
+GRID_2B = 36
+OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+DENSITY_POINTS = 200
 
 
 def _draws(config: dict[str, Any], recs: Records) -> list[dict[str, Any]]:
@@ -101,9 +107,8 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                   _stat("its 95% half-width", pick[0]["bar"],
                         PAPER["2a"]["h128_t100_half_width"])]
     stats += _bars("", bars, "2a")
-    curves = {f"h = {c['label']['h']}": {"t": list(np.geomspace(1e-2, 1e3, 61)),
-                                         "loss": th.loss(c["dims"],
-                                                         list(np.geomspace(1e-2, 1e3, 61)))}
+    curves = {f"h = {c['label']['h']}": {"t": list(THEORY_TIMES),
+                                         "loss": th.loss(c["dims"], list(THEORY_TIMES))}
               for c in configs}
     return {"title": "2(a) learning curves", "rows": rows, "statistics": stats,
             "curves": curves, "incomplete": incomplete,
@@ -112,8 +117,8 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 def panel_2b(opts: dict[str, Any]) -> dict:
     n, dk = setups.N, setups.HEAD_WIDTH  # theory only: the ratios at the paper's widths
-    heads = np.linspace(8, 126, opts.get("grid_2b", 36)) + 0.37
-    g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", 36) - 6)
+    heads = np.linspace(8, 126, opts.get("grid_2b", GRID_2B)) + 0.37
+    g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", GRID_2B) - 6)
     grid = th.map_2b(n, dk, heads, g_outs)
     path_h = np.arange(16, 121, 2.0)
     budget_h = np.arange(32, 121, 2.0)
@@ -148,7 +153,7 @@ def panel_2c(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                    PAPER["2c"]["max_relative_difference_percent"])] + _bars("", bars, "2c")
     n, dk = configs[0]["dims"]["n"], configs[0]["dims"]["dK"]
     d_out = next(c["dims"]["dO"] for c in configs if c["label"]["path"] == "fixed output")
-    hs_out, hs_budget = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+    hs_out, hs_budget = OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS
     curves = {"fixed output": {"h": hs_out.tolist(),
                                "error": th.fixed_output_curve(n, dk, d_out, hs_out)},
               "fixed budget": {"h": hs_budget.tolist(),
@@ -322,7 +327,7 @@ def panel_d1(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
     for c, draws in _complete(configs, recs, incomplete, least=1):
         eigs = np.array(draws[0]["values"][0]["eigenvalues"])
         top = float(np.quantile(eigs, 0.995)) * 1.2
-        x = np.linspace(top / 400, top, 200)
+        x = np.linspace(top / 400, top, DENSITY_POINTS)
         dens, atom = th.density(c["dims"], x)
         spectra.append({"facet": c["label"]["facet"], "name": c["label"]["name"],
                         "eigenvalues": eigs.tolist(), "x": x.tolist(), "density": dens.tolist(),
@@ -369,6 +374,51 @@ def finite_width(panel: str, configs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"widths": [f"{k}x{v}" for k, v in widths], "smallest_dK": dk, "beta": beta,
             "theta1_excess_percent": 100 * th.theta1_excess(dk, beta),
             "effect": FINITE_WIDTH_EFFECT[panel], "narrow": dk < NARROW_HEAD}
+
+
+def work(panels: list[str], configs: list[dict[str, Any]], resamples: int
+         ) -> dict[str, float]:
+    """The report's work, for the run's estimate (a model, not a measurement): ``limits``,
+    the limit evaluations its tables and theory curves make (a ridge error, a loss at one
+    time, an arrival time, a density point counted alike; 2(d)'s crossover counted as 40,
+    a root search's evaluations); ``bootstrap``, the elementwise work of 3(a)'s resampled
+    arrival times (``resamples x draws x n`` per Newton step, about 20 steps); and
+    ``figures``, one per panel. :func:`rates` prices them on this machine."""
+    limits = bootstrap = 0.0
+    for panel in panels:
+        mine = [c for c in configs if c["panel"] == panel]
+        per_config = {"2a": len(MEASURED_CURVE_TIMES) + len(THEORY_TIMES), "2c": 1,
+                      "3a": 2, "3b": 1, "d1": DENSITY_POINTS}.get(panel, 0)
+        limits += per_config * len(mine)
+        if panel == "2d":  # each measured beta's ratio: one ridge error per allocation
+            limits += sum(len(c["betas"]) for c in mine)
+        limits += {"2b": GRID_2B * (GRID_2B - 6) + 3,
+                   "2c": len(OUTPUT_PATH_HEADS) + len(BUDGET_PATH_HEADS),
+                   "2d": 2 * len(BETA_GRID) + 40}.get(panel, 0)
+        if panel == "3a":
+            bootstrap += sum(20.0 * resamples * c["draws"] * c["dims"]["n"] for c in mine)
+    return {"limits": limits, "bootstrap": bootstrap, "figures": float(len(panels))}
+
+
+def rates(folder: Any) -> dict[str, float]:
+    """Seconds per unit of :func:`work` on this machine now, measured (about a second):
+    one limit evaluation (a ridge error at ratios no run uses, its law built afresh) and
+    one figure (a small plot saved as PDF and PNG into ``folder``, then removed)."""
+    import time
+
+    from freege import plotting
+
+    start = time.perf_counter()
+    th.ridge_ratios(50.5, 0.7712, 0.7712, 1.3031)
+    limit = time.perf_counter() - start
+    start = time.perf_counter()
+    fig = plotting._figure_class()(figsize=(7.5, 5.0))
+    fig.add_subplot().plot(THEORY_TIMES, THEORY_TIMES)
+    for ext in ("pdf", "png"):
+        path = folder / f".freege-rate.{ext}"
+        plotting.save(fig, path)
+        path.unlink()
+    return {"limits": limit, "figures": time.perf_counter() - start}
 
 
 def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
@@ -452,12 +502,13 @@ def to_markdown(report: dict[str, Any]) -> str:
 
 def _finite_width_line(fw: dict[str, Any]) -> str:
     excess = fw["theta1_excess_percent"]
-    size = "diverges" if not math.isfinite(excess) else f"{excess:+.3g} %"
+    size = ("without bound (its chi2 mean diverges)" if not math.isfinite(excess)
+            else f"by {excess:.3g} %")
     flag = (f"**dK = {fw['smallest_dK']} < {NARROW_HEAD}: finite width dominates this "
             "panel's differences.** " if fw["narrow"] else "")
     return (f"{flag}Per-head widths dK x dV at this scale: {', '.join(fw['widths'])}. Finite "
             f"width (theory §6.4): the mean per-row theta1 at dK = {fw['smallest_dK']}, "
-            f"beta = {fw['beta']:g} is {size} off the limit's; {fw['effect']}.")
+            f"beta = {fw['beta']:g} exceeds the limit's {size}; {fw['effect']}.")
 
 
 def _table(panel: dict[str, Any]) -> list[str]:
