@@ -21,6 +21,7 @@ from typing import Any
 
 from freege.cli.options import add_backend_option, add_seed_option, add_yes_option
 from freege.params import positive_int
+from freege.progress import NORMAL, Progress
 
 STORE = "store.jsonl"
 #: reproduce setups that also take --measure, and the panels they measure
@@ -102,25 +103,36 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
     rates = paper_run.measure_rates()
     est = paper_run.estimate(configs, todo, rates, workers)
+    est.update(_report_estimate(panels, configs, resamples, rates, out))
     _confirm(est, len(todo), getattr(args, "yes", False), backend, workers)
     out.mkdir(parents=True, exist_ok=True)
-    quiet = getattr(args, "quiet", False)
-
-    def progress(done: int, total: int) -> None:
-        if not quiet and (done == total or done % max(1, total // 20) == 0):
-            paper_run.say(f"paper: {done}/{total} draws measured")
-
-    start = time.perf_counter()
-    counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
-                           workers=workers, scheduler=args.scheduler, progress=progress,
-                           rates=rates)
-    if not quiet:
-        paper_run.say(f"paper: measurement took {time.perf_counter() - start:.0f} s")
+    verbosity = getattr(args, "verbosity", NORMAL)
+    with Progress(f"reproduce {setup}: measure", len(todo), unit="draw",
+                  verbosity=verbosity) as bar:
+        counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
+                               workers=workers, scheduler=args.scheduler,
+                               progress=lambda done, _total: bar(done),
+                               rates=rates)
     _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
-           backend, quiet)
+           backend, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
+                             verbosity=verbosity))
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
           f"{counts['skipped']} already in the store, {counts['failed']} failed)")
     return 1 if counts["failed"] else 0
+
+
+def _report_estimate(panels: list[str], configs: list[dict[str, Any]], resamples: int,
+                     rates: dict[str, float], out: Path) -> dict[str, float]:
+    """Seconds of theory, statistics and figures (theory §6.4): the report's modelled
+    work (:func:`freege.validation.paper.report.work`) at rates measured now
+    (:func:`freege.validation.paper.report.rates`, and the elementwise rate of the draws
+    for the bootstrap), in this one process whatever ``--workers``."""
+    from freege.validation.paper import report as paper_report
+
+    work = paper_report.work(panels, configs, resamples)
+    unit = paper_report.rates(out if out.exists() else out.absolute().parent)
+    return {"report_seconds": work["limits"] * unit["limits"]
+            + work["bootstrap"] / rates["elementwise"] + work["figures"] * unit["figures"]}
 
 
 def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
@@ -134,18 +146,20 @@ def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
         raise ValueError(f"{workers} worker(s) need about {size_text(est['peak_bytes'])} "
                          f"each but only {size_text(free)} is available; use a larger "
                          "--scale or fewer --workers")
+    total = est["seconds"] + est["report_seconds"]
     line = (f"paper: {tasks} draws to measure, about {est['gflop']:.0f} GFLOP: estimated "
-            f"{duration_text(est['seconds'])}, peak memory about "
-            f"{size_text(est['peak_bytes'])} per worker")
+            f"{duration_text(total)} ({duration_text(est['seconds'])} measuring, "
+            f"{duration_text(est['report_seconds'])} theory, statistics and figures), peak "
+            f"memory about {size_text(est['peak_bytes'])} per worker")
     print(f"freege: {line}", file=sys.stderr, flush=True)
-    if est["seconds"] > CONFIRM_SECONDS and not yes:
-        raise ValueError(f"the run would take about {duration_text(est['seconds'])}; pass "
+    if total > CONFIRM_SECONDS and not yes:
+        raise ValueError(f"the run would take about {duration_text(total)}; pass "
                          "--yes to run anyway, or use a larger --scale or fewer --panels")
 
 
 def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: Any,
            scale: float, seed: int, draws: int, resamples: int, backend: str,
-           quiet: bool) -> None:
+           bar: Progress) -> None:
     from freege.validation.paper import panels as paper_panels
     from freege.validation.paper import plots as paper_plots
     from freege.validation.paper import report as paper_report
@@ -154,14 +168,15 @@ def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: An
             "backend": backend, "target_seed": paper_panels.TARGET_SEED}
     opts = {"resamples": resamples, "seed": seed}
     report: dict[str, Any] = {}
-    for name in panels:  # panel by panel, to say what each costs
-        start = time.perf_counter()
-        part = paper_report.build([name], configs, recs, meta, opts)
-        paper_plots.figure(name, part["panels"][name], out)
-        report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
-        if not quiet:
-            print(f"freege: paper: panel {name}: theory, statistics and figure took "
-                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    with bar:
+        for name in panels:  # panel by panel, each a step of the progress
+            start = time.perf_counter()
+            part = paper_report.build([name], configs, recs, meta, opts)
+            paper_plots.figure(name, part["panels"][name], out)
+            report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
+            bar.update(status=f"panel {name}")
+            bar.note(f"panel {name}: theory, statistics and figure took "
+                     f"{time.perf_counter() - start:.1f} s")
     _atomic(out / "report.json", paper_report.to_json(report))
     _atomic(out / "report.md", paper_report.to_markdown(report))
 

@@ -212,7 +212,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Theory curves, measured softmax points on the sweep engine, the "
         "paper's statistics, a report and figures (theory §6.4).")
     paper.add_options(sub, "paper")
-    sub.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_verbosity_options(sub)
     sub.set_defaults(func=run)
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)

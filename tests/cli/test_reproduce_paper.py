@@ -40,13 +40,20 @@ def test_report_figures_and_statistics(finished):
 def test_damaged_store_resumes_to_an_identical_report(finished, tmp_path, capsys):
     out = tmp_path / "again"
     out.mkdir()
-    lines = (finished / "store.jsonl").read_bytes().splitlines(keepends=True)
+    stored = (finished / "store.jsonl").read_bytes().splitlines(keepends=True)
     # a kill -9 mid-run: the last records lost, the one in flight cut short
-    (out / "store.jsonl").write_bytes(b"".join(lines[:-6]) + lines[-6][:40])
-    with pytest.warns(UserWarning, match="truncated"):
-        code, _, err = run_cli(capsys, "reproduce", "paper", *TINY, "--out", str(out),
+    (out / "store.jsonl").write_bytes(b"".join(stored[:-6]) + stored[-6][:40])
+    with pytest.warns(UserWarning, match="truncated"):  # not --quiet: progress lines
+        code, _, err = run_cli(capsys, "reproduce", "paper", *TINY[:-1], "--out", str(out),
                                "--resume")
     assert code == 0, err
+    lines = err.splitlines()
+    assert "theory, statistics and figures" in lines[0]  # the estimate covers the report
+    stamped = [line for line in lines if " freege reproduce paper: " in line]
+    assert stamped and all(line[:4].isdigit() and line[19] == "Z" for line in stamped)
+    # the six draws the damage lost are measured again
+    assert any(": measure: 6/6 draws" in line for line in stamped), stamped
+    assert ": report: 1/1 panels" in stamped[-1]
     for name in ("report.json", "report.md"):
         assert (out / name).read_bytes() == (finished / name).read_bytes()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from fractions import Fraction
 
 import pytest
@@ -30,7 +32,8 @@ def test_at_scale_one_the_panels_measure_the_setups_configurations():
     allocations = {c["label"]["allocation"]: _dims(c) for c in panels.panel_2d(1)}
     assert allocations == {f"({d.dK},{d.dV})": d for d in setups.temperature_dims().values()}
     for h_kv in setups.ARRIVAL_GROUPS:
-        (config,) = _by(panels.panel_3a(1), path="fixed widths", h_kv=h_kv)
+        path = "baseline" if h_kv == setups.ARRIVAL_HEADS else "fixed widths"
+        (config,) = _by(panels.panel_3a(1), path=path, h_kv=h_kv)
         assert _dims(config) == setups.arrival_dims(h_kv)
     for h in setups.SHARING_HEADS:
         for scheme, key in (("GQA", "gqa"), ("tied", "tied")):
@@ -67,10 +70,32 @@ def test_budget_configurations_spend_their_budget_at_the_realised_widths(scale):
         exact = setups.budget_output_width(d.h, d.n, d.dK)
         assert d.dO == round(exact) and d.d == d.n and d.dV == d.dK
         assert abs(d.h * d.dK * (3 * d.n + d.dO) - setups.fixed_budget(d.n)) <= d.h * d.dK / 2
-    reference = _dims(_by(panels.panel_3a(scale), path="fixed widths", h_kv=64)[0]).n_params
-    for config in _by(panels.panel_3a(scale), path="fixed N_par"):
+    configs = panels.panel_3a(scale)
+    (base,) = _by(configs, h_kv=setups.ARRIVAL_HEADS)  # one unshared baseline, both paths
+    assert base["label"]["path"] == "baseline"
+    reference = _dims(base).n_params
+    for config in _by(configs, path="fixed N_par"):
         d = _dims(config)
         width = Fraction(config["label"]["width"])
-        assert d.dK == d.dV == round(width)
+        assert config["label"]["n_params"] == reference
         exact = Dims(**{**config["dims"], "dK": 1, "dV": 1}).n_params * width
         assert exact == pytest.approx(reference, rel=1e-12)
+        if scale == 1:  # the paper's rounding
+            assert d.dK == d.dV == round(width)
+            continue
+        # each width the floor or ceiling of the real one, no such pair nearer the budget
+        pairs = [(k, v) for k in (math.floor(width), math.ceil(width))
+                 for v in (math.floor(width), math.ceil(width)) if min(k, v) >= 1]
+        assert (d.dK, d.dV) in pairs
+        nearest = min(abs(dataclasses.replace(d, dK=k, dV=v).n_params - reference)
+                      for k, v in pairs)
+        assert abs(d.n_params - reference) == nearest
+
+
+@pytest.mark.parametrize("scale", [4, 8])
+def test_3a_fixed_budget_widths_stay_distinct_where_the_real_widths_differ(scale):
+    """Rounding dK = dV alike collapsed h_kv = 4, 2, 1 onto one width at S = 4 (issue 29);
+    the nearest-count pair keeps every h_kv apart."""
+    grown = _by(panels.panel_3a(scale), path="fixed N_par")
+    widths = {(c["dims"]["dK"], c["dims"]["dV"]) for c in grown}
+    assert len({c["label"]["width"] for c in grown}) == len(grown) == len(widths)

@@ -37,6 +37,10 @@ MEASURED_FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
 MEASURED_FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
 #: the betas the paper measured in panel 2(d): a subset of setups.TEMPERATURE_BETAS
 MEASURED_TEMPERATURE_BETAS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+#: the paper's plotted learning-curve times (2(a) and its Table D.1 statistics): the
+#: times of setups.CURVE_TIMES through t = 100; the theory curve extends further
+LAST_PLOTTED_TIME = 100
+MEASURED_CURVE_TIMES = tuple(float(t) for t in setups.CURVE_TIMES if t <= LAST_PLOTTED_TIME)
 #: what a configuration's ``dims`` records: the shape, then with K/V sharing
 SHAPE = ("n", "d", "h", "dK", "dV", "dO")
 SHAPE_AND_SHARING = (*SHAPE, "sharing", "h_kv")
@@ -120,20 +124,46 @@ def panel_2d(s: float) -> list[dict[str, Any]]:
 
 def panel_3a(s: float) -> list[dict[str, Any]]:
     """Arrival: :func:`setups.arrival_dims` for each of ``setups.ARRIVAL_GROUPS`` at fixed
-    widths, and with dK = dV grown to the scaled h_kv = h model's parameter count
-    (:func:`setups.grown_width`, rounded)."""
+    widths, and with the per-head widths grown to the scaled h_kv = h model's parameter
+    count (:func:`grown_widths`). The h_kv = h model is the one unshared baseline of both
+    paths: measured once, as ``3a/h_kv=64`` (labelled ``path = "baseline"``)."""
     out = []
-    reference = scale_dims(setups.arrival_dims(setups.ARRIVAL_HEADS), s).n_params
+    base = scale_dims(setups.arrival_dims(setups.ARRIVAL_HEADS), s)
+    out.append(_config(f"3a/h_kv={base.h_kv}", "3a", "flow", _record(base, SHAPE_AND_SHARING),
+                       path="baseline", h_kv=base.h_kv))
     for h_kv in setups.ARRIVAL_GROUPS:
+        if h_kv == base.h_kv:
+            continue
         dims = scale_dims(setups.arrival_dims(h_kv), s)
         fixed = _record(dims, SHAPE_AND_SHARING)
         out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", fixed,
                            path="fixed widths", h_kv=h_kv))
-        width = setups.grown_width(dims, reference)
-        grown = {**fixed, "dK": round(width), "dV": round(width)}
-        out.append(_config(f"3a/budget/h_kv={h_kv}", "3a", "flow", grown,
-                           path="fixed N_par", h_kv=h_kv, width=float(width)))
+        width = setups.grown_width(dims, base.n_params)
+        dk, dv = grown_widths(dims, base.n_params, s)
+        out.append(_config(f"3a/budget/h_kv={h_kv}", "3a", "flow",
+                           {**fixed, "dK": dk, "dV": dv}, path="fixed N_par", h_kv=h_kv,
+                           width=float(width), n_params=base.n_params))
     return out
+
+
+def grown_widths(dims: Dims, n_params: int, s: float) -> tuple[int, int]:
+    """Integer widths ``(dK, dV)`` for the real width :func:`setups.grown_width` that
+    spends ``n_params`` (theory §6.4, 3(a)). At S = 1 the paper's: ``dK = dV`` rounded.
+    At S > 1 rounding both widths alike collapses neighbouring h_kv onto one width and
+    leaves the path off its budget, so each of dK, dV is the floor or the ceiling of the
+    real width, the pair whose parameter count is nearest ``n_params`` (ties: equal
+    widths, then the smaller count)."""
+    width = setups.grown_width(dims, n_params)
+    if s == 1:
+        return round(width), round(width)
+    low = max(1, math.floor(width))
+    pairs = [(dk, dv) for dk in (low, low + 1) for dv in (low, low + 1)]
+
+    def offset(pair: tuple[int, int]) -> tuple[int, int, int]:
+        count = dataclasses.replace(dims, dK=pair[0], dV=pair[1]).n_params
+        return abs(count - n_params), abs(pair[0] - pair[1]), count
+
+    return min(pairs, key=offset)
 
 
 def panel_3b(s: float) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from freege import plotting
+from freege.validation.paper import setups
 
 
 def _errorbar(ax: Any, x: list[float], rows: list[dict[str, Any]], **kw: Any) -> None:
@@ -30,6 +31,13 @@ def _2a(ax: Any, panel: dict[str, Any]) -> None:
     ax.axhline(0.5, color="gray", ls=":", lw=1, label="plateau 1/2 (h dV = n/2)")
     ax.set(xscale="log", yscale="log", xlabel="training time t",
            ylabel="relative loss L(t)", title="2(a) learning curves (dO = 2n)")
+    # the y-axis covers the plotted times (the measured ones), not the theory's tail
+    last = max((r["t"] for r in panel["rows"]), default=100.0)
+    shown = [v for curve in panel["curves"].values()
+             for t, v in zip(curve["t"], curve["loss"], strict=True) if t <= last and v > 0]
+    shown += [r["low"] for r in panel["rows"] if r["low"] > 0]
+    if shown:
+        ax.set_ylim(min(shown) / 2, 1.5)
 
 
 def _2b(ax: Any, panel: dict[str, Any]) -> None:
@@ -82,12 +90,14 @@ def _3a(ax: Any, panel: dict[str, Any]) -> None:
                       key=lambda r: r["h_kv"])
         if not rows:
             continue
-        x = [r["h_kv"] for r in rows]
+        x = [setups.ARRIVAL_HEADS // r["h_kv"] for r in rows]  # h / h_KV, the paper's axis
         ax.plot(x, [r["theory"] for r in rows], color=f"C{k}", marker="s", mfc="none",
                 label=f"predicted, {path}")
         _errorbar(ax, x, rows, color=f"C{k}", label=f"softmax, {path} (bootstrap 95%)")
-    ax.set(xscale="log", xlabel="K/V groups h_kv (h = 64)",
+    ax.set(xscale="log",
+           xlabel=f"query heads per K/V group h / h_KV (h = {setups.ARRIVAL_HEADS})",
            ylabel="arrival time at L = 0.1", title="3(a) across-head sharing and arrival")
+    _integer_ticks(ax, sorted({setups.ARRIVAL_HEADS // r["h_kv"] for r in panel["rows"]}))
 
 
 def _3b(ax: Any, panel: dict[str, Any]) -> None:
@@ -100,6 +110,13 @@ def _3b(ax: Any, panel: dict[str, Any]) -> None:
         _errorbar(ax, x, rows, color=f"C{k}", label=f"softmax, {scheme}")
     ax.set(xscale="log", xlabel="heads h (h dK = 2048 at S = 1)",
            ylabel="coefficient error E", title="3(b) GQA (2 query heads / pair) vs tied")
+    _integer_ticks(ax, sorted({r["h"] for r in panel["rows"]}))
+
+
+def _integer_ticks(ax: Any, values: list[int]) -> None:
+    """A log-scaled integer x-axis labelled at its values (``8``, not ``8×10^0``)."""
+    ax.set_xticks(values, [str(v) for v in values])
+    ax.set_xticks([], minor=True)
 
 
 def _table2(ax: Any, panel: dict[str, Any]) -> None:

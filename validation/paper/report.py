@@ -17,16 +17,23 @@ from typing import Any
 
 import numpy as np
 
+from freege.params import Dims
 from freege.validation.paper import setups
 from freege.validation.paper import stats as st
 from freege.validation.paper import theory as th
+from freege.validation.paper.panels import MEASURED_CURVE_TIMES
 from freege.validation.paper.reference import PAPER, TABLE2
 
 Records = dict[str, dict[int, dict[str, Any]]]
 Row = dict[str, Any]
 
-CURVE_TIMES = [float(t) for t in setups.CURVE_TIMES]
 BETA_GRID = [float(beta) for beta in setups.TEMPERATURE_BETAS]
+#: the dense theory curves the figures draw: 2(a)'s times, 2(b)'s map side, 2(c)'s
+#: heads on each path, D.1's density points
+THEORY_TIMES = np.geomspace(1e-2, 1e3, 61)
+GRID_2B = 36
+OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+DENSITY_POINTS = 200
 
 
 def _draws(config: dict[str, Any], recs: Records) -> list[dict[str, Any]]:
@@ -75,11 +82,14 @@ def _curves(draws: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    """Learning curves: measured points and their statistics at the paper's plotted times
+    (:data:`freege.validation.paper.panels.MEASURED_CURVE_TIMES`, through t = 100: its
+    Table D.1 bars are over those times), the theory curve from 0.01 to 1000."""
     rows, bars, diffs, incomplete = [], [], [], []
     for c, draws in _complete(configs, recs, incomplete):
-        theory = th.loss(c["dims"], CURVE_TIMES)
+        theory = th.loss(c["dims"], list(MEASURED_CURVE_TIMES))
         lam, w = _curves(draws)
-        for t, lim in zip(CURVE_TIMES, theory, strict=True):
+        for t, lim in zip(MEASURED_CURVE_TIMES, theory, strict=True):
             per_draw = np.sum(w * np.exp(-2.0 * t * np.clip(lam, 0, None)), axis=1)
             iv = st.student(per_draw)
             bars.append(iv)
@@ -97,9 +107,8 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                   _stat("its 95% half-width", pick[0]["bar"],
                         PAPER["2a"]["h128_t100_half_width"])]
     stats += _bars("", bars, "2a")
-    curves = {f"h = {c['label']['h']}": {"t": list(np.geomspace(1e-2, 1e3, 61)),
-                                         "loss": th.loss(c["dims"],
-                                                         list(np.geomspace(1e-2, 1e3, 61)))}
+    curves = {f"h = {c['label']['h']}": {"t": list(THEORY_TIMES),
+                                         "loss": th.loss(c["dims"], list(THEORY_TIMES))}
               for c in configs}
     return {"title": "2(a) learning curves", "rows": rows, "statistics": stats,
             "curves": curves, "incomplete": incomplete,
@@ -108,8 +117,8 @@ def panel_2a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 def panel_2b(opts: dict[str, Any]) -> dict:
     n, dk = setups.N, setups.HEAD_WIDTH  # theory only: the ratios at the paper's widths
-    heads = np.linspace(8, 126, opts.get("grid_2b", 36)) + 0.37
-    g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", 36) - 6)
+    heads = np.linspace(8, 126, opts.get("grid_2b", GRID_2B)) + 0.37
+    g_outs = np.geomspace(0.125, 6.0, opts.get("grid_2b", GRID_2B) - 6)
     grid = th.map_2b(n, dk, heads, g_outs)
     path_h = np.arange(16, 121, 2.0)
     budget_h = np.arange(32, 121, 2.0)
@@ -144,7 +153,7 @@ def panel_2c(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                    PAPER["2c"]["max_relative_difference_percent"])] + _bars("", bars, "2c")
     n, dk = configs[0]["dims"]["n"], configs[0]["dims"]["dK"]
     d_out = next(c["dims"]["dO"] for c in configs if c["label"]["path"] == "fixed output")
-    hs_out, hs_budget = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+    hs_out, hs_budget = OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS
     curves = {"fixed output": {"h": hs_out.tolist(),
                                "error": th.fixed_output_curve(n, dk, d_out, hs_out)},
               "fixed budget": {"h": hs_budget.tolist(),
@@ -182,13 +191,16 @@ def panel_2d(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
         if (r0 - 1) * (r1 - 1) <= 0:
             cross = th.crossover(cx["dims"], cy["dims"], lo, hi)
             break
-    measured_cross = _linear_crossing([r["beta"] for r in rows], [r["measured"] for r in rows])
+    betas = [r["beta"] for r in rows]
     stats = [_stat("largest relative difference over the six ratios, %", 100 * worst,
                    PAPER["2d"]["max_relative_difference_percent"]),
-             _stat("crossover beta_c (theory, realised widths)", cross,
+             _stat("crossover beta_c (theory, realised widths, exact)", cross,
                    PAPER["2d"]["crossover_beta"]),
              _stat("crossover beta_c (measured ratios, linear interpolation)",
-                   measured_cross)] + _bars("", bars, "2d")
+                   _linear_crossing(betas, [r["measured"] for r in rows])),
+             _stat("crossover beta_c (theory ratios, the same interpolation on the same "
+                   "betas)", _linear_crossing(betas, [r["theory"] for r in rows]))]
+    stats += _bars("", bars, "2d")
     return {"title": "2(d) temperature and Q/K-V allocation: E(64,192) / E(128,128)",
             "rows": rows, "statistics": stats, "incomplete": incomplete,
             "columns": ["beta", "error_128_128", "error_64_192"],
@@ -197,6 +209,9 @@ def panel_2d(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
 
 
 def _linear_crossing(x: list[float], y: list[float]) -> float | None:
+    """Where the piecewise-linear interpolation of ``y`` over ``x`` first crosses 1 (None
+    when it does not): how 2(d)'s crossing is read off six measured ratios, so the
+    theory's ratios at the same betas are read off the same way beside it."""
     for x0, x1, y0, y1 in zip(x, x[1:], y, y[1:], strict=False):
         if (y0 - 1) * (y1 - 1) <= 0 and y1 != y0:
             return x0 + (1 - y0) * (x1 - x0) / (y1 - y0)
@@ -204,27 +219,37 @@ def _linear_crossing(x: list[float], y: list[float]) -> float | None:
 
 
 def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    """Arrival times of both paths; the unshared baseline (one configuration, measured
+    once) is a row of each path. Every row's theory is at its own realised widths
+    (theory §6.4); the paper's full-scale predictions are set beside freege's only at
+    S = 1, where the realised widths are the paper's."""
     rows, incomplete = [], []
     bars: dict[str, list[st.Interval]] = {"fixed widths": [], "fixed N_par": [], "shared": []}
     for c, draws in _complete(configs, recs, incomplete):
         theory = th.arrival(c["dims"])
         lam, w = _curves(draws)
         iv = st.bootstrap_arrival(lam, w, resamples=opts["resamples"], seed=opts["seed"])
-        path = c["label"]["path"]
-        bars[path].append(iv)
-        if path == "fixed N_par" and c["label"]["h_kv"] < 64:
-            bars["shared"].append(iv)
-        row = {"path": path, "h_kv": c["label"]["h_kv"], "dK": c["dims"]["dK"],
-               **_interval_row(iv, theory)}
-        if "width" in c["label"]:
-            row["theory_exact_width"] = th.arrival_at_width(c["dims"], c["label"]["width"])
-        if c["label"]["h_kv"] == 1:
-            key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
-            row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
-        rows.append(row)
+        label = c["label"]
+        paths = ("fixed widths", "fixed N_par") if label["path"] == "baseline" else (
+            label["path"],)
+        for path in paths:
+            bars[path].append(iv)
+            row = {"path": path, "h_kv": label["h_kv"], "dK": c["dims"]["dK"],
+                   "dV": c["dims"]["dV"], "configuration": c["key"],
+                   **_interval_row(iv, theory)}
+            if "width" in label:
+                bars["shared"].append(iv)
+                row["theory_exact_width"] = th.arrival_at_width(c["dims"], label["width"])
+                row["n_params_offset_percent"] = 100 * (
+                    Dims(**c["dims"]).n_params / label["n_params"] - 1)
+            if label["h_kv"] == 1:
+                key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
+                row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
+            rows.append(row)
     full = {r["path"]: r for r in rows if r["h_kv"] == 1}
     gap = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
     ref = PAPER["3a"]
+    paper_widths = opts.get("scale", 1) == 1
     stats = []
     if "fixed widths" in full:
         stats += [_stat("predicted, fixed widths, full sharing", full["fixed widths"]["theory"],
@@ -236,17 +261,20 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
         r = full["fixed N_par"]
         stats += [_stat("predicted, fixed N_par, full sharing (exact width)",
                         r.get("theory_exact_width"), ref["predicted_fixed_npar_full_sharing"]),
-                  _stat("predicted, fixed N_par, full sharing (rounded width)", r["theory"],
-                        ref["predicted_fixed_npar_full_sharing_rounded"]),
+                  _stat(f"predicted, fixed N_par, full sharing (realised widths dK = {r['dK']}, "
+                        f"dV = {r['dV']})", r["theory"],
+                        ref["predicted_fixed_npar_full_sharing_rounded"] if paper_widths
+                        else None),
                   _stat("measured, fixed N_par, full sharing", r["measured"],
                         ref["measured_fixed_npar_full_sharing"])]
-    stats.append(_stat("largest gap measured vs predicted, %", 100 * gap,
+    stats.append(_stat("largest gap measured vs predicted (realised widths), %", 100 * gap,
                        ref["max_gap_percent"]))
     stats += _bars(" (fixed widths)", bars["fixed widths"], "3a", "_fixed_widths")
     stats += _bars(" (fixed N_par)", bars["fixed N_par"], "3a", "_fixed_npar")
     stats += _bars(" (six shared fixed-N_par)", bars["shared"], "3a", "_fixed_npar_shared")
     return {"title": "3(a) arrival time vs K/V groups", "rows": rows, "statistics": stats,
-            "incomplete": incomplete, "columns": ["path", "h_kv", "dK"]}
+            "incomplete": incomplete,
+            "columns": ["path", "h_kv", "dK", "dV", "configuration"]}
 
 
 def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
@@ -299,7 +327,7 @@ def panel_d1(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
     for c, draws in _complete(configs, recs, incomplete, least=1):
         eigs = np.array(draws[0]["values"][0]["eigenvalues"])
         top = float(np.quantile(eigs, 0.995)) * 1.2
-        x = np.linspace(top / 400, top, 200)
+        x = np.linspace(top / 400, top, DENSITY_POINTS)
         dens, atom = th.density(c["dims"], x)
         spectra.append({"facet": c["label"]["facet"], "name": c["label"]["name"],
                         "eigenvalues": eigs.tolist(), "x": x.tolist(), "density": dens.tolist(),
@@ -318,17 +346,94 @@ SUMMARIES: dict[str, Callable[..., dict]] = {
 }
 
 
+#: below this per-head key width the report flags a panel: finite-width bias then
+#: exceeds 10 % of theta1 at beta = 1 (theory §6.4, finite width)
+NARROW_HEAD = 16
+#: what the finite-width excess of theta1 does to each measured panel's statistic
+#: (theory §6.4, finite width)
+FINITE_WIDTH_EFFECT: dict[str, str] = {
+    "2a": "features larger than mean one: the curves decay faster, losses below the limit",
+    "2c": "features larger than mean one against a fixed ridge: errors below the limit",
+    "2d": "both allocations biased, the smaller dK more: the ratio's bias has no fixed sign",
+    "3a": "faster decay: measured arrival times below the prediction",
+    "3b": "features larger than mean one against a fixed ridge: errors below the limit",
+    "table2": "the GE's scalar theta1 misses the per-row spread: the distance grows",
+    "d1": "the sampled bulk lies right of the limiting density",
+}
+
+
+def finite_width(panel: str, configs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What finite width does to ``panel`` at this scale (theory §6.4, finite width): its
+    realised per-head widths ``dK x dV``, the excess of the mean per-row theta1 at its
+    smallest dK and largest beta (:func:`freege.validation.paper.theory.theta1_excess`),
+    the direction it pushes the panel's statistic, and ``narrow``: smallest dK below
+    :data:`NARROW_HEAD`."""
+    widths = sorted({(c["dims"]["dK"], c["dims"]["dV"]) for c in configs})
+    dk = min(k for k, _ in widths)
+    beta = max(max(c["betas"]) for c in configs)
+    return {"widths": [f"{k}x{v}" for k, v in widths], "smallest_dK": dk, "beta": beta,
+            "theta1_excess_percent": 100 * th.theta1_excess(dk, beta),
+            "effect": FINITE_WIDTH_EFFECT[panel], "narrow": dk < NARROW_HEAD}
+
+
+def work(panels: list[str], configs: list[dict[str, Any]], resamples: int
+         ) -> dict[str, float]:
+    """The report's work, for the run's estimate (a model, not a measurement): ``limits``,
+    the limit evaluations its tables and theory curves make (a ridge error, a loss at one
+    time, an arrival time, a density point counted alike; 2(d)'s crossover counted as 40,
+    a root search's evaluations); ``bootstrap``, the elementwise work of 3(a)'s resampled
+    arrival times (``resamples x draws x n`` per Newton step, about 20 steps); and
+    ``figures``, one per panel. :func:`rates` prices them on this machine."""
+    limits = bootstrap = 0.0
+    for panel in panels:
+        mine = [c for c in configs if c["panel"] == panel]
+        per_config = {"2a": len(MEASURED_CURVE_TIMES) + len(THEORY_TIMES), "2c": 1,
+                      "3a": 2, "3b": 1, "d1": DENSITY_POINTS}.get(panel, 0)
+        limits += per_config * len(mine)
+        if panel == "2d":  # each measured beta's ratio: one ridge error per allocation
+            limits += sum(len(c["betas"]) for c in mine)
+        limits += {"2b": GRID_2B * (GRID_2B - 6) + 3,
+                   "2c": len(OUTPUT_PATH_HEADS) + len(BUDGET_PATH_HEADS),
+                   "2d": 2 * len(BETA_GRID) + 40}.get(panel, 0)
+        if panel == "3a":
+            bootstrap += sum(20.0 * resamples * c["draws"] * c["dims"]["n"] for c in mine)
+    return {"limits": limits, "bootstrap": bootstrap, "figures": float(len(panels))}
+
+
+def rates(folder: Any) -> dict[str, float]:
+    """Seconds per unit of :func:`work` on this machine now, measured (about a second):
+    one limit evaluation (a ridge error at ratios no run uses, its law built afresh) and
+    one figure (a small plot saved as PDF and PNG into ``folder``, then removed)."""
+    import time
+
+    from freege import plotting
+
+    start = time.perf_counter()
+    th.ridge_ratios(50.5, 0.7712, 0.7712, 1.3031)
+    limit = time.perf_counter() - start
+    start = time.perf_counter()
+    fig = plotting._figure_class()(figsize=(7.5, 5.0))
+    fig.add_subplot().plot(THEORY_TIMES, THEORY_TIMES)
+    for ext in ("pdf", "png"):
+        path = folder / f".freege-rate.{ext}"
+        plotting.save(fig, path)
+        path.unlink()
+    return {"limits": limit, "figures": time.perf_counter() - start}
+
+
 def build(panels: list[str], configs: list[dict[str, Any]], recs: Records,
           meta: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     """The report of ``panels`` from the records (``meta``: scale, seed, draws,
-    backend; ``opts``: resamples, seed and the 2(b) grid)."""
+    backend; ``opts``: resamples, seed and the 2(b) grid; the scale is added to it)."""
     out = {**meta, "note": _note(meta["scale"]), "panels": {}}
+    opts = {**opts, "scale": meta["scale"]}
     for panel in panels:
         if panel == "2b":
             out["panels"][panel] = panel_2b(opts)
         else:
             mine = [c for c in configs if c["panel"] == panel]
-            out["panels"][panel] = SUMMARIES[panel](mine, recs, opts)
+            out["panels"][panel] = {**SUMMARIES[panel](mine, recs, opts),
+                                    "finite_width": finite_width(panel, mine)}
     return out
 
 
@@ -380,6 +485,8 @@ def to_markdown(report: dict[str, Any]) -> str:
     for name, panel in report["panels"].items():
         lines += [f"## {panel['title']}", "", f"Figure: `panel_{name}.pdf` / "
                   f"`panel_{name}.png`.", ""]
+        if "finite_width" in panel:
+            lines += [_finite_width_line(panel["finite_width"]), ""]
         if panel["rows"]:
             lines += _table(panel)
         if panel["statistics"]:
@@ -391,6 +498,17 @@ def to_markdown(report: dict[str, Any]) -> str:
                       f"{', '.join(panel['incomplete'])}."]
         lines.append("")
     return "\n".join(lines)
+
+
+def _finite_width_line(fw: dict[str, Any]) -> str:
+    excess = fw["theta1_excess_percent"]
+    size = ("without bound (its chi2 mean diverges)" if not math.isfinite(excess)
+            else f"by {excess:.3g} %")
+    flag = (f"**dK = {fw['smallest_dK']} < {NARROW_HEAD}: finite width dominates this "
+            "panel's differences.** " if fw["narrow"] else "")
+    return (f"{flag}Per-head widths dK x dV at this scale: {', '.join(fw['widths'])}. Finite "
+            f"width (theory §6.4): the mean per-row theta1 at dK = {fw['smallest_dK']}, "
+            f"beta = {fw['beta']:g} exceeds the limit's {size}; {fw['effect']}.")
 
 
 def _table(panel: dict[str, Any]) -> list[str]:

@@ -18,7 +18,6 @@ workers or the order of completion.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -260,6 +259,3 @@ def _timings(a: Any, size: int) -> dict[str, float]:
         timings[name] = max((time.perf_counter() - start) / 3, 1e-9)
     return timings
 
-
-def say(message: str) -> None:
-    print(f"freege: {message}", file=sys.stderr, flush=True)

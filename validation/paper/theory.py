@@ -6,6 +6,7 @@ head-count / output-width map of panel 2(b) and the dense curves the figures dra
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -100,3 +101,14 @@ def density(config_dims: dict[str, Any], x: np.ndarray) -> tuple[np.ndarray, flo
     lw = law(config_dims)
     mass0 = float(sum(float(m) for m in lw.atoms().values()))
     return np.asarray(lw.pdf(np.asarray(x, dtype=float)), dtype=float), mass0
+
+
+def theta1_excess(dk: int, beta: float) -> float:
+    """Relative excess ``mean(theta1_i) / theta1 - 1`` of the per-row effective
+    coefficient at finite width (theory §6.4, finite width): ``theta1_i = exp(beta^2
+    |q_i|^2 / dK) - 1`` with ``|q_i|^2 ~ chi2_dK``, whose mean is ``(1 - 2 beta^2 /
+    dK)^(-dK/2) - 1``; ``inf`` when ``2 beta^2 >= dK`` (the mean diverges)."""
+    if 2 * beta * beta >= dk:
+        return math.inf
+    mean = math.expm1(-dk / 2 * math.log1p(-2 * beta * beta / dk))
+    return mean / math.expm1(beta * beta) - 1
