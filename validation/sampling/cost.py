@@ -163,11 +163,9 @@ def speeds(backend: Backend) -> Speeds:
     multi-threaded timings of small problems swing by 100x (measured on the 2-core
     machine: 1.4 to 43 GFLOP/s, eigenvalues 2.4 to 600 ms), one thread's do not
     (50 GFLOP/s, 2.0 ms, five runs)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return _measure(backend)
-    with threadpool_limits(1):
+    from freege.extras import blas_threads as one_thread
+
+    with one_thread(1):
         return _measure(backend)
 
 
@@ -339,8 +337,6 @@ def blas_threads(each_seconds: float, backend: Backend) -> AbstractContextManage
     two, 2-core machine under load); the BLAS default otherwise."""
     if backend.name != "numpy" or each_seconds >= ONE_THREAD_BELOW_S:
         return nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return nullcontext()
-    return threadpool_limits(1)
+    from freege.extras import blas_threads as one_thread
+
+    return one_thread(1)
