@@ -40,3 +40,49 @@ def test_2a_y_axis_covers_the_plotted_times_not_the_theory_tail():
     plots._2a(ax, {"curves": {"h = 128": {"t": list(t), "loss": list(loss)}}, "rows": rows})
     low, high = ax.get_ylim()
     assert np.exp(-100 / 2) / 10 < low < 1e-22 and high > 1
+
+
+def test_2b_and_2c_draw_each_path_in_one_shared_colour():
+    paths = {name: {"h": [40.0, 80.0], "gO": [0.5, 0.5]} for name in plots.PATH_COLOURS}
+    grid = {"n": 4096, "dK": 64, "heads": [10.0, 60.0, 120.0], "gO": [0.2, 1.0, 5.0],
+            "error": [[0.1, 0.2, 0.3]] * 3}
+    ax = _axes()
+    plots._2b(ax, {"map": grid, "paths": paths})
+    on_map = {line.get_label(): line.get_color() for line in ax.lines}
+    ax = _axes()
+    curves = {name: {"h": [40.0, 80.0], "error": [0.1, 0.2]} for name in plots.PATH_COLOURS}
+    plots._2c(ax, {"curves": curves, "rows": [], "boundaries": {}})
+    on_curves = {line.get_label(): line.get_color() for line in ax.lines}
+    for name, colour in plots.PATH_COLOURS.items():
+        assert on_map[f"{name} path"] == on_curves[f"theory, {name}"] == colour
+    assert len(set(plots.PATH_COLOURS.values())) == len(plots.PATH_COLOURS)
+
+
+def test_table2_figure_sets_the_papers_values_beside_the_measured(tmp_path):
+    """Rendered: the paper's Table 2 points (reference.TABLE2) are drawn, in their own
+    colour, beside freege's for every preset the paper lists."""
+    from matplotlib import colors, image
+
+    from freege.validation.paper import panels, report
+    from freege.validation.paper.reference import TABLE2
+
+    configs = panels.panel_table2(64)
+    recs = {c["key"]: {i: {"draw": i, "rel_w1": 0.01 * (1 + i), "ks": 0.02 + 0.01 * i}
+                       for i in range(3)} for c in configs}
+    panel = report.panel_table2(configs, recs, {})
+    fig = plotting._figure_class()(figsize=(12, 4.5))
+    plots._table2(fig, panel)
+    w1_axis, ks_axis = fig.axes
+    listed = [r["preset"] for r in panel["rows"] if r["preset"] in TABLE2]
+    assert listed and len(listed) < len(panel["rows"])  # one preset the paper omits
+    for ax, column in ((w1_axis, 0), (ks_axis, 2)):
+        paper = next(c for c in ax.containers if c.get_label() == "paper (Table 2)")
+        assert list(paper.lines[0].get_ydata()) == [TABLE2[p][column] for p in listed]
+        ours = next(c for c in ax.containers if c.get_label() != "paper (Table 2)")
+        assert colors.to_rgb(ours.lines[0].get_color()) != colors.to_rgb(
+            paper.lines[0].get_color())
+    with plotting.house_style():  # the colour the saved figure resolves "Cn" to
+        paper_colour = np.array(colors.to_rgb(paper.lines[0].get_color()))
+    png = plots.figure("table2", panel, tmp_path)[1]
+    pixels = image.imread(png)[..., :3]
+    assert np.sum(np.all(np.abs(pixels - paper_colour) < 0.02, axis=-1)) > 100

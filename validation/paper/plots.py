@@ -13,6 +13,10 @@ import numpy as np
 from freege import plotting
 from freege.validation.paper import setups
 
+#: the colour of each path of 2(b) and 2(c), one map for both panels (theory §6.4): a
+#: path keeps its colour from the limiting map to the measured points
+PATH_COLOURS: dict[str, str] = {"fixed output": "C0", "fixed budget": "C1"}
+
 
 def _errorbar(ax: Any, x: list[float], rows: list[dict[str, Any]], **kw: Any) -> None:
     y = np.array([r["measured"] for r in rows])
@@ -46,8 +50,8 @@ def _2b(ax: Any, panel: dict[str, Any]) -> None:
     err = np.array(grid["error"])
     mesh = ax.pcolormesh(h, g, np.log10(err), shading="auto", cmap="viridis")
     ax.figure.colorbar(mesh, ax=ax, label="log10 limiting coefficient error")
-    for k, (name, path) in enumerate(panel["paths"].items()):
-        ax.plot(path["h"], path["gO"], color=f"C{k + 1}", lw=2, label=f"{name} path")
+    for name, path in panel["paths"].items():
+        ax.plot(path["h"], path["gO"], color=PATH_COLOURS[name], lw=2, label=f"{name} path")
     n_over_dk = grid["n"] / grid["dK"]
     ax.axvline(n_over_dk, color="w", ls="--", lw=1, label="h dV = n")
     ax.axhline(1.0, color="w", ls=":", lw=1, label="dO = n")
@@ -57,11 +61,11 @@ def _2b(ax: Any, panel: dict[str, Any]) -> None:
 
 
 def _2c(ax: Any, panel: dict[str, Any]) -> None:
-    for k, (name, curve) in enumerate(panel["curves"].items()):
-        ax.plot(curve["h"], curve["error"], color=f"C{k}", label=f"theory, {name}")
+    for name, curve in panel["curves"].items():
+        ax.plot(curve["h"], curve["error"], color=PATH_COLOURS[name], label=f"theory, {name}")
         rows = [r for r in panel["rows"] if r["path"] == name]
         if rows:
-            _errorbar(ax, [r["h"] for r in rows], rows, color=f"C{k}",
+            _errorbar(ax, [r["h"] for r in rows], rows, color=PATH_COLOURS[name],
                       label=f"softmax, {name}")
     styles = iter(("--", ":", "-."))
     for name, h in panel["boundaries"].items():
@@ -119,14 +123,25 @@ def _integer_ticks(ax: Any, values: list[int]) -> None:
     ax.set_xticks([], minor=True)
 
 
-def _table2(ax: Any, panel: dict[str, Any]) -> None:
+def _table2(fig: Any, panel: dict[str, Any]) -> None:
+    """Table 2 as two facets, relative W1 and KS per preset: the measured mean with its
+    95% half-width beside the paper's value and half-width (presets the paper does not
+    list show the measured point alone)."""
     rows = panel["rows"]
     x = np.arange(len(rows))
-    ax.errorbar(x, [r["rel_w1_percent"] for r in rows],
-                yerr=[r["rel_w1_half_width"] for r in rows], fmt="o", capsize=3,
-                label="relative W1 % (softmax vs GE)")
-    ax.set_xticks(x, [r["preset"] for r in rows], rotation=30, ha="right")
-    ax.set(ylabel="relative W1 (%)", title="Table 2: softmax vs GE spectra")
+    for ax, (stat, bar, label) in zip(fig.subplots(1, 2), (
+            ("rel_w1_percent", "rel_w1_half_width", "relative W1 (%)"),
+            ("ks", "ks_half_width", "KS distance")), strict=True):
+        ax.errorbar(x - 0.12, [r[stat] for r in rows], yerr=[r[bar] for r in rows],
+                    fmt="o", capsize=3, color="C0", label="freege (softmax vs GE)")
+        paper = [(k, r) for k, r in enumerate(rows) if r.get(f"paper_{stat}") is not None]
+        if paper:
+            ax.errorbar([k + 0.12 for k, _ in paper], [r[f"paper_{stat}"] for _, r in paper],
+                        yerr=[r[f"paper_{bar}"] for _, r in paper], fmt="s", mfc="none",
+                        capsize=3, color="C3", label="paper (Table 2)")
+        ax.set_xticks(x, [r["preset"] for r in rows], rotation=30, ha="right")
+        ax.set(ylabel=label, title=f"Table 2: {label}, softmax vs GE")
+        ax.legend(fontsize=7)
 
 
 def _d1(fig: Any, panel: dict[str, Any]) -> None:
@@ -147,18 +162,20 @@ def _d1(fig: Any, panel: dict[str, Any]) -> None:
         ax.legend(fontsize=7)
 
 
-DRAW = {"2a": _2a, "2b": _2b, "2c": _2c, "2d": _2d, "3a": _3a, "3b": _3b,
-        "table2": _table2}
+DRAW = {"2a": _2a, "2b": _2b, "2c": _2c, "2d": _2d, "3a": _3a, "3b": _3b}
+#: panels drawn as several facets of one figure
+FACETED = {"table2": (_table2, (12, 4.5)), "d1": (_d1, (15, 4.5))}
 
 
 def figure(name: str, panel: dict[str, Any], folder: Path) -> list[Path]:
     """Draw panel ``name`` into ``folder``/panel_NAME.pdf and .png."""
     figure_class = plotting._figure_class()
-    wide = name == "d1"
-    fig = figure_class(figsize=(15, 4.5) if wide else (7.5, 5.0))
-    if wide:
-        _d1(fig, panel)
+    if name in FACETED:
+        draw, size = FACETED[name]
+        fig = figure_class(figsize=size)
+        draw(fig, panel)
     else:
+        fig = figure_class(figsize=(7.5, 5.0))
         ax = fig.add_subplot()
         DRAW[name](ax, panel)
         ax.legend(fontsize=7)

@@ -307,6 +307,12 @@ def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
             "statistics": stats, "incomplete": incomplete, "columns": ["h", "scheme"]}
 
 
+#: the row fields of the paper's Table 2 values (:data:`reference.TABLE2`'s order; None
+#: for a preset the paper does not list), which the figure sets beside the measured ones
+TABLE2_PAPER_FIELDS = ("paper_rel_w1_percent", "paper_rel_w1_half_width", "paper_ks",
+                       "paper_ks_half_width")
+
+
 def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
     rows, incomplete = [], []
     for c, draws in _complete(configs, recs, incomplete):
@@ -317,7 +323,8 @@ def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, A
                      "rel_w1_percent": w1.estimate, "rel_w1_half_width": w1.bar,
                      "ks": ks.estimate, "ks_half_width": ks.bar,
                      "paper": None if paper is None else
-                     f"{paper[0]} ± {paper[1]} % / {paper[2]} ± {paper[3]}"})
+                     f"{paper[0]} ± {paper[1]} % / {paper[2]} ± {paper[3]}",
+                     **dict(zip(TABLE2_PAPER_FIELDS, paper or (None,) * 4, strict=True))})
     return {"title": "table 2: softmax vs GE at published dimensions (theory §6.1)",
             "rows": rows, "statistics": [], "incomplete": incomplete, "columns": ["preset"]}
 
