@@ -83,19 +83,39 @@ def test_budget_configurations_spend_their_budget_at_the_realised_widths(scale):
         if scale == 1:  # the paper's rounding
             assert d.dK == d.dV == round(width)
             continue
-        # each width the floor or ceiling of the real one, no such pair nearer the budget
-        pairs = [(k, v) for k in (math.floor(width), math.ceil(width))
-                 for v in (math.floor(width), math.ceil(width)) if min(k, v) >= 1]
-        assert (d.dK, d.dV) in pairs
-        nearest = min(abs(dataclasses.replace(d, dK=k, dV=v).n_params - reference)
-                      for k, v in pairs)
-        assert abs(d.n_params - reference) == nearest
+        # each width the floor or ceiling of the real one
+        assert (d.dK, d.dV) in _floor_or_ceiling(width)
+    if scale > 1:  # chosen jointly: no configuration could move nearer its budget alone
+        grown = _by(configs, path="fixed N_par")
+        chosen = [(c["dims"]["dK"], c["dims"]["dV"]) for c in grown]
+        for k, config in enumerate(grown):
+            d = _dims(config)
+            others = chosen[:k] + chosen[k + 1:]
+            free = [p for p in _floor_or_ceiling(Fraction(config["label"]["width"]))
+                    if p not in others]
+            assert all(abs(dataclasses.replace(d, dK=kk, dV=vv).n_params - reference)
+                       >= abs(d.n_params - reference) for kk, vv in free)
 
 
-@pytest.mark.parametrize("scale", [4, 8])
-def test_3a_fixed_budget_widths_stay_distinct_where_the_real_widths_differ(scale):
-    """Rounding dK = dV alike collapsed h_kv = 4, 2, 1 onto one width at S = 4 (issue 29);
-    the nearest-count pair keeps every h_kv apart."""
+def _floor_or_ceiling(width: Fraction) -> list[tuple[int, int]]:
+    sides = sorted({max(1, math.floor(width)), max(1, math.ceil(width))})
+    return [(k, v) for k in sides for v in sides]
+
+
+@pytest.mark.parametrize("scale", [4, 8, 16, 32, 64])
+def test_3a_fixed_budget_widths_stay_distinct_where_the_integers_allow(scale):
+    """Rounding dK = dV alike collapsed h_kv = 4, 2, 1 onto one width at S = 4 (issue 29),
+    and choosing each nearest count alone still collapsed h_kv = 2, 1 at S = 16: chosen
+    jointly, the h_kv stay apart wherever the floor-or-ceiling pairs of their real widths
+    hold enough distinct pairs, and those that share a pair say with which h_kv."""
     grown = _by(panels.panel_3a(scale), path="fixed N_par")
-    widths = {(c["dims"]["dK"], c["dims"]["dV"]) for c in grown}
-    assert len({c["label"]["width"] for c in grown}) == len(grown) == len(widths)
+    chosen = [(c["dims"]["dK"], c["dims"]["dV"]) for c in grown]
+    available = {p for c in grown for p in _floor_or_ceiling(Fraction(c["label"]["width"]))}
+    assert len({c["label"]["width"] for c in grown}) == len(grown)  # the real widths differ
+    assert len(set(chosen)) == min(len(grown), len(available))
+    for c, pair in zip(grown, chosen, strict=True):
+        same = sorted(o["label"]["h_kv"] for o, p in zip(grown, chosen, strict=True)
+                      if p == pair and o is not c)
+        assert sorted(c["label"].get("same_widths_as", [])) == same
+    if scale <= 32:
+        assert len(set(chosen)) == len(grown)

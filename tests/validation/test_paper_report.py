@@ -94,6 +94,12 @@ def test_3a_baseline_is_measured_once_and_shared_by_both_paths():
         assert row["theory"] == paper_theory.arrival(config["dims"])
     rounded = next(s for s in panel["statistics"] if "realised widths dK" in s["statistic"])
     assert rounded["paper"] is None  # the paper's 7.76 is a full-scale width's prediction
+    # at S = 64 the integers cannot keep every h_kv apart: the report names those that share
+    shared = [c["label"]["h_kv"] for c in configs if c["label"].get("same_widths_as")]
+    said = next(s["freege"] for s in panel["statistics"] if "coincide" in s["statistic"])
+    assert shared and said.startswith("h_kv = ")
+    assert sorted(int(k) for k in said.split("(")[0][len("h_kv = "):].split(",")) == sorted(
+        shared)
 
 
 def test_2d_prints_the_theory_interpolated_like_the_measurement():

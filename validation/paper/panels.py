@@ -17,6 +17,7 @@ share the weights their shapes have in common, theory §6.4), ``betas``, ``lam``
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Iterable
 from fractions import Fraction
@@ -125,45 +126,60 @@ def panel_2d(s: float) -> list[dict[str, Any]]:
 def panel_3a(s: float) -> list[dict[str, Any]]:
     """Arrival: :func:`setups.arrival_dims` for each of ``setups.ARRIVAL_GROUPS`` at fixed
     widths, and with the per-head widths grown to the scaled h_kv = h model's parameter
-    count (:func:`grown_widths`). The h_kv = h model is the one unshared baseline of both
-    paths: measured once, as ``3a/h_kv=64`` (labelled ``path = "baseline"``)."""
+    count (:func:`grown_widths`, chosen jointly). The h_kv = h model is the one unshared
+    baseline of both paths: measured once, as ``3a/h_kv=64`` (labelled ``path =
+    "baseline"``). A grown configuration whose integer widths the integers could not
+    keep apart from another's names those h_kv in its label (``same_widths_as``)."""
     out = []
     base = scale_dims(setups.arrival_dims(setups.ARRIVAL_HEADS), s)
     out.append(_config(f"3a/h_kv={base.h_kv}", "3a", "flow", _record(base, SHAPE_AND_SHARING),
                        path="baseline", h_kv=base.h_kv))
-    for h_kv in setups.ARRIVAL_GROUPS:
-        if h_kv == base.h_kv:
-            continue
-        dims = scale_dims(setups.arrival_dims(h_kv), s)
-        fixed = _record(dims, SHAPE_AND_SHARING)
-        out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", fixed,
+    groups = [h_kv for h_kv in setups.ARRIVAL_GROUPS if h_kv != base.h_kv]
+    fixed = {h_kv: scale_dims(setups.arrival_dims(h_kv), s) for h_kv in groups}
+    pairs = dict(zip(groups, grown_widths([fixed[h_kv] for h_kv in groups],
+                                          base.n_params, s), strict=True))
+    for h_kv in groups:
+        dims = fixed[h_kv]
+        record = _record(dims, SHAPE_AND_SHARING)
+        out.append(_config(f"3a/widths/h_kv={h_kv}", "3a", "flow", record,
                            path="fixed widths", h_kv=h_kv))
-        width = setups.grown_width(dims, base.n_params)
-        dk, dv = grown_widths(dims, base.n_params, s)
+        dk, dv = pairs[h_kv]
+        same = [k for k in groups if k != h_kv and pairs[k] == pairs[h_kv]]
         out.append(_config(f"3a/budget/h_kv={h_kv}", "3a", "flow",
-                           {**fixed, "dK": dk, "dV": dv}, path="fixed N_par", h_kv=h_kv,
-                           width=float(width), n_params=base.n_params))
+                           {**record, "dK": dk, "dV": dv}, path="fixed N_par", h_kv=h_kv,
+                           width=float(setups.grown_width(dims, base.n_params)),
+                           n_params=base.n_params, **({"same_widths_as": same} if same
+                                                      else {})))
     return out
 
 
-def grown_widths(dims: Dims, n_params: int, s: float) -> tuple[int, int]:
-    """Integer widths ``(dK, dV)`` for the real width :func:`setups.grown_width` that
-    spends ``n_params`` (theory §6.4, 3(a)). At S = 1 the paper's: ``dK = dV`` rounded.
-    At S > 1 rounding both widths alike collapses neighbouring h_kv onto one width and
-    leaves the path off its budget, so each of dK, dV is the floor or the ceiling of the
-    real width, the pair whose parameter count is nearest ``n_params`` (ties: equal
-    widths, then the smaller count)."""
-    width = setups.grown_width(dims, n_params)
+def grown_widths(configs: list[Dims], n_params: int, s: float) -> list[tuple[int, int]]:
+    """Integer widths ``(dK, dV)`` of each configuration for its real width
+    :func:`setups.grown_width` that spends ``n_params`` (theory §6.4, 3(a)). At S = 1 the
+    paper's: ``dK = dV`` rounded. At S > 1 rounding each alike collapses neighbouring h_kv
+    onto one width and leaves the path off its budget, so the widths are chosen jointly:
+    each of dK, dV is the floor or the ceiling of its real width, and of all such choices
+    the one with the fewest configurations sharing their widths with another, then the
+    smallest summed distance of the parameter counts to ``n_params``, then the smallest
+    summed ``|dK - dV|``. Configurations that still share widths (more of them than
+    integer pairs between their real widths) are the report's to name."""
+    widths = [setups.grown_width(dims, n_params) for dims in configs]
     if s == 1:
-        return round(width), round(width)
-    low = max(1, math.floor(width))
-    pairs = [(dk, dv) for dk in (low, low + 1) for dv in (low, low + 1)]
+        return [(round(w), round(w)) for w in widths]
+    options = []
+    for dims, width in zip(configs, widths, strict=True):
+        sides = sorted({max(1, math.floor(width)), max(1, math.ceil(width))})
+        options.append([((dk, dv), abs(dataclasses.replace(dims, dK=dk, dV=dv).n_params
+                                       - n_params), abs(dk - dv))
+                        for dk in sides for dv in sides])
 
-    def offset(pair: tuple[int, int]) -> tuple[int, int, int]:
-        count = dataclasses.replace(dims, dK=pair[0], dV=pair[1]).n_params
-        return abs(count - n_params), abs(pair[0] - pair[1]), count
+    def rank(choice: tuple[tuple[tuple[int, int], int, int], ...]) -> tuple[int, int, int]:
+        chosen = [pair for pair, _, _ in choice]
+        return (len(chosen) - len(set(chosen)), sum(off for _, off, _ in choice),
+                sum(skew for _, _, skew in choice))
 
-    return min(pairs, key=offset)
+    best = min(itertools.product(*options), key=rank)
+    return [pair for pair, _, _ in best]
 
 
 def panel_3b(s: float) -> list[dict[str, Any]]:

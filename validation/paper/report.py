@@ -242,6 +242,7 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                 row["theory_exact_width"] = th.arrival_at_width(c["dims"], label["width"])
                 row["n_params_offset_percent"] = 100 * (
                     Dims(**c["dims"]).n_params / label["n_params"] - 1)
+                row["same_widths_as"] = label.get("same_widths_as", [])
             if label["h_kv"] == 1:
                 key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
                 row["paper"] = PAPER["3a"][f"measured_{key}_full_sharing"]
@@ -267,6 +268,13 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
                         else None),
                   _stat("measured, fixed N_par, full sharing", r["measured"],
                         ref["measured_fixed_npar_full_sharing"])]
+    grown = [r for r in rows if "n_params_offset_percent" in r]
+    if grown:
+        stats.append(_stat("fixed N_par: largest parameter-count offset of the integer "
+                           "widths, %", max(abs(r["n_params_offset_percent"]) for r in grown)))
+        stats.append(_stat("fixed N_par: h_kv whose integer widths coincide (no integer "
+                           "widths between their real ones keep them apart)",
+                           _coinciding(grown)))
     stats.append(_stat("largest gap measured vs predicted (realised widths), %", 100 * gap,
                        ref["max_gap_percent"]))
     stats += _bars(" (fixed widths)", bars["fixed widths"], "3a", "_fixed_widths")
@@ -275,6 +283,17 @@ def panel_3a(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any])
     return {"title": "3(a) arrival time vs K/V groups", "rows": rows, "statistics": stats,
             "incomplete": incomplete,
             "columns": ["path", "h_kv", "dK", "dV", "configuration"]}
+
+
+def _coinciding(rows: list[Row]) -> str:
+    """The fixed-N_par rows sharing their realised widths, as ``h_kv = 8, 4, 2 (dK = 1,
+    dV = 2)`` groups, or ``none``."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for r in rows:
+        if r["same_widths_as"]:
+            groups.setdefault((r["dK"], r["dV"]), []).append(r["h_kv"])
+    return "; ".join(f"h_kv = {', '.join(map(str, sorted(ks, reverse=True)))} (dK = {dk}, "
+                     f"dV = {dv})" for (dk, dv), ks in sorted(groups.items())) or "none"
 
 
 def panel_3b(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
