@@ -101,10 +101,14 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     store = out / STORE
     header = paper_run.header(configs, seed, backend, scale)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
-    rates = paper_run.measure_rates()
-    est = paper_run.estimate(configs, todo, rates, workers)
+    rates = paper_run.measure_rates()  # this CPU: the report's work, and NumPy draws
+    draw_rates: dict[str, float] | str = rates
+    if backend == "cupy" and todo:  # the draws' time probed on the device, or unknown
+        draw_rates = paper_run.device_rates(configs, rates)
+    memory = _memory(backend) if todo and args.scheduler is None else None
+    est = paper_run.estimate(configs, todo, draw_rates, workers, memory)
     est.update(_report_estimate(panels, configs, resamples, rates, out))
-    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers)
+    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory)
     out.mkdir(parents=True, exist_ok=True)
     verbosity = getattr(args, "verbosity", NORMAL)
     with Progress(f"reproduce {setup}: measure", len(todo), unit="draw",
@@ -112,7 +116,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
         counts = paper_run.run(configs, store, seed=seed, backend=backend, scale=scale,
                                workers=workers, scheduler=args.scheduler,
                                progress=lambda done, _total: bar(done),
-                               rates=rates)
+                               rates=rates if isinstance(draw_rates, str) else draw_rates,
+                               memory=memory)
     _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
            backend, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
                              verbosity=verbosity))
@@ -135,24 +140,48 @@ def _report_estimate(panels: list[str], configs: list[dict[str, Any]], resamples
             + work["bootstrap"] / rates["elementwise"] + work["figures"] * unit["figures"]}
 
 
-def _confirm(est: dict[str, float], tasks: int, yes: bool, backend: str,
-             workers: int) -> None:
-    from freege.cli.budget import CONFIRM_SECONDS, duration_text, size_text
+def _memory(backend: str) -> int | None:
+    """The bytes this machine's workers share (free device memory on CuPy), None when
+    unknown (:func:`freege.validation.sampling.cost.available_memory`)."""
     from freege.validation.sampling.backend import get_backend
     from freege.validation.sampling.cost import available_memory
 
-    free = available_memory(get_backend(backend)) if tasks else None
-    if free is not None and est["peak_bytes"] * workers > free:
-        raise ValueError(f"{workers} worker(s) need about {size_text(est['peak_bytes'])} "
-                         f"each but only {size_text(free)} is available; use a larger "
-                         "--scale or fewer --workers")
-    total = est["seconds"] + est["report_seconds"]
-    line = (f"paper: {tasks} draws to measure, about {est['gflop']:.0f} GFLOP: estimated "
-            f"{duration_text(total)} ({duration_text(est['seconds'])} measuring, "
-            f"{duration_text(est['report_seconds'])} theory, statistics and figures), peak "
-            f"memory about {size_text(est['peak_bytes'])} per worker")
+    return available_memory(get_backend(backend))
+
+
+def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: int,
+             memory: int | None) -> None:
+    """Refuse a draw larger than ``memory``; otherwise say the estimate (one line, and a
+    line per panel whose draws run fewer than ``workers`` at a time) and ask for --yes
+    past :data:`freege.cli.budget.CONFIRM_SECONDS` of known time."""
+    from freege.cli.budget import CONFIRM_SECONDS, duration_text, size_text
+
+    for panel, at_once, peak in est["serial"]:
+        if at_once == 0:
+            raise ValueError(f"a draw of panel {panel} needs about {size_text(peak)} of "
+                             f"memory but only {size_text(memory or 0)} is available on "
+                             f"{backend}; use a larger --scale or fewer --panels")
+    report = est["report_seconds"]
+    if est["unknown"] is not None:  # a GPU that could not be probed: no guess, no --yes
+        total = report
+        timing = (f"measuring time unknown ({est['unknown']}), "
+                  f"{duration_text(report)} theory, statistics and figures")
+    else:
+        total = est["seconds"] + report
+        speed = "its speed probed on the device" if backend == "cupy" else "this CPU's speed"
+        timing = (f"estimated {duration_text(total)} ({duration_text(est['seconds'])} "
+                  f"measuring on {backend} at {speed}, {duration_text(report)} theory, "
+                  "statistics and figures)")
+    room = "" if memory is None else f" of {size_text(memory)} available"
+    line = (f"paper: {tasks} draws to measure on {workers} worker(s), about "
+            f"{est['gflop']:.0f} GFLOP: {timing}, peak memory about "
+            f"{size_text(est['peak_bytes'])} per draw{room}")
     print(f"freege: {line}", file=sys.stderr, flush=True)
-    if total > CONFIRM_SECONDS and not yes:
+    for panel, at_once, peak in est["serial"]:
+        count = "one" if at_once == 1 else str(at_once)
+        print(f"freege: {panel}: run {count} at a time, memory {size_text(peak)} each",
+              file=sys.stderr, flush=True)
+    if est["unknown"] is None and total > CONFIRM_SECONDS and not yes:
         raise ValueError(f"the run would take about {duration_text(total)}; pass "
                          "--yes to run anyway, or use a larger --scale or fewer --panels")
 

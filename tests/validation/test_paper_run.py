@@ -4,6 +4,10 @@ two workers, resumed from a partial store, the same records as in this process."
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from freege.validation.paper import panels as paper_panels
 from freege.validation.paper import run as paper_run
 from freege.validation.sweep import engine as sweep
@@ -60,3 +64,56 @@ def test_dask_run_batches_cheap_draws_and_resumes_to_the_records_of_one_process(
     sizes = [int(s) for s in log.read_text().split()]
     assert sum(sizes) == 14 and len(sizes) < 14  # cheap draws grouped into fewer tasks
     assert _values(part) == _values(whole)
+
+
+SLOW = {name: rate / 1e9 for name, rate in RATES.items()}  # every draw a Dask task alone
+
+
+def _overlaps(intervals):
+    spans = sorted(intervals)
+    return any(b[0] < a[1] for a, b in zip(spans, spans[1:], strict=False))
+
+
+def _timed_run(configs, store, log, monkeypatch, scheduler, memory):
+    """A two-worker run on ``scheduler`` with each Dask task's (start, end, peak bytes)
+    logged; the big draws' time spans."""
+    real = paper_run._limited_chunk
+
+    def timed(items, *args):
+        start = time.monotonic()
+        out = real(items, *args)
+        peak = max(paper_panels.peak_bytes(c) for c, _ in items)
+        with open(log, "a") as f:
+            f.write(f"{start} {time.monotonic()} {peak}\n")
+        return out
+
+    monkeypatch.setattr(paper_run, "_limited_chunk", timed)
+    counts = paper_run.run(configs, store, seed=0, backend="numpy", scale=64, workers=2,
+                           scheduler=scheduler, rates=SLOW, memory=memory)
+    assert counts["ok"] == counts["tasks"] == 24
+    return [tuple(map(float, line.split())) for line in log.read_text().splitlines()]
+
+
+def test_draws_too_big_to_share_memory_run_one_at_a_time(tmp_path, monkeypatch):
+    """Scheduled by memory (issue 29): with room for one 2(d) draw and a few small ones,
+    no two 2(d) draws run at once on two workers, while without the limit they do."""
+    pytest.importorskip("distributed")
+    from tests.validation.stores import threads_cluster
+
+    configs = paper_panels.configurations(["2d", "3b"], 64, draws=2)
+    peaks = [paper_panels.peak_bytes(c) for c in configs]
+    budget = max(peaks) + 2 * min(peaks)
+    big = [p for p in peaks if 2 * p > budget]
+    assert len(big) == 2 and len(peaks) > 2  # both 2(d) allocations, and small ones
+    assert paper_run.concurrency(configs[0], 2, budget) == 1
+    with threads_cluster(workers=2) as cluster:
+        spans = {}
+        for name, memory in (("limited", budget), ("unlimited", None)):
+            tasks = _timed_run(configs, tmp_path / f"{name}.jsonl", tmp_path / f"{name}.log",
+                               monkeypatch, cluster.scheduler_address, memory)
+            spans[name] = [(s, e) for s, e, peak in tasks if 2 * peak > budget]
+            monkeypatch.undo()
+    assert len(spans["limited"]) == len(spans["unlimited"]) == 4
+    assert not _overlaps(spans["limited"])
+    assert _overlaps(spans["unlimited"])  # what the limit prevents does happen without it
+    assert _values(tmp_path / "limited.jsonl") == _values(tmp_path / "unlimited.jsonl")

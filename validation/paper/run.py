@@ -18,6 +18,7 @@ workers or the order of completion.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -119,11 +120,17 @@ def one_thread(configs: list[dict[str, Any]]) -> Any:
 def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
         scale: float, workers: int = 1, scheduler: str | None = None,
         progress: Callable[[int, int], None] | None = None,
-        rates: dict[str, float] | None = None) -> dict[str, int]:
+        rates: dict[str, float] | None = None, memory: int | None = None
+        ) -> dict[str, int]:
     """Run (or resume) every pending task into ``store``; returns counts
     ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
     run again on the next resume. ``rates`` (:func:`measure_rates`, measured when not
-    given) order and group the tasks on Dask (:func:`by_cost`)."""
+    given) order and group the tasks on Dask (:func:`by_cost`). ``memory``: the bytes
+    the workers share (this machine's, :func:`freege.validation.sampling.cost.available_memory`;
+    None: unlimited): on Dask the draws are scheduled so that those running at once
+    never need more together (:func:`freege.validation.sweep.engine.run_batches`, each
+    draw's :func:`freege.validation.paper.panels.peak_bytes`), and each local worker may
+    hold all of it."""
     new = header(configs, seed, backend, scale)
     contents = check_store(store, new)
     todo = pending(configs, contents)
@@ -141,7 +148,8 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
                 for config, i in todo:
                     record(_guarded(config, i, seed, backend))
         elif todo:
-            _dask(todo, seed, backend, workers, scheduler, rates or measure_rates(), record)
+            _dask(todo, seed, backend, workers, scheduler, rates or measure_rates(), record,
+                  memory)
     return counts
 
 
@@ -174,21 +182,24 @@ def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: 
 
 def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
           scheduler: str | None, rates: dict[str, float],
-          record: Callable[[dict[str, Any]], None]) -> None:
+          record: Callable[[dict[str, Any]], None], memory: int | None = None) -> None:
     """Run the tasks on the sweep engine's Dask client, batched by their estimated cost
-    (:func:`freege.validation.sweep.engine.run_batches` over :func:`by_cost`); record
-    each draw as its Dask task completes (a killed run loses only the tasks in flight)."""
+    (:func:`freege.validation.sweep.engine.run_batches` over :func:`by_cost`) and, with
+    ``memory``, scheduled by their peak bytes within it; record each draw as its Dask
+    task completes (a killed run loses only the tasks in flight)."""
+    from freege.validation.paper import panels as paper_panels
     from freege.validation.sweep import engine as sweep
 
     def name(batch: list[tuple[dict[str, Any], int]]) -> str:
         (config, draw), size = batch[0], len(batch)
         return f"freege-paper-{seed}-{config['key']}-{draw}-{size}"
 
-    with sweep.client(scheduler, workers, backend) as dask_client:
+    with sweep.client(scheduler, workers, backend, memory) as dask_client:
         for rec in sweep.run_batches(
                 dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
                 name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),
-                cost=lambda task: draw_seconds(task[0], rates)):
+                cost=lambda task: draw_seconds(task[0], rates),
+                memory=lambda task: paper_panels.peak_bytes(task[0]), budget=memory):
             record(rec)
 
 
@@ -201,17 +212,41 @@ def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:
     return out
 
 
-def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
-             rates: dict[str, float], workers: int) -> dict[str, float]:
-    """Pre-run estimate: seconds (the pending draws' work at the measured ``rates``,
-    :func:`measure_rates`, ``workers`` in parallel) and peak bytes per worker."""
+def concurrency(config: dict[str, Any], workers: int, memory: int | None) -> int:
+    """How many draws of ``config`` run at once on ``workers`` sharing ``memory`` bytes
+    (None: unlimited): as many as fit, at most ``workers``; 0 when not even one fits."""
     from freege.validation.paper import panels as paper_panels
 
-    seconds = sum(draw_seconds(c, rates) for c, _ in todo)
+    if memory is None:
+        return workers
+    return min(workers, memory // paper_panels.peak_bytes(config))
+
+
+def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
+             rates: dict[str, float] | str, workers: int, memory: int | None = None
+             ) -> dict[str, Any]:
+    """Pre-run estimate: ``seconds``, the pending draws' work at the measured ``rates``
+    (:func:`measure_rates`, or :func:`device_rates`) with each configuration's draws
+    :func:`concurrency` at a time in ``memory`` (NaN, with the reason as ``unknown``,
+    when ``rates`` is a probe's reason); ``peak_bytes`` of the largest draw; ``serial``,
+    the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
+    once, its largest draw's peak bytes)`` (0 at once: one draw does not fit)."""
+    from freege.validation.paper import panels as paper_panels
+
+    at_once: dict[str, tuple[int, int]] = {}  # panel: its fewest at once, largest draw
+    for c, _ in todo:
+        k, peak = concurrency(c, workers, memory), paper_panels.peak_bytes(c)
+        least, most = at_once.get(c["panel"], (k, peak))
+        at_once[c["panel"]] = (min(least, k), max(most, peak))
+    unknown = rates if isinstance(rates, str) else None
+    seconds = math.nan if unknown is not None else sum(
+        draw_seconds(c, rates) / max(1, concurrency(c, workers, memory))  # type: ignore[arg-type]
+        for c, _ in todo)
     work = sum(paper_panels.cost(c)["matmul"] for c, _ in todo)
     peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
-    return {"seconds": seconds / max(1, workers), "peak_bytes": float(peak),
-            "gflop": work / 1e9}
+    serial = [(panel, k, peak) for panel, (k, peak) in at_once.items() if k < workers]
+    return {"seconds": seconds, "unknown": unknown, "peak_bytes": float(peak),
+            "gflop": work / 1e9, "serial": serial}
 
 
 def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
@@ -223,6 +258,27 @@ def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
     eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
     return (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
             + w["eig"] / eig_rate)
+
+
+def device_rates(configs: list[dict[str, Any]], host: dict[str, float]
+                 ) -> dict[str, float] | str:
+    """The draws' rates on CuPy, probed on the device at the run's largest n
+    (:func:`freege.validation.sampling.cost.device_speeds`, as ``validate``, ``ladder``
+    and ``sweep`` estimate; theory §6.1): its product, exp and eigenvalue speeds; the
+    probe times eigenvalues without vectors, so a learning-curve draw's ``eigh`` is priced
+    at that rate divided by the ratio of the two measured on this CPU (``host``,
+    :func:`measure_rates`). Draws at a smaller n run at the largest one's rates, which
+    flatters a GPU's small problems. The probe's reason (one line) when it cannot run."""
+    from freege.validation.sampling import cost
+    from freege.validation.sampling.backend import get_backend
+
+    n = max(c["dims"]["n"] for c in configs)
+    speed = cost.device_speeds(get_backend("cupy"), n)
+    if isinstance(speed, str):
+        return speed
+    eigvalsh = speed.size**3 / speed.eig_seconds
+    return {"matmul": speed.matmul, "elementwise": speed.elementwise, "eigvalsh": eigvalsh,
+            "eigh": eigvalsh * host["eigh"] / host["eigvalsh"]}
 
 
 def measure_rates(size: int = 384) -> dict[str, float]:

@@ -132,11 +132,15 @@ def _warm_imports() -> None:
     import freege.validation.sampling.sample  # noqa: F401
 
 
-def start(workers: int, backend: str = "numpy") -> SpecCluster:
+def start(workers: int, backend: str = "numpy", memory_limit: int | None = None
+          ) -> SpecCluster:
     """A running private cluster of ``workers`` single-threaded worker processes on
     127.0.0.1 (``tls://`` addresses); connect with ``Client(cluster)``, which takes the
     cluster's credentials. Its servers work in a private scratch folder, removed at
-    close."""
+    close. ``memory_limit``: the bytes each worker may hold before its nanny restarts it
+    (Dask's default otherwise: the machine's memory over its cores, which would kill a
+    draw larger than that share even when the driver schedules by memory,
+    :func:`freege.validation.sweep.engine.run_batches`)."""
     security = credentials()
     method = _start_method(backend)
     if method == "fork":
@@ -149,6 +153,7 @@ def start(workers: int, backend: str = "numpy") -> SpecCluster:
                              "dashboard_address": None}}
     worker = {"cls": Nanny,
               "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
+                          **({} if memory_limit is None else {"memory_limit": memory_limit}),
                           "dashboard": False, "dashboard_address": None,
                           "silence_logs": logging.CRITICAL}}
     # logs: CRITICAL only -- a failed task is recorded in the store, and a worker's

@@ -121,10 +121,12 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
 
 
 @contextmanager
-def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
+def client(scheduler: str | None, workers: int, backend: str,
+           memory_limit: int | None = None) -> Iterator[Any]:
     """A Dask client attached to ``scheduler`` (TLS through Dask's
     ``distributed.comm.tls`` settings), else to a new private local cluster of ``workers``
-    single-threaded processes (:mod:`freege.validation.sweep.cluster`); the client, and
+    single-threaded processes (:mod:`freege.validation.sweep.cluster`; ``memory_limit``
+    bytes per worker, else Dask's default share of the machine); the client, and
     the cluster it started, are closed on exit. ValueError when the scheduler cannot be
     reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings;
     :class:`~freege.extras.MissingExtraError` without Dask."""
@@ -151,7 +153,8 @@ def client(scheduler: str | None, workers: int, backend: str) -> Iterator[Any]:
         return
     from freege.validation.sweep import cluster as sweep_cluster
 
-    with sweep_cluster.start(workers, backend) as cluster, Client(cluster) as own:
+    with sweep_cluster.start(workers, backend, memory_limit) as cluster, \
+            Client(cluster) as own:
         yield own
 
 
@@ -323,7 +326,9 @@ def run_batches(dask_client: Any, tasks: Iterable[T], run: Callable[..., list[R]
                 args: tuple[Any, ...], *, name: Callable[[list[T]], str],
                 failed: Callable[[T, BaseException], R],
                 cost: Callable[[T], float] | None = None,
-                seconds: Callable[[R], float | None] | None = None) -> Iterator[R]:
+                seconds: Callable[[R], float | None] | None = None,
+                memory: Callable[[T], int] | None = None,
+                budget: int | None = None) -> Iterator[R]:
     """Run ``tasks`` on ``dask_client`` in :func:`batches`, each a Dask task
     ``run(batch, *args)`` (a module-level function returning one result per task, in
     order) named ``name(batch)``, retried once when its worker dies (``retries=1``) and
@@ -331,26 +336,53 @@ def run_batches(dask_client: Any, tasks: Iterable[T], run: Callable[..., list[R]
     completes. Two batches per worker are in flight, the next submitted as one finishes.
     A task's cost is ``cost(task)`` (estimated seconds) or, without it, the median of
     ``seconds(result)`` (measured; ``None`` for an untimed result) over the latest
-    finished batch: until a batch has finished, one task per batch."""
+    finished batch: until a batch has finished, one task per batch.
+
+    Scheduled by memory when ``memory(task)`` (a task's peak bytes) and ``budget`` (the
+    bytes the workers share: one machine's) are given: a batch, which holds its largest
+    task's bytes, is submitted only while the batches in flight, queued ones included,
+    leave it room, so the tasks running at any time never need more than ``budget``
+    together. A batch that must wait lets later ones that fit go first, and goes first
+    itself once there is room; with nothing in flight a batch always goes (one larger
+    than ``budget`` is the caller's to refuse). Dask's own worker resources cannot say
+    this: they are counted per worker, while local workers share one memory."""
     from dask.distributed import as_completed
 
     measured: float | None = None
     plan = batches(tasks, cost if cost is not None else lambda _task: measured)
     where: dict[str, list[T]] = {}
+    held: dict[str, int] = {}
+    waiting: list[list[T]] = []
     done = as_completed()
+    slots = 2 * max(1, len(dask_client.nthreads()))
 
-    def submit() -> None:
-        batch = next(plan, None)
-        if batch is not None:
+    def need(batch: list[T]) -> int:
+        return max(map(memory, batch)) if memory is not None and budget is not None else 0
+
+    def fits(batch: list[T]) -> bool:
+        return not held or budget is None or sum(held.values()) + need(batch) <= budget
+
+    def pick() -> list[T] | None:
+        for k, batch in enumerate(waiting):
+            if fits(batch):
+                return waiting.pop(k)
+        for batch in plan:
+            if fits(batch):
+                return batch
+            waiting.append(batch)
+        return None
+
+    def fill() -> None:
+        while len(where) < slots and (batch := pick()) is not None:
             fut = dask_client.submit(run, batch, *args, key=name(batch), pure=False,
                                      retries=1)
-            where[fut.key] = batch
+            where[fut.key], held[fut.key] = batch, need(batch)
             done.add(fut)
 
-    for _ in range(2 * max(1, len(dask_client.nthreads()))):
-        submit()
+    fill()
     for fut in done:
         batch = where.pop(fut.key)
+        held.pop(fut.key)
         if fut.status == "finished":
             results = fut.result()
         else:  # the task's worker died twice
@@ -360,7 +392,7 @@ def run_batches(dask_client: Any, tasks: Iterable[T], run: Callable[..., list[R]
         timed = sorted(t for t in map(seconds, results) if t is not None) if seconds else []
         if timed:
             measured = timed[len(timed) // 2]
-        submit()
+        fill()
         yield from results
 
 
