@@ -3,13 +3,19 @@ a damaged store resumed into an identical report, figures and both report files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.cli.helpers import bad, run_cli
 
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ("--measure", "--scale", "64", "--draws", "2", "--panels", "3b", "--quiet")
 
 
@@ -111,3 +117,59 @@ def test_a_setup_measures_its_panel_with_the_same_store(finished, tmp_path, caps
     assert code == 0, err
     assert "0 draws measured now, 20 already in the store" in stdout
     assert (out / "report.md").read_bytes() == (finished / "report.md").read_bytes()
+
+
+#: the child of :func:`test_ctrl_c_says_one_line_and_the_rerun_resumes`: ``freege ARGV``
+#: with a Ctrl-C on its process group right after the first draw record is in the store
+#: (tests/validation/test_sweep.py's stopped sweep, for the paper run)
+INTERRUPTED_RUN = """
+import os, signal, sys
+from freege.cli import main
+from freege.validation.sweep import store
+append = store.Writer.append
+def append_then_stop(self, payload):
+    append(self, payload)
+    if payload["type"] == "draw":
+        store.Writer.append = append
+        os.killpg(0, signal.SIGINT)
+store.Writer.append = append_then_stop
+sys.exit(main({argv!r}))
+"""
+
+
+def _records(store):
+    from freege.validation.paper import run as paper_run
+    from freege.validation.sweep import store as sweep_store
+
+    return sorted((r["point"], r["draw"], repr({k: v for k, v in r.items() if k != "seconds"}))
+                  for r in sweep_store.read(store, paper_run.store_schema()).records)
+
+
+def test_ctrl_c_says_one_line_and_the_rerun_resumes(finished, tmp_path, capsys):
+    """A two-worker ``reproduce paper --measure`` interrupted by Ctrl-C after its first
+    draw (issue 27): exit 130, one line on stderr (besides the estimate), no traceback
+    from any process; a rerun with --resume completes the store to the records and the
+    report of an uninterrupted run."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "interrupted"
+    argv = ["reproduce", "paper", *TINY, "--out", str(out), "--workers", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_RUN.format(argv=argv)], cwd=ROOT,
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    said = [x for x in err.splitlines() if not x.startswith("freege: paper:")]
+    assert said == ["freege: interrupted"], err
+    partial = len(_records(out / "store.jsonl"))
+    assert 1 <= partial < 20, partial
+    code, stdout, err = run_cli(capsys, "reproduce", "paper", *TINY, "--out", str(out),
+                                "--resume")
+    assert code == 0, err
+    assert f"{20 - partial} draws measured now, {partial} already in the store" in stdout
+    assert _records(out / "store.jsonl") == _records(finished / "store.jsonl")
+    for name in ("report.json", "report.md"):
+        assert (out / name).read_bytes() == (finished / name).read_bytes()

@@ -7,6 +7,7 @@ imports a module planted in Dask's shared scratch folders (its own is made for t
 import gc
 import http.server
 import os
+import shutil
 import socket
 import stat
 import tempfile
@@ -184,3 +185,63 @@ def test_tls_scheduler_through_dask_settings(tmp_path):
                       scheduler=cluster.scheduler_address)
     finally:
         cluster.close()
+
+
+#: an unprivileged user: nobody
+OTHER_UID = 65534
+
+
+def _as_other_user(folder: str) -> list[str]:
+    """In a forked child switched to :data:`OTHER_UID`: what that user could do in
+    ``folder`` (list it, create a file, make a folder, read an entry), as the names of the
+    attempts that were not refused with a permission error."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop root, try, report, exit without running pytest's exit
+        allowed = []
+        try:
+            os.close(read)
+            os.setgid(OTHER_UID)
+            os.setuid(OTHER_UID)
+            attempts = {"list": lambda: os.listdir(folder),
+                        "create": lambda: open(os.path.join(folder, "planted.py"), "x"),
+                        "mkdir": lambda: os.mkdir(os.path.join(folder, "planted")),
+                        "stat an entry": lambda: os.stat(os.path.join(folder, "x"))}
+            for name, attempt in attempts.items():
+                try:
+                    attempt()
+                    allowed.append(name)
+                except PermissionError:
+                    pass
+                except OSError as exc:  # e.g. the entry does not exist: it could look
+                    allowed.append(f"{name} ({type(exc).__name__})")
+            os.write(write, "\n".join(allowed).encode() or b"-")
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as reply:
+        said = reply.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and said, status
+    return [] if said == "-" else said.splitlines()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="switching to another user needs root")
+def test_another_user_can_neither_read_nor_write_the_scratch_folder():
+    """Issue 27: the private cluster's scratch folder, while the cluster runs and its
+    servers have written into it, refuses another local user listing, creating, making a
+    folder and looking up an entry (permission denied for each)."""
+    with sweep_cluster.start(1) as cluster:
+        scratch = cluster.scratch
+        assert os.listdir(scratch)  # the servers work in it: there is something to read
+        assert stat.S_IMODE(os.stat(scratch).st_mode) == 0o700
+        assert _as_other_user(scratch) == []
+    assert not os.path.exists(scratch)
+    shared = tempfile.mkdtemp()  # the check can see: an open folder lets that user in
+    try:
+        os.chmod(shared, 0o777)
+        assert _as_other_user(shared) == ["list", "create", "mkdir",
+                                          "stat an entry (FileNotFoundError)"]
+    finally:
+        shutil.rmtree(shared)
