@@ -5,9 +5,12 @@
 
 Every input is checked before any work: ``--scale`` a number >= 1, known ``--panels``,
 ``--out`` a writable folder that is new or empty, or holds this same run and ``--resume``
-is given. The estimated time (draws x flops at this machine's measured rate) and memory
-are printed first; above :data:`freege.cli.budget.CONFIRM_SECONDS` the run needs
-``--yes``.
+is given. The estimated time (draws x flops at this machine's measured rate; on CuPy at
+the device's, probed at the run's largest n, or unknown when it cannot be) and memory
+are printed first; above :data:`freege.cli.budget.CONFIRM_SECONDS` of known time the run
+needs ``--yes``. The draws are scheduled by this machine's memory
+(:func:`freege.validation.paper.run.run`): the estimate names the panels whose draws run
+one (or a few) at a time, and only a draw larger than all of the memory is refused.
 """
 
 from __future__ import annotations
