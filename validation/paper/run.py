@@ -194,7 +194,10 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
         (config, draw), size = batch[0], len(batch)
         return f"freege-paper-{seed}-{config['key']}-{draw}-{size}"
 
-    with sweep.client(scheduler, workers, backend, memory) as dask_client:
+    # local workers may each hold all of the host's memory; on CuPy ``memory`` is the
+    # device's, which schedules the draws but is no limit for a worker's host memory
+    limit = memory if backend == "numpy" else None
+    with sweep.client(scheduler, workers, backend, limit) as dask_client:
         for rec in sweep.run_batches(
                 dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
                 name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),
