@@ -130,7 +130,7 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
     None: unlimited): on Dask the draws are scheduled so that those running at once
     never need more together (:func:`freege.validation.sweep.engine.run_batches`, each
     draw's :func:`freege.validation.paper.panels.peak_bytes`), and each local worker may
-    hold all of it."""
+    hold all of the machine's."""
     new = header(configs, seed, backend, scale)
     contents = check_store(store, new)
     todo = pending(configs, contents)
@@ -194,10 +194,8 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
         (config, draw), size = batch[0], len(batch)
         return f"freege-paper-{seed}-{config['key']}-{draw}-{size}"
 
-    # local workers may each hold all of the host's memory; on CuPy ``memory`` is the
-    # device's, which schedules the draws but is no limit for a worker's host memory
-    limit = memory if backend == "numpy" else None
-    with sweep.client(scheduler, workers, backend, limit) as dask_client:
+    # scheduled by memory: a local worker may hold all of the machine's
+    with sweep.client(scheduler, workers, backend, memory is not None) as dask_client:
         for rec in sweep.run_batches(
                 dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
                 name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),

@@ -39,6 +39,7 @@ from typing import Any
 import dask
 from distributed import Nanny, Scheduler, SpecCluster, Worker
 from distributed.security import Security
+from distributed.system import MEMORY_LIMIT
 
 from freege.extras import require
 
@@ -132,15 +133,16 @@ def _warm_imports() -> None:
     import freege.validation.sampling.sample  # noqa: F401
 
 
-def start(workers: int, backend: str = "numpy", memory_limit: int | None = None
+def start(workers: int, backend: str = "numpy", shared_memory: bool = False
           ) -> SpecCluster:
     """A running private cluster of ``workers`` single-threaded worker processes on
     127.0.0.1 (``tls://`` addresses); connect with ``Client(cluster)``, which takes the
     cluster's credentials. Its servers work in a private scratch folder, removed at
-    close. ``memory_limit``: the bytes each worker may hold before its nanny restarts it
-    (Dask's default otherwise: the machine's memory over its cores, which would kill a
-    draw larger than that share even when the driver schedules by memory,
-    :func:`freege.validation.sweep.engine.run_batches`)."""
+    close. ``shared_memory``: each worker may hold all of the machine's memory (Dask's
+    ``system.MEMORY_LIMIT``) before its nanny restarts it, for a driver that schedules
+    the draws by memory (:func:`freege.validation.sweep.engine.run_batches`); otherwise
+    Dask's default, the machine's memory over its cores, which restarts a worker whose
+    draw is larger than that share."""
     security = credentials()
     method = _start_method(backend)
     if method == "fork":
@@ -153,7 +155,7 @@ def start(workers: int, backend: str = "numpy", memory_limit: int | None = None
                              "dashboard_address": None}}
     worker = {"cls": Nanny,
               "options": {**common, "nthreads": 1, "worker_class": PrivateWorker,
-                          **({} if memory_limit is None else {"memory_limit": memory_limit}),
+                          **({"memory_limit": MEMORY_LIMIT} if shared_memory else {}),
                           "dashboard": False, "dashboard_address": None,
                           "silence_logs": logging.CRITICAL}}
     # logs: CRITICAL only -- a failed task is recorded in the store, and a worker's

@@ -122,11 +122,12 @@ def _check_same_sweep(path: str | Path, old: dict[str, Any], new: dict[str, Any]
 
 @contextmanager
 def client(scheduler: str | None, workers: int, backend: str,
-           memory_limit: int | None = None) -> Iterator[Any]:
+           shared_memory: bool = False) -> Iterator[Any]:
     """A Dask client attached to ``scheduler`` (TLS through Dask's
     ``distributed.comm.tls`` settings), else to a new private local cluster of ``workers``
-    single-threaded processes (:mod:`freege.validation.sweep.cluster`; ``memory_limit``
-    bytes per worker, else Dask's default share of the machine); the client, and
+    single-threaded processes (:mod:`freege.validation.sweep.cluster`; with
+    ``shared_memory`` each may hold all of the machine's memory, else Dask's default
+    share); the client, and
     the cluster it started, are closed on exit. ValueError when the scheduler cannot be
     reached within :data:`CONNECT_TIMEOUT` or speaks TLS without settings;
     :class:`~freege.extras.MissingExtraError` without Dask."""
@@ -153,7 +154,7 @@ def client(scheduler: str | None, workers: int, backend: str,
         return
     from freege.validation.sweep import cluster as sweep_cluster
 
-    with sweep_cluster.start(workers, backend, memory_limit) as cluster, \
+    with sweep_cluster.start(workers, backend, shared_memory) as cluster, \
             Client(cluster) as own:
         yield own
 
