@@ -117,3 +117,17 @@ def test_draws_too_big_to_share_memory_run_one_at_a_time(tmp_path, monkeypatch):
     assert not _overlaps(spans["limited"])
     assert _overlaps(spans["unlimited"])  # what the limit prevents does happen without it
     assert _values(tmp_path / "limited.jsonl") == _values(tmp_path / "unlimited.jsonl")
+
+
+def test_memory_scheduled_local_workers_may_hold_all_of_the_machines_memory():
+    """Dask's default lets a worker hold the machine's memory over its cores and restarts
+    it past that: a draw the driver scheduled alone could be killed. With shared memory
+    each worker's limit is the machine's."""
+    pytest.importorskip("distributed")
+    from distributed.system import MEMORY_LIMIT
+
+    def limit(dask_worker):
+        return dask_worker.memory_manager.memory_limit
+
+    with sweep.client(None, 1, "numpy", shared_memory=True) as dask_client:
+        assert list(dask_client.run(limit).values()) == [MEMORY_LIMIT]
