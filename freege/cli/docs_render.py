@@ -49,6 +49,9 @@ OPERATORS = frozenset({"cdot", "times", "pm", "mp", "le", "leq", "ge", "geq", "n
                        "cup", "cap", "to", "rightarrow", "leftarrow", "leftrightarrow",
                        "Rightarrow", "implies", "iff", "mapsto", "boxtimes", "boxplus",
                        "oplus", "otimes", "circ", "mid", "setminus"})
+#: commands after a fraction that separate it from what follows (else it is a factor)
+_SEPARATING = OPERATORS | {"quad", "qquad", "right", "bigr", "Bigr", "biggr", "Biggr", "end",
+                           "ldots", "dots", "cdots"}
 #: commands dropped with no trace (sizing of delimiters, spacing hints)
 DROPPED = frozenset({"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl",
                      "Bigr", "biggl", "biggr", "displaystyle", "textstyle", "limits",
@@ -69,9 +72,10 @@ _SUPERSCRIPT = str.maketrans("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹�
 _SUBSCRIPT = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 _SUPERSCRIPT_CHARS = frozenset("0123456789+-=()niTᵀ")
 _SUBSCRIPT_CHARS = frozenset("0123456789+-=()")
-#: a rendered piece that needs no parentheses around it as an operand
-_ATOM = re.compile(r"^(?:[\w.′ᵀ⊥⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉\u0300-\u036f\u20d7]+"
-                   r"|\(.*\)|\[.*\]|[^\w\s])$")
+#: a sub- or superscript as rendered: script characters, ``_x``, ``_(...)``, ``^x``, ``^(...)``
+_SCRIPTS = r"(?:[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼ⁿⁱᵀ₀₁₂₃₄₅₆₇₈₉₊₋₌⊥′*†]|_\w+|_\([^()]*\)|\^\w|\^\([^()]*\))*"
+#: one symbol as rendered (a letter with its accents and scripts), or a number
+_SYMBOL = re.compile(rf"\d+(?:\.\d+)?|[^\W\d_][\u0300-\u036f\u20d7]*{_SCRIPTS}|[^\w\s]")
 
 
 class _Latex:
@@ -142,11 +146,12 @@ class _Latex:
         without an operator (``2\\frac{a}{b}``, ``\\frac{a}{b}(1 + x)``): then ``a/b`` needs
         parentheses."""
         before = re.sub(r"(?:\\[,;: !]|\s)+$", "", self.tex[:start])[-1:]
-        after = re.sub(r"^(?:\s|\\(?:[Bb]igg?[lr]?|left)(?![A-Za-z]))+", "", self.tex[self.i:])
+        after = re.sub(r"^(?:\s|\\[,;: !]|\\(?:[Bb]igg?l?|left)(?![A-Za-z]))+", "",
+                       self.tex[self.i:])
         word = re.match(r"\\([A-Za-z]+)", after)
         return bool(before) and (before.isalnum() or before in ")]}") \
             or bool(after) and (after[0].isalnum() or after[0] in "([") \
-            or bool(word and SYMBOLS.get(word[1], "").isalpha())
+            or bool(word) and word[1] not in _SEPARATING
 
     def command(self) -> str:
         """The text of the command at ``self.i`` (a backslash), its arguments consumed."""
@@ -194,9 +199,26 @@ class _Latex:
 
 
 def _operand(text: str) -> str:
-    """``text`` as an operand of ``/`` or ``√``: parenthesised unless atomic."""
+    """``text`` as an operand of ``/`` or ``√``: parenthesised unless it is one symbol,
+    a number, a bracketed group, a function value (``s(w)``) or the root of one."""
     text = text.strip()
-    return text if _ATOM.match(text) else f"({text})"
+    return text if _atomic(text) else f"({text})"
+
+
+def _atomic(text: str) -> bool:
+    call = re.fullmatch(r"\w+(\(.*\))", text)
+    return bool(_SYMBOL.fullmatch(text) or _bracketed(text) or call and _bracketed(call[1])
+                or text[:1] in "√∛∜" and _atomic(text[1:]))
+
+
+def _bracketed(text: str) -> bool:
+    """Whether ``text`` is one ``(...)`` or ``[...]`` group (its first bracket closes last)."""
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += 1 if ch in "([" else -1 if ch in ")]" else 0
+        if depth == 0:
+            return k == len(text) - 1 and k > 0 and text[0] in "(["
+    return False
 
 
 def _script(text: str, *, superscript: bool) -> str:

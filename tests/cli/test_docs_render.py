@@ -49,6 +49,11 @@ def test_table_columns_are_aligned() -> None:
     (r"\bar m_2 - 1", "m̄₂ - 1"),
     (r"n^{-1/2}", "n^(-1/2)"),
     (r"\rho_{gK} \boxtimes \mathrm{MP}_{1/h}", "ρ_gK ⊠ MP_(1/h)"),
+    # a denominator that starts and ends with a bracket is not always one group
+    (r"\frac{2}{(1 + u) + \sqrt{u}}", "2/((1 + u) + √u)"),
+    (r"\frac{s(w)}{(h + w)(\gamma_O + w)}", "s(w)/((h + w)(γ_O + w))"),
+    (r"\frac{1}{\sqrt n} + \sqrt{nh}", "1/√n + √(nh)"),
+    (r"\frac 1k\binom{k}{j}", "(1/k)C(k, j)"),
 ])
 def test_latex_as_readable_text(tex: str, text: str) -> None:
     assert latex_to_text(tex) == text
