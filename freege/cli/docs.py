@@ -90,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docs", help="print the shipped documentation (theory, guide) or one of its sections",
         description="Print docs/theory.md or docs/guide.md as installed with freege, or one "
         "numbered section (--section 6.1 for 'theory §6.1'); without a document, list the "
-        "documents and their sections.",
+        "documents and their sections. On a terminal the Markdown is formatted for reading "
+        "(headings, aligned tables, formulas as text); piped, it is printed as written.",
     )
     p.add_argument("document", nargs="?", choices=tuple(DOCUMENTS), help="which document")
     p.add_argument("--section", metavar="N", default=None,
