@@ -88,11 +88,14 @@ def test_installed_layout_is_left_alone(tmp_path: Path, monkeypatch: pytest.Monk
 
 #: the extras that install CuPy (one per CUDA major version), left out of ``all``
 GPU_EXTRAS = {"gpu", "gpu-cuda12"}
+#: the developer tools (tests, the documentation site), left out of ``all``
+DEVELOPER_EXTRAS = {"test", "docs"}
 
 
 def test_all_extra_covers_every_extra_but_the_gpu_ones() -> None:
     """``pip install 'freege[all]'`` installs every extra except CuPy (which needs a GPU
-    and the right CUDA); the GPU extras are CuPy for CUDA 13 and CUDA 12."""
+    and the right CUDA) and the developer tools; the GPU extras are CuPy for CUDA 13 and
+    CUDA 12."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
     named = set()
@@ -100,7 +103,7 @@ def test_all_extra_covers_every_extra_but_the_gpu_ones() -> None:
         name, _, rest = requirement.partition("[")
         assert name == "freege", requirement
         named |= set(rest.rstrip("]").split(","))
-    assert named == set(extras) - GPU_EXTRAS - {"all", "test"}
+    assert named == set(extras) - GPU_EXTRAS - DEVELOPER_EXTRAS - {"all"}
     assert extras["gpu"] == ["cupy-cuda13x>=13"]
     assert extras["gpu-cuda12"] == ["cupy-cuda12x>=13"]
     versions = {c.rpartition(" :: ")[2] for c in project["classifiers"]

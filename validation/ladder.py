@@ -18,7 +18,7 @@ normalizers, centring, Gaussian rows, Sigma_G):
 Each step's squared singular values (eigenvalues of ``M M^T``) are compared with the
 reference on the bulk (top 3 removed from both) by W1 (exact, sorted) and the L1
 distance of density histograms; the top 3 values and the normalizer diagnostic
-``D_i = Z_i / (n exp(beta^2/2))`` (mean, std, max |D_i - 1|) are reported.
+``D_i = Z_i / (n exp(beta^2/2))`` (mean, std, max ``|D_i - 1|``) are reported.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def compare(t: Trial) -> dict[str, dict[str, object]]:
 
 
 def normalizer_diagnostic(d: np.ndarray) -> dict[str, float]:
-    """Mean, standard deviation and max |D_i - 1| of the row normalizers (theory §2.1:
+    """Mean, standard deviation and max ``|D_i - 1|`` of the row normalizers (theory §2.1:
     ``max_i |D_i - 1| -> 0`` at rate ``n^(-1/2 + eps)``)."""
     return {"mean": float(d.mean()), "std": float(d.std(ddof=1)),
             "max_dev": float(np.max(np.abs(d - 1.0)))}

@@ -7,15 +7,23 @@ checkout reads them from ``docs/`` beside the package. Without a document: the l
 documents and their numbered sections. Without ``--section``: the whole document. A
 section is its heading down to the next heading of the same or a higher level, so
 ``--section 6`` holds §6.1-§6.3 and ``--section 6.1`` only §6.1.
+
+On a terminal the Markdown is formatted for reading (:mod:`freege.cli.docs_render`:
+headings uppercased and underlined, tables in aligned columns, LaTeX as text, code
+indented); piped or redirected, it is printed as written, for tools that read Markdown.
+``--render`` and ``--raw`` choose either way; ``--format json`` always carries the
+Markdown as written.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 import freege
+from freege.cli import docs_render
 from freege.cli.common import emit
 from freege.cli.options import add_format_option
 
@@ -82,13 +90,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docs", help="print the shipped documentation (theory, guide) or one of its sections",
         description="Print docs/theory.md or docs/guide.md as installed with freege, or one "
         "numbered section (--section 6.1 for 'theory §6.1'); without a document, list the "
-        "documents and their sections.",
+        "documents and their sections. On a terminal the Markdown is formatted for reading "
+        "(headings, aligned tables, formulas as text); piped, it is printed as written.",
     )
     p.add_argument("document", nargs="?", choices=tuple(DOCUMENTS), help="which document")
     p.add_argument("--section", metavar="N", default=None,
                    help="a section number, e.g. 4 or 6.1 (default: the whole document)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--render", dest="render", action="store_true",
+                      help="format the Markdown for a terminal: headings, aligned tables, "
+                      "formulas as text (the default when standard output is a terminal)")
+    view.add_argument("--raw", dest="render", action="store_false",
+                      help="print the Markdown as written (the default when piped)")
     add_format_option(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, render=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,18 +114,26 @@ def run(args: argparse.Namespace) -> int:
                                      "sections": [{"number": n, "title": t}
                                                   for n, t in sections(text_of(name))]}
                               for name, (_file, about) in DOCUMENTS.items()}}
-        emit(data, args, _listing)
+        emit(data, args, lambda d: _listing(d, formatted=_formatted(args)))
         return 0
     text = text_of(args.document)
     body = text if args.section is None else section(text, args.section)
     emit({"document": args.document, "section": args.section, "text": body}, args,
-         lambda d: d["text"])
+         lambda d: docs_render.render(d["text"]) if _formatted(args) else d["text"])
     return 0
 
 
-def _listing(d: dict) -> str:
+def _formatted(args: argparse.Namespace) -> bool:
+    """Whether text output is formatted for a terminal: ``--render``/``--raw``, else
+    whether standard output is one."""
+    return sys.stdout.isatty() if args.render is None else args.render
+
+
+def _listing(d: dict, formatted: bool) -> str:
     lines = []
     for name, doc in d["documents"].items():
         lines.append(f"freege docs {name}: {doc['about']}")
-        lines += [f"  --section {s['number']:<5} {s['title']}" for s in doc["sections"]]
+        lines += [f"  --section {s['number']:<5} "
+                  f"{docs_render.inline(s['title']) if formatted else s['title']}"
+                  for s in doc["sections"]]
     return "\n".join(lines)

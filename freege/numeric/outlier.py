@@ -9,7 +9,7 @@ rank-one common component has squared norm ``n |vbar|^2`` of order n, while the 
   and every beta;
 * at finite size ``E[n |vbar|^2] = dO`` exactly, and the relative variance of
   ``|vbar|^2`` is ``(1 + 2/dO) 2 sum_g |g|^2 / (h^2 dV) + 2/dO`` (sum over K/V groups of
-  sizes |g|; every group of size one when independent or tied): sharing the values
+  sizes ``|g|``; every group of size one when independent or tied): sharing the values
   across heads widens the spread, it does not move the limit;
 * the next order: ``E s_1(MHA)^2 = dO + c + o(1)`` with
   ``c = gO kappa + (mu_V / gV) (1 + gO / gV)``, ``mu_V`` the mean of the theory §4 value
