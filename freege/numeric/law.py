@@ -11,7 +11,12 @@ a thin facade over modules with one job each:
 * :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
   Gauss-Legendre panels, convergence checked);
 * :mod:`freege.numeric.s_transform` -- ``s_transform`` (theory §3);
-* the exact symbolic moments for ``moment``/``mean``/``var``.
+* the exact symbolic moments for ``moment``/``mean``/``var`` and, above order
+  :data:`SYMBOLIC_ORDER`, the series at infinity (:mod:`freege.numeric.law_moments`);
+* :mod:`freege.numeric.law_conventions` -- scipy.stats' conventions at the edges (nan
+  outside ``[0, 1]`` for ``ppf``/``isf``, exact ``cdf``/``sf`` at infinity, ``interval``
+  over arrays);
+* :mod:`freege.numeric.law_recipe` -- pickling: a law travels as its recipe and is rebuilt.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
 the float64 solve cannot resolve are recomputed at 30 digits). With ``dps`` every result
