@@ -283,7 +283,7 @@ class Law:
         """``m_q`` from the Laurent series at infinity (theory §3), verified: at ``p + 10``
         and ``p + 20`` digits (``p`` the ambient precision) the two values agree to
         ``10^-p`` relative, and the first :data:`SYMBOLIC_ORDER` terms equal the exact
-        symbolic moments to ``10^-p`` relative."""
+        symbolic moments (evaluated at ``p`` digits) to ``10^(2-p)`` relative."""
         digits = mpmath.mp.dps
         values = []
         for extra in (10, 20):
