@@ -6,6 +6,7 @@ order; answers independent of the order and batching of the points asked."""
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import functools
 import math
 import multiprocessing
@@ -61,13 +62,14 @@ def test_a_law_pickles_by_its_recipe_and_gives_the_same_bits() -> None:
     name, arguments = L.recipe()
     assert name == "law" and law_recipe.check_plain(arguments) == arguments
     assert pickle.loads(pickle.dumps(L.recipe())) == L.recipe()
+    assert copy.deepcopy(L) == L and same_bits(answers(copy.copy(L), xs, qs), before)
     # every Law-returning path pickles too, and to an equal law
     for other in (L.with_dps(None), L.as_normalized(), L.with_dps(20),
                   law("mha", ATTENTION), Law("mha", Ratios(**{**ATTENTION.as_dict(),
                                                               "sharing": "tied"}))):
-        copy = pickle.loads(pickle.dumps(other))
-        assert copy == other and hash(copy) == hash(other) and repr(copy) == repr(other)
-        assert copy.ratios == other.ratios and copy.describe == other.describe
+        again = pickle.loads(pickle.dumps(other))
+        assert again == other and hash(again) == hash(other) and repr(again) == repr(other)
+        assert again.ratios == other.ratios and again.describe == other.describe
 
 
 def test_a_dps_law_pickles_and_keeps_its_mpmath_answers() -> None:
