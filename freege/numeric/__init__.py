@@ -13,9 +13,11 @@ Laws (:mod:`freege.numeric.law`)
 
     ``Law`` methods (float64, numpy-vectorised, when ``dps is None``; mpmath numbers at
     ``dps >= 15`` digits otherwise), shaped like ``scipy.stats``:
-    ``pdf(x)`` (0 outside the open support), ``cdf(x)``, ``sf(x)``, ``ppf(q)``, ``isf(q)``,
-    ``median()``, ``interval(c)``, ``rvs(size, random_state)`` (inverse cdf, float64),
-    ``moment(q)`` (exact symbolic moment evaluated), ``mean()``, ``var()``, ``std()``,
+    ``pdf(x)`` (0 outside the open support), ``cdf(x)``, ``sf(x)`` (exactly 0/1 at
+    ``+-inf`` and beyond the support), ``ppf(q)``, ``isf(q)`` (nan outside ``[0, 1]``),
+    ``median()``, ``interval(c)`` (broadcasts), ``rvs(size, random_state)`` (inverse cdf,
+    float64), ``moment(q)`` (any integer ``q >= 0``: exact symbolic moment up to order 4,
+    the verified series at infinity above), ``mean()``, ``var()``, ``std()``,
     ``support()`` -> ``(lo, hi)`` (``lo = 0`` with an atom at 0), ``intervals()`` -> list of
     ``(lo, hi)`` support intervals of the continuous part, ``atoms()`` -> ``{0: mass}`` or
     ``{}``, ``mass()`` (a check: 1 up to quadrature accuracy), ``stieltjes(z)`` (``G(z) =
@@ -26,7 +28,9 @@ Laws (:mod:`freege.numeric.law`)
     discretisation for cdf/expect, quadrature for moments). Working-precision interface
     (ambient mpmath precision): ``parameter_values()``, ``atom_mass()``,
     ``stieltjes_batch(zs)``. ``Law(case, ratios)`` applies the tying rule itself
-    (``Law("mha", tied ratios)`` is the mha-tied law).
+    (``Law("mha", tied ratios)`` is the mha-tied law). A law pickles by its ``recipe()``
+    (:mod:`freege.numeric.law_recipe`) and is rebuilt on load; laws of the same case,
+    ratios, normalization and precision are equal and hash equal.
 
 Readout (:mod:`freege.numeric.readout`, theory §5; laws are normalized first)
     ``dof(law, lam)``, ``dof_derivative(law, lam)``, ``ridge_error(law, lam, sigma2)``
@@ -44,9 +48,9 @@ Note: ``freege.numeric.law`` (the package attribute) is the factory function; im
 the module's names with ``from freege.numeric.law import ...``.
 
 Bad input raises ValueError naming the parameter and its range (unknown case, dps < 15,
-lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, q outside [0, 1],
-...); a solve or quadrature that does not verify raises
-:class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
+lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, confidence outside
+[0, 1], a moment order that is not an integer >= 0, ...); a solve or quadrature that
+does not verify raises :class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
 """
 
 from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case

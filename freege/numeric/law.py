@@ -11,7 +11,12 @@ a thin facade over modules with one job each:
 * :mod:`freege.numeric.quadrature` -- ``cdf``, mass and ``expect`` (edge-adapted
   Gauss-Legendre panels, convergence checked);
 * :mod:`freege.numeric.s_transform` -- ``s_transform`` (theory §3);
-* the exact symbolic moments for ``moment``/``mean``/``var``.
+* the exact symbolic moments for ``moment``/``mean``/``var`` and, above order
+  :data:`SYMBOLIC_ORDER`, the series at infinity (:mod:`freege.numeric.law_moments`);
+* :mod:`freege.numeric.law_conventions` -- scipy.stats' conventions at the edges (nan
+  outside ``[0, 1]`` for ``ppf``/``isf``, exact ``cdf``/``sf`` at infinity, ``interval``
+  over arrays);
+* :mod:`freege.numeric.law_recipe` -- pickling: a law travels as its recipe and is rebuilt.
 
 Float64 mode (``dps=None``) is vectorised over numpy arrays and aims at ~1e-13 (points
 the float64 solve cannot resolve are recomputed at 30 digits). With ``dps`` every result
@@ -31,7 +36,7 @@ import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled, roots
+from freege.numeric import compiled, law_conventions, law_moments, law_recipe, roots
 from freege.numeric.quadrature import HardEdge, Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
@@ -43,6 +48,10 @@ MIN_DPS = 15
 TIED_COUNTERPART = {"value": "value-tied", "mha": "mha-tied"}
 #: digits of the reference computations behind float64 estimates
 REFERENCE_DPS = 30
+#: moments up to this order come from the exact symbolic moments, higher ones from the
+#: series at infinity (:meth:`Law.moment`; the symbolic moments of the MHA laws grow past
+#: what compiles near order 10)
+SYMBOLIC_ORDER = 4
 
 
 class Estimate(NamedTuple):
@@ -181,6 +190,34 @@ class Law:
             f"normalized={self.normalized}, dps={self.dps})"
         )
 
+    # ------------------------------------------------------------------ identity
+    def recipe(self) -> law_recipe.Recipe:
+        """What this law is rebuilt from (:mod:`freege.numeric.law_recipe`): the case after
+        the tying rule, the ratios (sharing included), ``normalized`` and ``dps``."""
+        r = self.ratios
+        return law_recipe.recipe("law", self.case, (r.beta, r.h, r.gK, r.gV, r.gO, r.sharing),
+                                 self.normalized, self.dps)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the recipe only; the law is rebuilt on load (its memos are recomputed,
+        to the same bits: a law is a pure function of its recipe)."""
+        return law_recipe.reduce(self.recipe())
+
+    def _identity(self) -> tuple[Any, ...]:
+        """What the answers depend on: the sharing scheme only chooses the case."""
+        r = self.ratios
+        return self.case, r.beta, r.h, r.gK, r.gV, r.gO, self.normalized, self.dps
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the case (after tying), the ratios, ``normalized`` and ``dps`` are;
+        ``Law("mha", tied ratios) == Law("mha-tied", the same ratios untied)``."""
+        if not isinstance(other, Law):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
     # ------------------------------------------------------------------ plumbing
     def with_dps(self, dps: int | None) -> Law:
         """The same law evaluated at another precision (None: float64)."""
@@ -222,17 +259,49 @@ class Law:
             *self.parameter_values(), compiled.mp_rational))
 
     def moment(self, order: int) -> Any:
-        """``m_q = int x^q dnu`` (``q = order``, scipy.stats' keyword) from the exact
-        symbolic moment (theory §3, §4), q >= 1 (``m_0 = 1``). Float64 results are rounded
-        from a 30-digit evaluation."""
+        """``m_q = int x^q dnu`` (``q = order``, scipy.stats' keyword), any integer
+        ``q >= 0`` (``m_0 = 1``, like scipy). Orders up to :data:`SYMBOLIC_ORDER` come from
+        the exact symbolic moments (theory §3, §4); higher ones from the series of the
+        physical branch at infinity (:func:`freege.numeric.law_moments.laurent_moments`,
+        ``O(q^2)`` operations), computed at two precisions that must agree to the output's
+        precision and whose first :data:`SYMBOLIC_ORDER` terms must equal the symbolic
+        moments (else :class:`ConvergenceError`). Float64 results are rounded from at
+        least 30 digits."""
         q = order
-        if isinstance(q, bool) or int(q) != q or q < 0:
-            raise ValueError(f"order: moment order q must be an integer >= 0 (got {q})")
+        if isinstance(q, bool) or not isinstance(q, int | float | np.integer | np.floating) \
+                or not math.isfinite(q) or int(q) != q or q < 0:
+            raise ValueError(f"order: moment order q must be an integer >= 0 (got {q!r})")
         q = int(q)
         if q == 0:
             return self._out(mpmath.mpf(1))
         with self._ctx():
-            return self._out(self._moment_mp(q))
+            if q <= SYMBOLIC_ORDER:
+                return self._out(self._moment_mp(q))
+            return self._out(self._series_moment(q))
+
+    def _series_moment(self, q: int) -> mpmath.mpf:
+        """``m_q`` from the Laurent series at infinity (theory §3), verified: at ``p + 10``
+        and ``p + 20`` digits (``p`` the ambient precision) the two values agree to
+        ``10^-p`` relative, and the first :data:`SYMBOLIC_ORDER` terms equal the exact
+        symbolic moments (evaluated at ``p`` digits) to ``10^(2-p)`` relative."""
+        digits = mpmath.mp.dps
+        values = []
+        for extra in (10, 20):
+            with mpmath.workdps(digits + extra):
+                rows = _cauchy_matrix(self.case, self.normalized)(
+                    *self.parameter_values(), compiled.mp_rational)
+                values.append(law_moments.laurent_moments(rows, q, self.describe))
+        low, high = values
+        # the symbolic moments are evaluated at p digits: a few units of rounding allowed
+        checks = [(f"m_{q} at two precisions", low[q], high[q], digits)]
+        checks += [(f"m_{k} against the exact moment", high[k], self._moment_mp(k), digits - 2)
+                   for k in range(1, SYMBOLIC_ORDER + 1)]
+        for what, a, b, good in checks:
+            if abs(a - b) > mpmath.mpf(10) ** -good * abs(b):
+                raise ConvergenceError(f"moment({q})", f"{what} differ by "
+                                       f"{mpmath.nstr(abs(a - b) / abs(b), 3)} (relative)",
+                                       self.describe)
+        return +high[q]
 
     def mean(self) -> Any:
         """``m_1`` (1 for a normalized law)."""
@@ -573,16 +642,37 @@ class Law:
     # ------------------------------------------------------------------ cdf and inverse
     def cdf(self, x: Any) -> Any:
         """``nu((-inf, x])``: the atom at 0 (if ``x >= 0``) plus the integrated density
-        (:mod:`freege.numeric.quadrature`)."""
+        (:mod:`freege.numeric.quadrature`); exactly 0 or 1 at ``-inf``/``+inf`` and beyond
+        the support, nan at nan (scipy.stats, :mod:`freege.numeric.law_conventions`)."""
         if self.dps is None:
             xs = np.asarray(x, dtype=float)
             flat = xs.ravel()
-            atom = float(self._atom_mp())
-            out = self.quadrature.cdf_f64(flat) + np.where(flat >= 0, atom, 0.0)
-            out[np.isnan(flat)] = np.nan  # scipy.stats: nan in, nan out
-            return _shape(np.clip(out, 0.0, 1.0), xs)
+            out, todo = law_conventions.cdf_outside_f64(flat, self._hull_f64)
+            if todo.any():
+                atom = float(self._atom_mp())
+                inner = flat[todo]
+                out[todo] = np.clip(self.quadrature.cdf_f64(inner)
+                                    + np.where(inner >= 0, atom, 0.0), 0.0, 1.0)
+            return _shape(out, xs)
         with self._ctx():
-            return _map_batch(lambda vs: [self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
+            return _map_batch(lambda vs: [self._cdf_public_mp(mpmath.mpf(v)) for v in vs], x)
+
+    def _hull_f64(self) -> tuple[float, float]:
+        lower, upper = self._hull_mp()
+        return float(lower), float(upper)
+
+    def _hull_mp(self) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """Below ``lower`` the cdf is 0 (below the atom at 0 and the continuous part), from
+        ``upper`` on it is 1 (the largest edge)."""
+        ivs = self._intervals_mp()
+        if not ivs:
+            return mpmath.mpf(0), mpmath.mpf(0)
+        return min(mpmath.mpf(0), ivs[0][0]), ivs[-1][1]
+
+    def _cdf_public_mp(self, x: mpmath.mpf) -> mpmath.mpf:
+        """:meth:`cdf` at one point, the conventions first (no work at ``+-inf``)."""
+        fixed = law_conventions.cdf_outside_mp(x, self._hull_mp)
+        return self._cdf_mp(x) if fixed is None else +fixed
 
     def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
         if mpmath.isnan(x):
@@ -599,11 +689,12 @@ class Law:
         return _log(self.sf(x), self.dps)
 
     def sf(self, x: Any) -> Any:
-        """``nu((x, inf)) = 1 - cdf(x)``."""
+        """``nu((x, inf)) = 1 - cdf(x)`` (exactly 1 or 0 at ``-inf``/``+inf``)."""
         if self.dps is None:
             return 1.0 - self.cdf(x)
         with self._ctx():
-            return _map_batch(lambda vs: [1 - self._cdf_mp(mpmath.mpf(v)) for v in vs], x)
+            return _map_batch(lambda vs: [1 - self._cdf_public_mp(mpmath.mpf(v)) for v in vs],
+                              x)
 
     def mass(self) -> Any:
         """Total mass, atom plus the integrated density: 1 up to the quadrature's
@@ -615,22 +706,20 @@ class Law:
 
     def ppf(self, q: Any) -> Any:
         """The quantile ``inf{x : cdf(x) >= q}`` for ``q`` in ``[0, 1]`` (0 for ``q`` up to
-        the atom at 0): float64 by inverting the quadrature's cdf series
-        (:meth:`freege.numeric.quadrature.Quadrature.ppf_f64`), mpmath by
-        :func:`freege.numeric.solve.find_root` (verified bracket)."""
+        the atom at 0; ``ppf(0)``, ``ppf(1)`` the ends of the support), nan elsewhere
+        (scipy.stats, :mod:`freege.numeric.law_conventions`): float64 by inverting the
+        quadrature's cdf series (:meth:`freege.numeric.quadrature.Quadrature.ppf_f64`),
+        mpmath by :func:`freege.numeric.solve.find_root` (verified bracket)."""
         if self.dps is None:
-            qs = np.asarray(q, dtype=float)
+            qs = law_conventions.probabilities_f64(q)
             return _shape(self._ppf_f64(qs.ravel()), qs)
         with self._ctx():
-            return _map_batch(lambda vs: [self._ppf_mp(mpmath.mpf(v)) for v in vs], q)
-
-    def _check_q(self, q: Any) -> None:
-        if not 0 <= q <= 1 and not q != q:  # nan passes (scipy.stats: nan in, nan out)
-            raise ValueError(f"q must be a probability in [0, 1] (got {q})")
+            return _map_batch(
+                lambda vs: [self._ppf_mp(law_conventions.probability_mp(v)) for v in vs], q)
 
     def _ppf_f64(self, qs: np.ndarray) -> np.ndarray:
-        for v in qs:
-            self._check_q(v)
+        if np.isnan(qs).all():
+            return qs.copy()
         lo_s, hi_s = self.support()
         atom = float(self._atom_mp())
         out = np.full(qs.shape, float(hi_s))
@@ -642,7 +731,6 @@ class Law:
         return out
 
     def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
-        self._check_q(q)
         if mpmath.isnan(q):
             return q
         atom = self._atom_mp()
@@ -666,7 +754,7 @@ class Law:
         return ivs[-1][1]
 
     def isf(self, q: Any) -> Any:
-        """Inverse survival function, ``ppf(1 - q)``."""
+        """Inverse survival function, ``ppf(1 - q)`` (nan outside ``[0, 1]``)."""
         if self.dps is None:
             return self.ppf(1.0 - np.asarray(q, dtype=float))
         with self._ctx():
@@ -678,14 +766,15 @@ class Law:
 
     def interval(self, confidence: Any) -> tuple[Any, Any]:
         """The central interval with the given probability: ``(ppf((1 - c)/2),
-        ppf((1 + c)/2))``."""
-        if not 0 <= float(confidence) <= 1:
-            raise ValueError(f"confidence must be in [0, 1] (got {confidence})")
+        ppf((1 + c)/2))``, elementwise over an array of confidences like scipy.stats (nan
+        gives nan; a confidence outside ``[0, 1]`` is a ValueError)."""
         if self.dps is None:
-            c = float(confidence)
+            c = np.asarray(confidence, dtype=float)
+            law_conventions.check_confidence(c)
             return self.ppf((1 - c) / 2), self.ppf((1 + c) / 2)
         with self._ctx():
-            c = mpmath.mpf(confidence)
+            c = _map_batch(lambda vs: [mpmath.mpf(v) for v in vs], confidence)
+            law_conventions.check_confidence(c)
             return self.ppf((1 - c) / 2), self.ppf((1 + c) / 2)
 
     def rvs(self, size: Any = None, random_state: Any = None) -> Any:
@@ -872,6 +961,12 @@ def _max_difference(a: Any, b: Any) -> float:
         diffs = [abs(mpmath.mpmathify(u) - mpmath.mpmathify(v)) for u, v in zip(aa, bb,
                                                                                  strict=True)]
     return float(max(diffs, default=0.0))
+
+
+def from_recipe(case: str, ratios: tuple[Any, ...], normalized: bool, dps: int | None) -> Law:
+    """The law of a :meth:`Law.recipe` (:func:`freege.numeric.law_recipe.rebuild`):
+    ``ratios`` is ``(beta, h, gK, gV, gO, sharing)``."""
+    return Law(case, Ratios(*ratios), normalized, dps)
 
 
 def law(

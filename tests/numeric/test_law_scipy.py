@@ -60,8 +60,7 @@ def test_ppf_inverts_the_cdf_and_the_atom_is_a_flat_quantile() -> None:
     assert L.cdf(hi) - L.cdf(lo) == pytest.approx(0.2, abs=1e-13)
     assert L.interval(0.5)[0] == 0.0  # ppf(0.25) falls in the atom
     assert L.std() ** 2 == pytest.approx(L.var(), rel=1e-14)
-    with pytest.raises(ValueError, match="q must be a probability"):
-        L.ppf(1.5)
+    assert np.isnan(L.ppf(1.5))  # scipy.stats: nan outside [0, 1] (test_law_citizen.py)
 
 
 @pytest.mark.slow
