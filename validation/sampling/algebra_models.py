@@ -62,8 +62,9 @@ def _diagonal(points: Any, n: int, backend: Backend) -> Any:
 
 def haar(n: int, backend: Backend, gen: Any) -> Any:
     """A Haar-distributed orthogonal ``n x n`` matrix (QR with the signs of ``R`` fixed)."""
-    q, r = backend.xp.linalg.qr(backend.normal(gen, (n, n)))
-    return q * backend.xp.sign(backend.xp.diagonal(r))[None, :]
+    xp = backend.xp
+    q, r = xp.linalg.qr(backend.normal(gen, (n, n)))
+    return q * xp.where(xp.diagonal(r) < 0, -1.0, 1.0)[None, :]
 
 
 def _rotated(m: Any, n: int, backend: Backend, gen: Any) -> Any:
@@ -88,7 +89,7 @@ def sample_matrix(expr: LawExpr, n: int, backend: Backend, gen: Any) -> Any:
         a = backend.normal(gen, (n, n))
         return (a + a.T) * float(np.sqrt(float(_exact(expr.variance)) / (2 * n)))
     if isinstance(expr, Atomic):
-        return xp.diag(_diagonal(expr.points, n, backend))
+        return xp.eye(n, dtype=backend.dtype) * _diagonal(expr.points, n, backend)[None, :]
     if isinstance(expr, FreePoisson):
         m = max(1, round(n * _exact(expr.rate)))
         x = backend.normal(gen, (n, m))
