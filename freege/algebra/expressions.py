@@ -29,6 +29,7 @@ exact layer). Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -123,6 +124,22 @@ class LawExpr:
         return tuple(s for s in SYMBOLS.values() if s in free)
 
     def symbols_used(self) -> set[sp.Symbol]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def subs(self, values: Mapping[str | sp.Symbol, Any]) -> LawExpr:
+        """The expression with parameter symbols (by name or symbol) replaced by
+        ``values`` (numbers or expressions in :data:`SYMBOLS`), rebuilt through the
+        constructors, so every parameter and ``⊠``'s positivity are checked again."""
+        mapping: dict[sp.Symbol, sp.Expr] = {}
+        for key, value in values.items():
+            name = key.name if isinstance(key, sp.Symbol) else str(key)
+            if name not in SYMBOLS:
+                raise ValueError(f"subs: {name!r} is not a parameter symbol (one of "
+                                 f"{', '.join(SYMBOLS)})")
+            mapping[SYMBOLS[name]] = parameter(name, value)
+        return self._subs(mapping)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:  # pragma: no cover
         raise NotImplementedError
 
     def atoms(self) -> Atoms:
@@ -221,6 +238,9 @@ class MarchenkoPastur(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.ratio)
 
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return marchenko_pastur(self.ratio.subs(mapping))
+
     def _atoms(self) -> Atoms:
         c = self.ratio
         return ((sp.Integer(0), 1 - 1 / c),) if c > 1 else ()
@@ -246,6 +266,9 @@ class Semicircle(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.variance)
 
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return semicircle(self.variance.subs(mapping))
+
     def _atoms(self) -> Atoms:
         return ()
 
@@ -269,6 +292,9 @@ class Atomic(LawExpr):
 
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*(x for x, _ in self.points))
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> Atomic:
+        return atomic([(x.subs(mapping), p) for x, p in self.points])
 
     def _atoms(self) -> Atoms:
         return self.points
@@ -304,6 +330,9 @@ class FreePoisson(LawExpr):
 
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.rate, self.jump)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_poisson(self.rate.subs(mapping), self.jump._subs(mapping))
 
     def _atoms(self) -> Atoms:
         at_zero = sum((p for x, p in self.jump.points if x == 0), sp.Integer(0))
@@ -346,6 +375,10 @@ class Affine(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.law, self.scale, self.shift)
 
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return affine(self.law._subs(mapping), self.scale.subs(mapping),
+                      self.shift.subs(mapping))
+
     def _atoms(self) -> Atoms:
         return tuple((self.scale * x + self.shift, p) for x, p in self.law.atoms())
 
@@ -381,6 +414,9 @@ class FreeMult(LawExpr):
 
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*self.factors)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_mult(*(f._subs(mapping) for f in self.factors))
 
     def _atoms(self) -> Atoms:
         # Belinschi; Bercovici-Voiculescu: mass max(mu{0}, nu{0}) at 0, and
@@ -418,6 +454,9 @@ class FreeAdd(LawExpr):
 
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*self.terms)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_add(*(t._subs(mapping) for t in self.terms))
 
     def _atoms(self) -> Atoms:
         # Bercovici-Voiculescu: an atom at b + c of mass mu{b} + nu{c} - 1 when positive
@@ -461,6 +500,9 @@ class Pushforward(LawExpr):
     @property
     def polynomial(self) -> sp.Expr:
         return sum((c * X**j for j, c in enumerate(self.coeffs)), sp.Integer(0))
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return pushforward(self.law._subs(mapping), [c.subs(mapping) for c in self.coeffs])
 
     def _atoms(self) -> Atoms:
         return tuple((self.polynomial.subs(X, x), p) for x, p in self.law.atoms())

@@ -137,3 +137,22 @@ def test_bounds_enclose_the_support():
     assert (lo, hi) == (-2 + sp.Rational(1, 4), 2 + sp.Rational(9, 4))
     assert algebra.parse("semicircle(1) + 2").is_positive
     assert not algebra.parse("semicircle(1) + 1").is_positive
+
+
+def test_subs_rebuilds_through_the_constructors():
+    law = algebra.marchenko_pastur(h) * algebra.marchenko_pastur(1 / gK) + algebra.semicircle(h)
+    numeric = law.subs({"h": "1/2", gK: 2})
+    assert numeric == algebra.parse("mp(1/2) * mp(1/2) + semicircle(1/2)")
+    assert numeric.parameters == () and law.parameters == (h, gK)
+    assert [m.subs({h: half, gK: 2}) for m in law.moments(4)] == numeric.moments(4)
+    product = algebra.marchenko_pastur(h) * algebra.marchenko_pastur(1 / gK) + 1
+    at_values = product.cauchy_polynomial().as_expr().subs({h: half, gK: 2})
+    expected = product.subs({h: half, gK: 2}).cauchy_polynomial().as_expr()
+    assert not sp.cancel(at_values / expected).free_symbols  # the same curve
+    with pytest.raises(ValueError, match="ratio must be a finite number > 0"):
+        algebra.marchenko_pastur(h).subs({"h": -1})
+    with pytest.raises(ValueError, match="not a parameter symbol"):
+        law.subs({"beta": 1})
+    with pytest.raises(ValueError, match="not provably supported"):
+        (algebra.affine(algebra.marchenko_pastur(1), h) * algebra.marchenko_pastur(1)).subs(
+            {h: -1})
