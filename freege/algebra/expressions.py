@@ -11,7 +11,7 @@ node                   law                                         exact object
 ``MarchenkoPastur``    ``MP_c``: mean 1, variance ``c``             ``laws.marchenko_pastur``
 ``Semicircle``         ``sigma_v``: mean 0, variance ``v``          ``additive.semicircle``
 ``Atomic``             ``sum_i p_i delta_{a_i}``                    ``additive.atomic``
-``FreePoisson``        ``pi(mu, t)``, ``mu`` atomic (``delta_1``)   ``laws.compound_free_poisson``
+``FreePoisson``        ``pi(mu, t)`` (``mu = delta_1``: ``pi_t``)   ``laws.compound_free_poisson``
 ``Affine``             law of ``a X + b``                           ``laws.affine``
 ``FreeMult``           ``⊠`` of laws on ``[0, inf)``                ``laws.free_mult_conv``
 ``FreeAdd``            ``⊞``                                        ``additive.free_add_conv``
@@ -316,12 +316,12 @@ class Atomic(LawExpr):
 
 @dataclass(frozen=True, repr=False)
 class FreePoisson(LawExpr):
-    """``pi(mu, t)``, the compound free Poisson law of rate ``t`` and atomic jump law
-    ``mu``: free cumulants ``kappa_q = t m_q(mu)``; ``mu = delta_1`` is ``pi_t`` (mean
-    ``t``, an atom ``1 - t`` at 0 when ``t < 1``)."""
+    """``pi(mu, t)``, the compound free Poisson law of rate ``t`` and jump law ``mu``
+    (any expression; atomic in the common case): free cumulants ``kappa_q = t m_q(mu)``;
+    ``mu = delta_1`` is ``pi_t`` (mean ``t``, an atom ``1 - t`` at 0 when ``t < 1``)."""
 
     rate: Number
-    jump: Atomic
+    jump: LawExpr
 
     def _build(self) -> FreeLaw:
         if self.jump == _UNIT_JUMP:
@@ -335,17 +335,17 @@ class FreePoisson(LawExpr):
         return free_poisson(self.rate.subs(mapping), self.jump._subs(mapping))
 
     def _atoms(self) -> Atoms:
-        at_zero = sum((p for x, p in self.jump.points if x == 0), sp.Integer(0))
+        at_zero = sum((p for x, p in self.jump.atoms() if x == 0), sp.Integer(0))
         mass = 1 - self.rate * (1 - at_zero)
         return ((sp.Integer(0), mass),) if mass > 0 else ()
 
     def bounds(self) -> tuple[sp.Expr, sp.Expr]:
-        # X D X^T: ||X X^T|| -> (1 + sqrt t)^2, D the diagonal of jumps
+        # X M X^T / n: ||X X^T / n|| -> (1 + sqrt t)^2, M with the jump law
         reach = (1 + sp.sqrt(self.rate)) ** 2
-        locations = [x for x, _ in self.jump.points]
-        if any(not is_number(x) for x in locations):
+        lo, hi = self.jump.bounds()
+        if not (is_number(lo) and is_number(hi)):
             return -sp.oo, sp.oo
-        return (reach * min(min(locations), 0), reach * max(max(locations), 0))
+        return reach * sp.Min(lo, 0), reach * sp.Max(hi, 0)
 
     def __str__(self) -> str:
         if self.jump == _UNIT_JUMP:
@@ -558,9 +558,10 @@ def point_mass(location: Any) -> Atomic:
 
 def free_poisson(rate: Any, jump: Any = None) -> FreePoisson:
     """``pi(jump, rate)``: the free Poisson law ``pi_rate`` (``jump`` None: ``delta_1``) or
-    the compound one with an atomic jump law (an :class:`Atomic`, or ``(location, mass)``
-    pairs)."""
-    jump_law = _UNIT_JUMP if jump is None else jump if isinstance(jump, Atomic) else atomic(jump)
+    the compound one with jump law ``jump`` (an expression, or ``(location, mass)`` pairs
+    of an atomic law)."""
+    jump_law = (_UNIT_JUMP if jump is None else jump if isinstance(jump, LawExpr)
+                else atomic(jump))
     return FreePoisson(parameter("rate", rate, POSITIVE), jump_law)
 
 
@@ -585,10 +586,14 @@ def dilation(law: LawExpr, scale: Any) -> LawExpr:
 
 def free_mult(*factors: LawExpr) -> FreeMult:
     """``factors[0] ⊠ factors[1] ⊠ ...``: every factor provably on ``[0, inf)`` (the
-    product ``sqrt(A) B sqrt(A)`` of free positive matrices), none of mean 0."""
+    product ``sqrt(A) B sqrt(A)`` of free positive matrices), none of mean 0. With symbolic
+    parameters a factor whose sign cannot be decided is accepted; :meth:`LawExpr.subs`
+    checks it again at numbers."""
     flat = _flatten("free_mult", factors, FreeMult, "factors")
     for k, factor in enumerate(flat, start=1):
-        if not factor.is_positive:
+        lo = factor.bounds()[0]
+        undecided = bool(factor.parameters) and (lo == -sp.oo or lo.is_negative is not True)
+        if not (_nonneg(lo) or undecided):
             raise ValueError(f"free_mult: factor {k} ({factor}) is not provably supported on "
                              "[0, inf); ⊠ needs laws on [0, inf)")
         if factor.mean == 0:

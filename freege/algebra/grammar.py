@@ -8,7 +8,7 @@
     factor := ("-" | "+") factor | "(" expr ")" | number | name | call
     call   := "mp(" ratio ")" | "semicircle(" variance ")" | "point(" location ")"
             | "atoms(" "(" location "," mass ")" ("," "(" location "," mass ")")* ")"
-            | "poisson(" rate ["," atoms(...)] ")" | "pushforward(" expr "," polynomial ")"
+            | "poisson(" rate ["," expr] ")" | "pushforward(" expr "," polynomial ")"
 
 Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``);
 names are the parameter symbols of :data:`freege.algebra.expressions.SYMBOLS`; the
@@ -115,8 +115,8 @@ class _Reader:
                 return ex.atomic([self.pair(a, depth) for a in args])
             if name == "poisson" and len(args) == 2:
                 jump = self.value(args[1], depth + 1)
-                if not isinstance(jump, ex.Atomic):
-                    raise self.fail(args[1], "poisson's jump law must be atoms(...) or point():")
+                if not isinstance(jump, LawExpr):
+                    raise self.fail(args[1], "poisson's second argument is its jump law:")
                 return ex.free_poisson(self.scalar(args[0], depth), jump)
             if name == "pushforward" and len(args) == 2:
                 law = self.value(args[0], depth + 1)
@@ -136,7 +136,7 @@ class _Reader:
 
     @staticmethod
     def arity(name: str) -> str:
-        return {"poisson": "a rate and optionally atoms(...)",
+        return {"poisson": "a rate and optionally a jump law",
                 "pushforward": "a law and a polynomial in x"}.get(name, "one number")
 
     def scalar(self, node: ast.AST, depth: int) -> sp.Expr:

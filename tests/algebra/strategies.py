@@ -48,8 +48,10 @@ def expressions(draw, depth=3):
     """A random expression of at most ``depth`` operations from root to leaf."""
     if depth == 0 or draw(st.integers(0, 3)) == 0:
         return draw(leaves())
-    kind = draw(st.sampled_from(("affine", "add", "mult", "push")))
+    kind = draw(st.sampled_from(("affine", "add", "mult", "push", "poisson")))
     child = draw(expressions(depth=depth - 1))
+    if kind == "poisson":
+        return algebra.free_poisson(draw(st.sampled_from(RATES)), child)
     if kind == "affine":
         return algebra.affine(child, draw(st.sampled_from((-2, F(1, 2), 2))),
                               draw(st.sampled_from((-1, 0, 3))))

@@ -9,7 +9,8 @@ symmetric matrix built the way the expression is:
 * atomic laws: the diagonal matrix holding each location ``round(n p)`` times (largest
   remainders, so the counts sum to ``n``; exact when every ``n p`` is an integer);
 * ``poisson(t, mu)``: ``X D X^T / n``, ``X`` an ``n x m`` Gaussian matrix, ``m = round(t n)``
-  rank-one projections with jumps ``D`` (the diagonal of ``mu`` at size ``m``);
+  rank-one projections with jumps ``D`` (the diagonal of an atomic ``mu`` at size ``m``;
+  any other ``mu``: its own model at size ``m``, rotation-invariant through ``X``);
 * ``a X + b``: ``a M + b I``; ``phi(X)``: the matrix polynomial ``phi(M)``;
 * ``⊞``: ``A + U B U^T`` and ``⊠``: ``sqrt(A) U B U^T sqrt(A)`` with ``U`` Haar orthogonal
   (QR of a Gaussian matrix, signs fixed), the factors drawn independently.
@@ -93,7 +94,9 @@ def sample_matrix(expr: LawExpr, n: int, backend: Backend, gen: Any) -> Any:
     if isinstance(expr, FreePoisson):
         m = max(1, round(n * _exact(expr.rate)))
         x = backend.normal(gen, (n, m))
-        return (x * _diagonal(expr.jump.points, m, backend)[None, :]) @ x.T / n
+        if isinstance(expr.jump, Atomic):  # rank-one projections with jumps
+            return (x * _diagonal(expr.jump.points, m, backend)[None, :]) @ x.T / n
+        return x @ sample_matrix(expr.jump, m, backend, gen) @ x.T / n
     if isinstance(expr, Affine):
         inner = sample_matrix(expr.law, n, backend, gen)
         return (float(_exact(expr.scale)) * inner
