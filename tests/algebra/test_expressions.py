@@ -106,6 +106,7 @@ def test_atoms_need_numeric_parameters():
     "mp(1/2) * mp(1/2)", "mp(2)", "semicircle(1) + mp(1/2)", "2*mp(1) + 3",
     "poisson(2, atoms((-1, 1/2), (1, 1/2)))", "pushforward(semicircle(1) + point(1), x^2)",
     "atoms((0, 1/4), (1, 3/4)) + semicircle(1/4)", "(mp(1/4) + 1/2) * mp(1/4)",
+    "poisson(1, semicircle(1))", "poisson(1/2, mp(2))",
 ])
 def test_cauchy_polynomial_is_irreducible_and_carries_the_moments(text):
     law = algebra.parse(text)
@@ -156,3 +157,9 @@ def test_subs_rebuilds_through_the_constructors():
     with pytest.raises(ValueError, match="not provably supported"):
         (algebra.affine(algebra.marchenko_pastur(1), h) * algebra.marchenko_pastur(1)).subs(
             {h: -1})
+
+
+def test_compound_poisson_with_a_point_jump_is_a_dilated_free_poisson():
+    assert algebra.parse("poisson(3/2, point(2))").cauchy_polynomial() == \
+        algebra.parse("2*poisson(3/2)").cauchy_polynomial()
+    assert algebra.parse("poisson(1/2, mp(2))").atoms() == ((0, sp.Rational(3, 4)),)
