@@ -40,6 +40,7 @@ from freege.params import Domain, parse_number
 from freege.symbolic import additive, laws
 from freege.symbolic.laws import FreeLaw
 from freege.symbolic.series import FIELD
+from freege.symbolic.transforms import ridge_from_s_relation
 
 #: the symbols a parameter may contain, by name (the exact layer's coefficient field)
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in FIELD.symbols}
@@ -116,6 +117,14 @@ class LawExpr:
     def s_relation(self) -> sp.Expr:
         """``E(S, w)`` (theory §3); a ValueError for a law of mean 0 (no S-transform)."""
         return self.free_law.s_relation
+
+    def ridge_polynomial(self) -> sp.Poly:
+        """``F(w, lam)`` of the normalized law ``D_{1/m_1}`` (theory §5), gens
+        ``(w, lam)``; a ValueError for a law of mean 0."""
+        if self.mean == 0:
+            raise ValueError(f"{self} has mean 0: no normalized law, no ridge polynomial")
+        normalized = laws.dilation(self.free_law, 1 / self.mean)
+        return ridge_from_s_relation(normalized.s_relation, 1)
 
     @property
     def parameters(self) -> tuple[sp.Symbol, ...]:

@@ -163,3 +163,12 @@ def test_compound_poisson_with_a_point_jump_is_a_dilated_free_poisson():
     assert algebra.parse("poisson(3/2, point(2))").cauchy_polynomial() == \
         algebra.parse("2*poisson(3/2)").cauchy_polynomial()
     assert algebra.parse("poisson(1/2, mp(2))").atoms() == ((0, sp.Rational(3, 4)),)
+
+
+def test_ridge_polynomial_of_marchenko_pastur():
+    """theory §5: lam w = (1 - w) / S(-w) and S_{MP_c}(w) = 1/(1 + c w)."""
+    w, lam = sp.symbols("w lam")
+    ridge = algebra.parse("mp(1/2)").ridge_polynomial().as_expr()
+    assert not sp.cancel(ridge / (lam * w - (1 - w) * (1 - w / 2))).free_symbols
+    with pytest.raises(ValueError, match="mean 0"):
+        algebra.semicircle(1).ridge_polynomial()
