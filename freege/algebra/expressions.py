@@ -80,10 +80,11 @@ def _nonneg(x: sp.Expr) -> bool:
     return sp.sympify(x).is_nonnegative is True
 
 
-def number_text(x: sp.Expr) -> str:
-    """A parameter in the grammar: ``3``, ``-1/2``, ``h``, ``(theta1 - theta2)``."""
+def number_text(x: sp.Expr, bare: bool = False) -> str:
+    """A parameter in the grammar: ``3``, ``-1/2``, ``h``, ``(theta1 - theta2)`` (without
+    the parentheses when ``bare``: a function's argument)."""
     text = sp.sstr(x).replace("**", "^")
-    return text if x.is_Rational or x.is_Symbol else f"({text})"
+    return text if bare or x.is_Rational or x.is_Symbol else f"({text})"
 
 
 class LawExpr:
@@ -260,7 +261,7 @@ class MarchenkoPastur(LawExpr):
         return lo, (1 + sp.sqrt(c)) ** 2
 
     def __str__(self) -> str:
-        return f"mp({number_text(self.ratio)})"
+        return f"mp({number_text(self.ratio, True)})"
 
 
 @dataclass(frozen=True, repr=False)
@@ -286,7 +287,7 @@ class Semicircle(LawExpr):
         return -r, r
 
     def __str__(self) -> str:
-        return f"semicircle({number_text(self.variance)})"
+        return f"semicircle({number_text(self.variance, True)})"
 
 
 @dataclass(frozen=True, repr=False)
@@ -318,8 +319,9 @@ class Atomic(LawExpr):
 
     def __str__(self) -> str:
         if len(self.points) == 1:
-            return f"point({number_text(self.points[0][0])})"
-        pairs = ", ".join(f"({number_text(x)}, {number_text(p)})" for x, p in self.points)
+            return f"point({number_text(self.points[0][0], True)})"
+        pairs = ", ".join(f"({number_text(x, True)}, {number_text(p, True)})"
+                          for x, p in self.points)
         return f"atoms({pairs})"
 
 
@@ -358,8 +360,8 @@ class FreePoisson(LawExpr):
 
     def __str__(self) -> str:
         if self.jump == _UNIT_JUMP:
-            return f"poisson({number_text(self.rate)})"
-        return f"poisson({number_text(self.rate)}, {self.jump})"
+            return f"poisson({number_text(self.rate, True)})"
+        return f"poisson({number_text(self.rate, True)}, {self.jump})"
 
 
 _UNIT_JUMP = Atomic(((sp.Integer(1), sp.Integer(1)),))

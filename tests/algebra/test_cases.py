@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from freege import algebra
 from freege.algebra.cases import case_expression
 from freege.symbolic import equations
 from freege.symbolic.cases import CASES, case_law
@@ -26,3 +27,10 @@ def test_attention_cauchy_polynomial_is_the_cases():
     ours = case_expression("attention").cauchy_polynomial().as_expr()
     theirs = equations.cauchy_polynomial("attention").as_expr()
     assert not sp.cancel(ours / theirs).free_symbols
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case_expressions_read_back_from_their_text(case):
+    for normalized in (False, True):
+        expr = case_expression(case, normalized)
+        assert algebra.parse(str(expr)) == expr
