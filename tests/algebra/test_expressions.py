@@ -10,10 +10,12 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
 
 from freege import algebra
 from freege.symbolic.symbols import G, gK, h, z
 from freege.symbolic.transforms import cauchy_series_residual
+from tests.algebra.strategies import expressions
 
 half = sp.Rational(1, 2)
 
@@ -172,3 +174,13 @@ def test_ridge_polynomial_of_marchenko_pastur():
     assert not sp.cancel(ridge / (lam * w - (1 - w) * (1 - w / 2))).free_symbols
     with pytest.raises(ValueError, match="mean 0"):
         algebra.semicircle(1).ridge_polynomial()
+
+
+@settings(max_examples=10)
+@given(expressions(depth=2))
+def test_random_cauchy_polynomials_carry_the_moments(expr):
+    """Resultants and substitutions (P) against free cumulants and S-series (moments):
+    two independent routes, compared past the order the derivation itself checked."""
+    poly = expr.cauchy_polynomial()
+    assert poly.domain == sp.ZZ and len(sp.factor_list(poly.as_expr())[1]) == 1
+    assert all(c == 0 for c in cauchy_series_residual(poly, expr.moments(10)))
