@@ -143,6 +143,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("freege",),
     ("freege.symbolic",),
     ("freege.numeric",),
+    ("freege.algebra",),
     ("freege.derivations", "freege.validation.models", "freege.validation.sampling"),
     ("freege.validation.sweep",),
     ("freege.validation",),

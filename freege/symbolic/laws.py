@@ -27,7 +27,12 @@ import sympy as sp
 from freege.params import positive_int
 from freege.symbolic import series
 from freege.symbolic.series import FIELD
-from freege.symbolic.symbols import S, theta1, theta2, w
+from freege.symbolic.symbols import G, S, theta1, theta2, w, z
+from freege.symbolic.transforms import (
+    cauchy_from_s_relation,
+    curve_image,
+    s_relation_from_cauchy,
+)
 
 MomentsFn = Callable[[int], list[Any]]
 
@@ -41,6 +46,8 @@ def field_to_expr(value: Any) -> sp.Expr:
     """A FIELD element as a readable sympy expression: the monomial and integer content of
     the numerator pulled out, the (small) denominator factored. Exact and deterministic;
     far cheaper than ``sympy.factor`` of the whole rational function at high order."""
+    if not value:
+        return sp.Integer(0)
     content, numer = value.numer.primitive()
     terms = numer.terms()
     shared = [min(monom[i] for monom, _ in terms) for i in range(len(FIELD.symbols))]
@@ -111,23 +118,33 @@ class FreeLaw:
 
     Build laws with the module's constructors rather than directly. ``moments_fn(order)``
     returns ``m_1..m_order`` as FIELD elements; ``relation_fn()`` returns the S-relation
-    (computed lazily, once).
+    and ``cauchy_fn()`` the Cauchy polynomial ``P(G, z)`` (each computed lazily, once).
+    Either may be None: the S-relation then comes from the Cauchy polynomial and the
+    Cauchy polynomial from the S-relation (the birational map of theory §3,
+    :mod:`freege.symbolic.transforms`). A law of mean 0 (a semicircle, ``⊞`` of centred
+    laws) has no S-transform: it is given by its Cauchy polynomial, and asking for its
+    S-relation raises a ValueError.
     """
 
     def __init__(
         self,
         name: str,
         moments_fn: MomentsFn,
-        relation_fn: Callable[[], sp.Expr],
+        relation_fn: Callable[[], sp.Expr] | None,
         inverse_linear_s: tuple[Any, Any] | None = None,
+        cauchy_fn: Callable[[], sp.Poly] | None = None,
     ) -> None:
+        if relation_fn is None and cauchy_fn is None:
+            raise ValueError("a FreeLaw needs an S-relation or a Cauchy polynomial")
         self.name = name
         #: ``(a, b)`` (FIELD elements) when ``S(w) = 1/(a + b w)`` (MP, free Poisson)
         self.inverse_linear_s = inverse_linear_s
         self._moments_fn = moments_fn
         self._relation_fn = relation_fn
+        self._cauchy_fn = cauchy_fn
         self._moments: list[Any] = []
         self._relation: sp.Expr | None = None
+        self._cauchy: sp.Poly | None = None
         self._explicit: tuple[sp.Expr | None] | None = None
 
     def __repr__(self) -> str:
@@ -161,8 +178,25 @@ class FreeLaw:
         """``E(S, w)``, polynomial in ``S`` and ``w``; the S-transform is its root with
         ``S(0) = 1/m_1`` (theory §3)."""
         if self._relation is None:
-            self._relation = self._relation_fn()
+            if self.field_moments(1)[0] == 0:
+                raise ValueError(f"{self.name} has mean 0: it has no S-transform (theory §3)")
+            if self._relation_fn is not None:
+                self._relation = self._relation_fn()
+            else:
+                self._relation = s_relation_from_cauchy(self.cauchy_polynomial)
         return self._relation
+
+    @property
+    def cauchy_polynomial(self) -> sp.Poly:
+        """``P(G, z)`` (gens ``(G, z)``), the irreducible polynomial whose root ``G ~ 1/z``
+        at infinity is the Cauchy transform (theory §3 polynomial method); from the
+        physical factor of the S-relation unless the law was built from ``P``."""
+        if self._cauchy is None:
+            if self._cauchy_fn is not None:
+                self._cauchy = self._cauchy_fn()
+            else:
+                self._cauchy = cauchy_from_s_relation(self.s_relation, self.mean)
+        return self._cauchy
 
     @property
     def s_explicit(self) -> sp.Expr | None:
@@ -230,13 +264,15 @@ def _poly_image_moments(law: FreeLaw, coeffs: Sequence[Any], order: int) -> list
 
 
 def pushforward(
-    law: FreeLaw, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None
+    law: FreeLaw, coeffs: Sequence[Any], relation_fn: Callable[[], sp.Expr] | None = None,
+    cauchy_fn: Callable[[], sp.Poly] | None = None,
 ) -> FreeLaw:
     """The image of ``law`` under ``phi(x) = sum_j coeffs[j] x^j`` (theory §4, tied jump
     law). Moments exact from the definition ``m_q = int phi(x)^q d law``. The S-relation
     of a nonlinear image is an elimination, not a substitution: ``relation_fn`` supplies
-    it (for ``mu_KV``, :func:`freege.symbolic.pushforward.tied_jump_relation`); without
-    it, asking for the relation raises NotImplementedError."""
+    it (for ``mu_KV``, :func:`freege.symbolic.pushforward.tied_jump_relation`), or
+    ``cauchy_fn`` the Cauchy polynomial (:func:`freege.symbolic.additive.quadratic_image`);
+    without either, asking for the relation raises NotImplementedError."""
     cf = [to_field(c) for c in coeffs]
 
     def no_relation() -> sp.Expr:
@@ -245,7 +281,8 @@ def pushforward(
     return FreeLaw(
         f"phi[{', '.join(map(str, coeffs))}]_*{law.name}",
         lambda n: _poly_image_moments(law, cf, n),
-        relation_fn or no_relation,
+        relation_fn if relation_fn is not None or cauchy_fn is not None else no_relation,
+        cauchy_fn=cauchy_fn,
     )
 
 
@@ -257,11 +294,23 @@ def affine(law: FreeLaw, a: Any, b: Any) -> FreeLaw:
     if a == 0:
         raise ValueError("affine map needs a != 0")
     cf = [to_field(b), to_field(a)]
+
+    def relation() -> sp.Expr:
+        if law.field_moments(1)[0] == 0:  # no S-relation to map: go through P(G, z)
+            return s_relation_from_cauchy(cauchy())
+        return clear_relation(law.s_relation.subs({S: a * S / (1 - b * S), w: w * (1 - b * S)},
+                                                  simultaneous=True))
+
+    def cauchy() -> sp.Poly:
+        # G_{aX+b}(z) = G_X((z - b)/a) / a
+        return curve_image(law.cauchy_polynomial.as_expr(), {G: a * G, z: (z - b) / a},
+                           (G, z), (G,))
+
     return FreeLaw(
         f"({a}*{law.name}+{b})",
         lambda n: _poly_image_moments(law, cf, n),
-        lambda: clear_relation(law.s_relation.subs({S: a * S / (1 - b * S), w: w * (1 - b * S)},
-                                                   simultaneous=True)),
+        relation,
+        cauchy_fn=cauchy,
     )
 
 
@@ -355,10 +404,18 @@ def free_mult_conv(*laws: FreeLaw) -> FreeLaw:
 
 def compound_free_poisson(mu: FreeLaw, t: Any) -> FreeLaw:
     """``pi(mu, t)`` (theory §3): free cumulants ``t m_q(mu)``;
-    ``S(w) = S_mu(w / t) / (t + w)``."""
+    ``S(w) = S_mu(w / t) / (t + w)``. Its Cauchy polynomial comes from ``mu``'s by the
+    R-transform ``R(u) = t int x / (1 - x u) dmu(x)``, so a jump law of mean 0 is allowed."""
     tf = to_field(t)
+
+    def cauchy() -> sp.Poly:
+        # R(u) = t int x/(1 - x u) dmu = (t/u) (G_mu(1/u)/u - 1), and z = R(G) + 1/G
+        return curve_image(mu.cauchy_polynomial.as_expr(),
+                           {G: G + G * (z * G - 1) / t, z: 1 / G}, (G, z), (G,))
+
     return FreeLaw(
         f"pi({mu.name}, {t})",
         lambda n: series.cumulants_to_moments([tf * m for m in mu.field_moments(n)]),
         lambda: clear_relation(mu.s_relation.subs({S: S * (t + w), w: w / t}, simultaneous=True)),
+        cauchy_fn=cauchy,
     )

@@ -33,6 +33,13 @@ def _zero(a: Sequence[Any]) -> Any:
     return a[0] - a[0]
 
 
+def _one(a: Sequence[Any]) -> Any:
+    """The 1 of the coefficients' field (``a[0] ** 0`` fails when ``a[0] == 0`` in
+    :data:`FIELD`, and ``FIELD.zero + 1`` is a Python int there)."""
+    zero = _zero(a)
+    return zero.field.one if hasattr(zero, "field") else zero + 1
+
+
 def mul(a: Sequence[Any], b: Sequence[Any], n: int) -> Coeffs:
     """First ``n`` coefficients of the product ``a(z) b(z)``."""
     zero = _zero(a)
@@ -91,7 +98,7 @@ def reversion(f: Sequence[Any], n: int) -> Coeffs:
 def cumulants_to_moments(kappa: Sequence[Any]) -> Coeffs:
     """Moments ``[m_1..m_N]`` from free cumulants ``[kappa_1..kappa_N]`` (theory §3):
     ``m_n = [u^n] C(u)^{n+1} / (n+1)``, ``C(u) = 1 + sum_q kappa_q u^q``."""
-    one = kappa[0] ** 0
+    one = _one(kappa)
     c = [one, *kappa]
     return [power(c, k + 1, k + 1)[k] / (k + 1) for k in range(1, len(kappa) + 1)]
 
@@ -99,7 +106,7 @@ def cumulants_to_moments(kappa: Sequence[Any]) -> Coeffs:
 def moments_to_cumulants(m: Sequence[Any]) -> Coeffs:
     """Free cumulants ``[kappa_1..kappa_N]`` from moments ``[m_1..m_N]`` (theory §3):
     ``kappa_n = [z^{n-1}] M'(z) M(z)^{-n} / n`` with ``M = 1 + sum_k m_k z^k``."""
-    one = m[0] ** 0
+    one = _one(m)
     big_m = [one, *m]
     deriv = [(k + 1) * big_m[k + 1] for k in range(len(m))]
     return [mul(deriv, power(big_m, -k, k), k)[k - 1] / k for k in range(1, len(m) + 1)]
@@ -118,7 +125,7 @@ def s_to_moments(s: Sequence[Any]) -> Coeffs:
     """Moments ``[m_1..m_N]`` from S coefficients ``[s_0..s_{N-1}]`` (``s_0 != 0``):
     ``psi = chi^{-1}`` with ``chi(w) = w S(w) / (1 + w)``, so by Lagrange inversion
     ``m_k = [w^{k-1}] ((1 + w) / S(w))^k / k``."""
-    one = s[0] ** 0
+    one = _one(s)
     ratio = mul([one, one], power(s, -1, len(s)), len(s))
     return [power(ratio, k, k)[k - 1] / k for k in range(1, len(s) + 1)]
 

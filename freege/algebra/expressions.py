@@ -1,0 +1,648 @@
+"""The expressions of the law algebra (docs/algebra.md; theory §3).
+
+An expression is an immutable tree of frozen dataclasses: equal when structurally equal,
+hashable, picklable, printed (``str``) in the grammar of :mod:`freege.algebra.grammar`,
+which reads the text back to an equal expression. Its mathematics is that of
+:mod:`freege.symbolic` -- the tree only names the construction:
+
+=====================  ==========================================  ==========================
+node                   law                                         exact object
+=====================  ==========================================  ==========================
+``MarchenkoPastur``    ``MP_c``: mean 1, variance ``c``             ``laws.marchenko_pastur``
+``Semicircle``         ``sigma_v``: mean 0, variance ``v``          ``additive.semicircle``
+``Atomic``             ``sum_i p_i delta_{a_i}``                    ``additive.atomic``
+``FreePoisson``        ``pi(mu, t)`` (``mu = delta_1``: ``pi_t``)   ``laws.compound_free_poisson``
+``Affine``             law of ``a X + b``                           ``laws.affine``
+``FreeMult``           ``⊠`` of laws on ``[0, inf)``                ``laws.free_mult_conv``
+``FreeAdd``            ``⊞``                                        ``additive.free_add_conv``
+``Pushforward``        law of ``phi(X)``, ``deg phi = 2``           ``additive.quadratic_image``
+=====================  ==========================================  ==========================
+
+Parameters are exact: a number (int, ``Fraction``, sympy Rational, a decimal or ratio
+string such as ``"0.5"`` or ``"1/2"``, or a float, read as its shortest decimal: ``0.1``
+is ``1/10``, the one rule of :func:`freege.params.parse_number`) or a sympy expression in
+freege's parameter symbols (``theta1 theta2 h gK gV gO``, the coefficient field of the
+exact layer). Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
+(Bercovici-Voiculescu for ``⊞`` and ``⊠``) and need numeric parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from freege.params import Domain, parse_number
+from freege.symbolic import additive, laws
+from freege.symbolic.laws import FreeLaw
+from freege.symbolic.series import FIELD
+from freege.symbolic.transforms import ridge_from_s_relation
+
+#: the symbols a parameter may contain, by name (the exact layer's coefficient field)
+SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in FIELD.symbols}
+POSITIVE = Domain(0, None, low_open=True)
+REAL = Domain()
+MASS = Domain(0, 1, low_open=True)
+
+Number = sp.Expr
+Atoms = tuple[tuple[sp.Expr, sp.Expr], ...]
+
+
+def parameter(name: str, value: Any, domain: Domain = REAL) -> sp.Expr:
+    """``value`` as an exact sympy number in ``domain``, or a sympy expression in
+    :data:`SYMBOLS`; else a ValueError naming ``name`` (module docstring)."""
+    if isinstance(value, sp.Basic):
+        free = value.free_symbols
+        if free:
+            unknown = sorted(s.name for s in free if s.name not in SYMBOLS)
+            if unknown or not isinstance(value, sp.Expr):
+                raise ValueError(f"{name} may use the symbols {', '.join(SYMBOLS)} only "
+                                 f"(got {', '.join(unknown) or value})")
+            return value.subs({s: SYMBOLS[s.name] for s in free}, simultaneous=True)
+        if not value.is_Rational:
+            raise ValueError(f"{name} must be a rational number or a sympy expression in "
+                             f"{', '.join(SYMBOLS)} (got {value})")
+        value = Fraction(int(value.p), int(value.q))
+    x = parse_number(name, value, domain)
+    return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
+
+
+def is_number(x: sp.Expr) -> bool:
+    return not x.free_symbols
+
+
+def _nonneg(x: sp.Expr) -> bool:
+    """Provably ``x >= 0``."""
+    return sp.sympify(x).is_nonnegative is True
+
+
+def number_text(x: sp.Expr, bare: bool = False) -> str:
+    """A parameter in the grammar: ``3``, ``-1/2``, ``h``, ``(theta1 - theta2)`` (without
+    the parentheses when ``bare``: a function's argument)."""
+    text = sp.sstr(x).replace("**", "^")
+    return text if bare or x.is_Rational or x.is_Symbol else f"({text})"
+
+
+class LawExpr:
+    """An expression of the algebra: see the module docstring. ``+`` is ``⊞`` between
+    laws and a shift with a number, ``*`` is ``⊠`` between laws and a dilation with a
+    number, ``-`` and ``/`` (by a number) follow."""
+
+    # ------------------------------------------------------------------ exact objects
+    @property
+    def free_law(self) -> FreeLaw:
+        """The exact law of :mod:`freege.symbolic` (moments, S-relation, ``P(G, z)``)."""
+        return _free_law(self)
+
+    def _build(self) -> FreeLaw:  # pragma: no cover - every node overrides
+        raise NotImplementedError
+
+    def moments(self, order: int) -> list[sp.Expr]:
+        """``m_1..m_order``, exact (theory §3)."""
+        return self.free_law.moments(order)
+
+    @property
+    def mean(self) -> sp.Expr:
+        return self.free_law.mean
+
+    def cauchy_polynomial(self) -> sp.Poly:
+        """``P(G, z)``: irreducible, gens ``(G, z)``, integer coefficients in the
+        parameters, primitive with a positive leading coefficient; its root ``G ~ 1/z``
+        is the Cauchy transform, checked against the moment series (theory §3)."""
+        return _cauchy(self)
+
+    def s_relation(self) -> sp.Expr:
+        """``E(S, w)`` (theory §3); a ValueError for a law of mean 0 (no S-transform)."""
+        return self.free_law.s_relation
+
+    def ridge_polynomial(self) -> sp.Poly:
+        """``F(w, lam)`` of the normalized law ``D_{1/m_1}`` (theory §5), gens
+        ``(w, lam)``; a ValueError for a law of mean 0."""
+        if self.mean == 0:
+            raise ValueError(f"{self} has mean 0: no normalized law, no ridge polynomial")
+        normalized = laws.dilation(self.free_law, 1 / self.mean)
+        return ridge_from_s_relation(normalized.s_relation, 1)
+
+    @property
+    def parameters(self) -> tuple[sp.Symbol, ...]:
+        """The symbols the law depends on, in :data:`SYMBOLS` order (empty: numeric)."""
+        free = self.symbols_used()
+        return tuple(s for s in SYMBOLS.values() if s in free)
+
+    def symbols_used(self) -> set[sp.Symbol]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def subs(self, values: Mapping[str | sp.Symbol, Any]) -> LawExpr:
+        """The expression with parameter symbols (by name or symbol) replaced by
+        ``values`` (numbers or expressions in :data:`SYMBOLS`), rebuilt through the
+        constructors, so every parameter and ``⊠``'s positivity are checked again."""
+        mapping: dict[sp.Symbol, sp.Expr] = {}
+        for key, value in values.items():
+            name = key.name if isinstance(key, sp.Symbol) else str(key)
+            if name not in SYMBOLS:
+                raise ValueError(f"subs: {name!r} is not a parameter symbol (one of "
+                                 f"{', '.join(SYMBOLS)})")
+            mapping[SYMBOLS[name]] = parameter(name, value)
+        return self._subs(mapping)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:  # pragma: no cover
+        raise NotImplementedError
+
+    def atoms(self) -> Atoms:
+        """The point masses ``((location, mass), ...)`` sorted by location, exact; needs
+        numeric parameters (a ValueError otherwise)."""
+        if self.parameters:
+            raise ValueError(f"atoms of {self} need numeric parameters")
+        merged: dict[sp.Expr, sp.Expr] = {}
+        for x, p in self._atoms():
+            merged[x] = merged.get(x, sp.Integer(0)) + p
+        return tuple(sorted(((x, p) for x, p in merged.items() if p > 0), key=lambda a: a[0]))
+
+    def _atoms(self) -> Atoms:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        """An exact interval ``(lo, hi)`` containing the support (``-oo``/``oo`` where a
+        symbolic sign cannot be decided)."""
+        raise NotImplementedError  # pragma: no cover - overridden
+
+    @property
+    def is_positive(self) -> bool:
+        """Whether the law is provably supported on ``[0, inf)``."""
+        return _nonneg(self.bounds()[0])
+
+    # ------------------------------------------------------------------ text
+    def __str__(self) -> str:
+        raise NotImplementedError  # pragma: no cover - overridden
+
+    def __repr__(self) -> str:
+        return f"freege.algebra.parse({str(self)!r})"
+
+    # ------------------------------------------------------------------ operators
+    def __add__(self, other: Any) -> LawExpr:
+        return free_add(self, other) if isinstance(other, LawExpr) else affine(self, 1, other)
+
+    def __radd__(self, other: Any) -> LawExpr:
+        return affine(self, 1, other)
+
+    def __sub__(self, other: Any) -> LawExpr:
+        if isinstance(other, LawExpr):
+            return free_add(self, affine(other, -1))
+        return affine(self, 1, -parameter("shift", other))
+
+    def __rsub__(self, other: Any) -> LawExpr:
+        return affine(self, -1, other)
+
+    def __neg__(self) -> LawExpr:
+        return affine(self, -1)
+
+    def __mul__(self, other: Any) -> LawExpr:
+        return free_mult(self, other) if isinstance(other, LawExpr) else affine(self, other)
+
+    def __rmul__(self, other: Any) -> LawExpr:
+        return affine(self, other)
+
+    def __truediv__(self, other: Any) -> LawExpr:
+        if isinstance(other, LawExpr):
+            raise ValueError("'/' divides a law by a number, not by a law")
+        divisor = parameter("divisor", other)
+        if divisor == 0:
+            raise ValueError("divisor must not be 0")
+        return affine(self, 1 / divisor)
+
+
+@functools.cache
+def _free_law(expr: LawExpr) -> FreeLaw:
+    return expr._build()
+
+
+@functools.cache
+def _cauchy(expr: LawExpr) -> sp.Poly:
+    law = expr.free_law
+    return additive.physical_cauchy_factor(law.cauchy_polynomial, law)
+
+
+def _symbols_of(*values: Any) -> set[sp.Symbol]:
+    out: set[sp.Symbol] = set()
+    for v in values:
+        out |= v.symbols_used() if isinstance(v, LawExpr) else sp.sympify(v).free_symbols
+    return out
+
+
+# ---------------------------------------------------------------------- leaves
+@dataclass(frozen=True, repr=False)
+class MarchenkoPastur(LawExpr):
+    """``MP_c``: the limit law of ``X X^T / m`` for ``X`` an ``n x m`` Gaussian matrix with
+    ``n / m -> c``; mean 1, variance ``c``, Narayana moments, an atom ``1 - 1/c`` at 0 when
+    ``c > 1``."""
+
+    ratio: Number
+
+    def _build(self) -> FreeLaw:
+        return laws.marchenko_pastur(self.ratio)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(self.ratio)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return marchenko_pastur(self.ratio.subs(mapping))
+
+    def _atoms(self) -> Atoms:
+        c = self.ratio
+        return ((sp.Integer(0), 1 - 1 / c),) if c > 1 else ()
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        c = self.ratio
+        lo = (1 - sp.sqrt(c)) ** 2 if is_number(c) and c < 1 else sp.Integer(0)
+        return lo, (1 + sp.sqrt(c)) ** 2
+
+    def __str__(self) -> str:
+        return f"mp({number_text(self.ratio, True)})"
+
+
+@dataclass(frozen=True, repr=False)
+class Semicircle(LawExpr):
+    """``sigma_v``: Wigner's semicircle of variance ``v`` on ``[-2 sqrt v, 2 sqrt v]``."""
+
+    variance: Number
+
+    def _build(self) -> FreeLaw:
+        return additive.semicircle(self.variance)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(self.variance)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return semicircle(self.variance.subs(mapping))
+
+    def _atoms(self) -> Atoms:
+        return ()
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        r = 2 * sp.sqrt(self.variance)
+        return -r, r
+
+    def __str__(self) -> str:
+        return f"semicircle({number_text(self.variance, True)})"
+
+
+@dataclass(frozen=True, repr=False)
+class Atomic(LawExpr):
+    """``sum_i p_i delta_{a_i}``: distinct locations in increasing order, masses in
+    ``(0, 1]`` summing to 1 (:func:`atomic`, :func:`point_mass`)."""
+
+    points: Atoms
+
+    def _build(self) -> FreeLaw:
+        return additive.atomic(self.points)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(*(x for x, _ in self.points))
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> Atomic:
+        return atomic([(x.subs(mapping), p) for x, p in self.points])
+
+    def _atoms(self) -> Atoms:
+        return self.points
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        locations = [x for x, _ in self.points]
+        if len(locations) == 1:
+            return locations[0], locations[0]
+        if any(not is_number(x) for x in locations):
+            return -sp.oo, sp.oo
+        return min(locations), max(locations)
+
+    def __str__(self) -> str:
+        if len(self.points) == 1:
+            return f"point({number_text(self.points[0][0], True)})"
+        pairs = ", ".join(f"({number_text(x, True)}, {number_text(p, True)})"
+                          for x, p in self.points)
+        return f"atoms({pairs})"
+
+
+@dataclass(frozen=True, repr=False)
+class FreePoisson(LawExpr):
+    """``pi(mu, t)``, the compound free Poisson law of rate ``t`` and jump law ``mu``
+    (any expression; atomic in the common case): free cumulants ``kappa_q = t m_q(mu)``;
+    ``mu = delta_1`` is ``pi_t`` (mean ``t``, an atom ``1 - t`` at 0 when ``t < 1``)."""
+
+    rate: Number
+    jump: LawExpr
+
+    def _build(self) -> FreeLaw:
+        if self.jump == _UNIT_JUMP:
+            return laws.free_poisson(self.rate)
+        return laws.compound_free_poisson(self.jump.free_law, self.rate)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(self.rate, self.jump)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_poisson(self.rate.subs(mapping), self.jump._subs(mapping))
+
+    def _atoms(self) -> Atoms:
+        at_zero = sum((p for x, p in self.jump.atoms() if x == 0), sp.Integer(0))
+        mass = 1 - self.rate * (1 - at_zero)
+        return ((sp.Integer(0), mass),) if mass > 0 else ()
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        # X M X^T / n: ||X X^T / n|| -> (1 + sqrt t)^2, M with the jump law
+        reach = (1 + sp.sqrt(self.rate)) ** 2
+        lo, hi = self.jump.bounds()
+        if not (is_number(lo) and is_number(hi)):
+            return -sp.oo, sp.oo
+        return reach * sp.Min(lo, 0), reach * sp.Max(hi, 0)
+
+    def __str__(self) -> str:
+        if self.jump == _UNIT_JUMP:
+            return f"poisson({number_text(self.rate, True)})"
+        return f"poisson({number_text(self.rate, True)}, {self.jump})"
+
+
+_UNIT_JUMP = Atomic(((sp.Integer(1), sp.Integer(1)),))
+
+
+# ---------------------------------------------------------------------- operations
+def _wrapped(expr: LawExpr, compound: tuple[type, ...]) -> str:
+    return f"({expr})" if isinstance(expr, compound) else str(expr)
+
+
+@dataclass(frozen=True, repr=False)
+class Affine(LawExpr):
+    """The law of ``scale X + shift`` (``scale != 0``)."""
+
+    law: LawExpr
+    scale: Number
+    shift: Number
+
+    def _build(self) -> FreeLaw:
+        return laws.affine(self.law.free_law, self.scale, self.shift)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(self.law, self.scale, self.shift)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return affine(self.law._subs(mapping), self.scale.subs(mapping),
+                      self.shift.subs(mapping))
+
+    def _atoms(self) -> Atoms:
+        return tuple((self.scale * x + self.shift, p) for x, p in self.law.atoms())
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        lo, hi = self.law.bounds()
+        a, b = self.scale, self.shift
+        if a.is_positive:
+            return a * lo + b, a * hi + b
+        if a.is_negative:
+            return a * hi + b, a * lo + b
+        return -sp.oo, sp.oo
+
+    def __str__(self) -> str:
+        a, b = self.scale, self.shift
+        inner = _wrapped(self.law, (Affine, FreeAdd, FreeMult))
+        head = inner if a == 1 else f"-{inner}" if a == -1 else f"{number_text(a)}*{inner}"
+        if b == 0:
+            return head
+        if b.is_Rational and b < 0:
+            return f"{head} - {number_text(-b)}"
+        return f"{head} + {number_text(b)}"
+
+
+@dataclass(frozen=True, repr=False)
+class FreeMult(LawExpr):
+    """``factors[0] ⊠ factors[1] ⊠ ...``: S-transforms multiply (theory §3); every factor
+    provably on ``[0, inf)`` with a mean other than 0."""
+
+    factors: tuple[LawExpr, ...]
+
+    def _build(self) -> FreeLaw:
+        return laws.free_mult_conv(*(f.free_law for f in self.factors))
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(*self.factors)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_mult(*(f._subs(mapping) for f in self.factors))
+
+    def _atoms(self) -> Atoms:
+        # Belinschi; Bercovici-Voiculescu: mass max(mu{0}, nu{0}) at 0, and
+        # mu{b} + nu{c} - 1 at bc != 0 when positive
+        out = dict(self.factors[0].atoms())
+        for factor in self.factors[1:]:
+            other = dict(factor.atoms())
+            step = {sp.Integer(0): max(out.get(0, 0), other.get(0, 0))}
+            for b, p in out.items():
+                for c, q in other.items():
+                    if b != 0 and c != 0 and p + q > 1:
+                        step[b * c] = step.get(b * c, 0) + p + q - 1
+            out = step
+        return tuple(out.items())
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        lo, hi = sp.Integer(1), sp.Integer(1)
+        for factor in self.factors:
+            flo, fhi = factor.bounds()
+            lo, hi = lo * flo, hi * fhi
+        return lo, hi
+
+    def __str__(self) -> str:
+        return " * ".join(_wrapped(f, (Affine, FreeAdd)) for f in self.factors)
+
+
+@dataclass(frozen=True, repr=False)
+class FreeAdd(LawExpr):
+    """``terms[0] ⊞ terms[1] ⊞ ...``: R-transforms (free cumulants) add (theory §3)."""
+
+    terms: tuple[LawExpr, ...]
+
+    def _build(self) -> FreeLaw:
+        return additive.free_add_conv(*(t.free_law for t in self.terms))
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(*self.terms)
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return free_add(*(t._subs(mapping) for t in self.terms))
+
+    def _atoms(self) -> Atoms:
+        # Bercovici-Voiculescu: an atom at b + c of mass mu{b} + nu{c} - 1 when positive
+        out = dict(self.terms[0].atoms())
+        for term in self.terms[1:]:
+            step: dict[sp.Expr, sp.Expr] = {}
+            for b, p in out.items():
+                for c, q in term.atoms():
+                    if p + q > 1:
+                        step[b + c] = step.get(b + c, 0) + p + q - 1
+            out = step
+        return tuple(out.items())
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        pairs = [t.bounds() for t in self.terms]
+        return sp.Add(*[lo for lo, _ in pairs]), sp.Add(*[hi for _, hi in pairs])
+
+    def __str__(self) -> str:
+        return " + ".join(f"({t})" if isinstance(t, Affine) and t.shift != 0 else str(t)
+                          for t in self.terms)
+
+
+#: the variable of a pushforward's polynomial in the grammar
+X = sp.Symbol("x")
+
+
+@dataclass(frozen=True, repr=False)
+class Pushforward(LawExpr):
+    """The law of ``phi(X)``, ``phi(x) = c_0 + c_1 x + c_2 x^2`` (``coeffs`` ascending,
+    ``c_2 != 0``)."""
+
+    law: LawExpr
+    coeffs: tuple[Number, Number, Number]
+
+    def _build(self) -> FreeLaw:
+        return additive.quadratic_image(self.law.free_law, self.coeffs)
+
+    def symbols_used(self) -> set[sp.Symbol]:
+        return _symbols_of(self.law, *self.coeffs)
+
+    @property
+    def polynomial(self) -> sp.Expr:
+        return sum((c * X**j for j, c in enumerate(self.coeffs)), sp.Integer(0))
+
+    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+        return pushforward(self.law._subs(mapping), [c.subs(mapping) for c in self.coeffs])
+
+    def _atoms(self) -> Atoms:
+        return tuple((self.polynomial.subs(X, x), p) for x, p in self.law.atoms())
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        lo, hi = self.law.bounds()
+        c0, c1, c2 = self.coeffs
+        if any(not is_number(v) for v in (lo, hi, c0, c1, c2)) or not lo.is_finite:
+            return -sp.oo, sp.oo
+        points = [lo, hi] + [v for v in (-c1 / (2 * c2),) if lo < v < hi]
+        values = [self.polynomial.subs(X, v) for v in points]
+        return min(values), max(values)
+
+    def __str__(self) -> str:
+        return f"pushforward({self.law}, {sp.sstr(self.polynomial).replace('**', '^')})"
+
+
+# ---------------------------------------------------------------------- constructors
+def marchenko_pastur(ratio: Any) -> MarchenkoPastur:
+    """``MP_ratio`` (``ratio > 0``)."""
+    return MarchenkoPastur(parameter("ratio", ratio, POSITIVE))
+
+
+def semicircle(variance: Any) -> Semicircle:
+    """``sigma_variance`` (``variance > 0``)."""
+    return Semicircle(parameter("variance", variance, POSITIVE))
+
+
+def atomic(points: Any) -> Atomic:
+    """``sum_i p_i delta_{a_i}`` from ``((a_1, p_1), ...)``: masses in ``(0, 1]`` summing
+    to 1 (numbers); equal locations are merged, the pairs sorted by location."""
+    try:
+        pairs = [(parameter("location", a), parameter("mass", p, MASS)) for a, p in points]
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and "must" in str(exc):
+            raise
+        raise ValueError(f"atoms must be (location, mass) pairs (got {points!r})") from None
+    if not pairs:
+        raise ValueError("atoms must hold at least one (location, mass) pair")
+    if sum(p for _, p in pairs) != 1:
+        raise ValueError(f"atom masses must sum to 1 (got {sum(p for _, p in pairs)})")
+    merged: dict[sp.Expr, sp.Expr] = {}
+    for a, p in pairs:
+        merged[a] = merged.get(a, sp.Integer(0)) + p
+    keys = sorted(merged, key=lambda a: (not is_number(a), a if is_number(a) else 0, str(a)))
+    return Atomic(tuple((a, merged[a]) for a in keys))
+
+
+def point_mass(location: Any) -> Atomic:
+    """``delta_location``."""
+    return atomic([(location, 1)])
+
+
+def free_poisson(rate: Any, jump: Any = None) -> FreePoisson:
+    """``pi(jump, rate)``: the free Poisson law ``pi_rate`` (``jump`` None: ``delta_1``) or
+    the compound one with jump law ``jump`` (an expression, or ``(location, mass)`` pairs
+    of an atomic law)."""
+    jump_law = (_UNIT_JUMP if jump is None else jump if isinstance(jump, LawExpr)
+                else atomic(jump))
+    return FreePoisson(parameter("rate", rate, POSITIVE), jump_law)
+
+
+def affine(law: LawExpr, scale: Any = 1, shift: Any = 0) -> LawExpr:
+    """The law of ``scale X + shift`` for ``X ~ law`` (``scale != 0``); nested affine maps
+    compose, the identity returns ``law``."""
+    _check_law("law", law)
+    a, b = parameter("scale", scale), parameter("shift", shift)
+    if a == 0:
+        raise ValueError("scale must not be 0")
+    if isinstance(law, Affine):
+        law, a, b = law.law, a * law.scale, a * law.shift + b
+    if a == 1 and b == 0:
+        return law
+    return Affine(law, a, b)
+
+
+def dilation(law: LawExpr, scale: Any) -> LawExpr:
+    """``D_scale law``, the law of ``scale X``."""
+    return affine(law, scale, 0)
+
+
+def free_mult(*factors: LawExpr) -> FreeMult:
+    """``factors[0] ⊠ factors[1] ⊠ ...``: every factor provably on ``[0, inf)`` (the
+    product ``sqrt(A) B sqrt(A)`` of free positive matrices), none of mean 0. With symbolic
+    parameters a factor whose sign cannot be decided is accepted; :meth:`LawExpr.subs`
+    checks it again at numbers."""
+    flat = _flatten("free_mult", factors, FreeMult, "factors")
+    for k, factor in enumerate(flat, start=1):
+        lo = factor.bounds()[0]
+        undecided = bool(factor.parameters) and (lo == -sp.oo or lo.is_negative is not True)
+        if not (_nonneg(lo) or undecided):
+            raise ValueError(f"free_mult: factor {k} ({factor}) is not provably supported on "
+                             "[0, inf); ⊠ needs laws on [0, inf)")
+        if factor.mean == 0:
+            raise ValueError(f"free_mult: factor {k} ({factor}) has mean 0 (it is delta_0)")
+    return FreeMult(flat)
+
+
+def free_add(*terms: LawExpr) -> FreeAdd:
+    """``terms[0] ⊞ terms[1] ⊞ ...``: the law of a sum of free variables."""
+    return FreeAdd(_flatten("free_add", terms, FreeAdd, "terms"))
+
+
+def pushforward(law: LawExpr, coeffs: Any) -> LawExpr:
+    """The law of ``phi(X)``, ``phi(x) = sum_j coeffs[j] x^j`` (ascending), of degree 1
+    (an affine map) or 2; higher degrees are not derived yet (ValueError)."""
+    _check_law("law", law)
+    cs = [parameter(f"coefficient {j}", c) for j, c in enumerate(coeffs)]
+    while cs and cs[-1] == 0:
+        cs.pop()
+    if len(cs) == 2:
+        return affine(law, cs[1], cs[0])
+    if len(cs) != 3:
+        raise ValueError(f"pushforward needs a polynomial of degree 1 or 2 (got degree "
+                         f"{len(cs) - 1}; higher degrees are not derived yet)")
+    return Pushforward(law, (cs[0], cs[1], cs[2]))
+
+
+def _check_law(name: str, law: Any) -> None:
+    if not isinstance(law, LawExpr):
+        raise ValueError(f"{name} must be a law of freege.algebra (got {law!r})")
+
+
+def _flatten(what: str, items: tuple[Any, ...], kind: type, name: str) -> tuple[LawExpr, ...]:
+    if len(items) < 2:
+        raise ValueError(f"{what} needs at least two laws")
+    flat: list[LawExpr] = []
+    for item in items:
+        _check_law(name, item)
+        flat.extend(item.factors if kind is FreeMult and isinstance(item, FreeMult) else
+                    item.terms if kind is FreeAdd and isinstance(item, FreeAdd) else (item,))
+    return tuple(flat)

@@ -1,0 +1,173 @@
+"""The text form of the law algebra: a small whitelisted grammar, read without ``eval``
+(docs/algebra.md).
+
+::
+
+    expr   := term (("+" | "-") term)*        law + law: ⊞;  law + number: a shift
+    term   := factor (("*" | "/") factor)*    law * law: ⊠;  number * law: a dilation
+    factor := ("-" | "+") factor | "(" expr ")" | number | name | call
+    call   := "mp(" ratio ")" | "semicircle(" variance ")" | "point(" location ")"
+            | "atoms(" "(" location "," mass ")" ("," "(" location "," mass ")")* ")"
+            | "poisson(" rate ["," expr] ")" | "pushforward(" expr "," polynomial ")"
+
+Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``);
+names are the parameter symbols of :data:`freege.algebra.expressions.SYMBOLS`; the
+polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for powers. The text is
+read by :func:`ast.parse` and every node checked against a whitelist; anything else is a
+one-line ValueError naming the offending token.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import sympy as sp
+
+from freege.algebra import expressions as ex
+from freege.algebra.expressions import LawExpr
+
+#: the longest expression text read
+MAX_LENGTH = 2000
+#: the deepest nesting of operations read
+MAX_DEPTH = 60
+FUNCTIONS = ("mp", "semicircle", "point", "atoms", "poisson", "pushforward")
+
+
+class _Reader:
+    """One reading of ``text``: evaluates the whitelisted syntax tree."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def fail(self, node: ast.AST | None, what: str) -> ValueError:
+        token = ast.get_source_segment(self.text, node) if node is not None else None
+        where = f" at column {node.col_offset + 1}" if node is not None else ""
+        shown = f" {token!r}" if token else ""
+        return ValueError(f"expression: {what}{shown}{where}")
+
+    def value(self, node: ast.AST, depth: int = 0, polynomial: bool = False) -> Any:
+        """A LawExpr, or an exact sympy number/expression."""
+        if depth > MAX_DEPTH:
+            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels at")
+        if isinstance(node, ast.Constant):
+            return self.number(node)
+        if isinstance(node, ast.Name):
+            if polynomial and node.id == "x":
+                return ex.X
+            if node.id in ex.SYMBOLS:
+                return ex.SYMBOLS[node.id]
+            raise self.fail(node, "unknown name")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            inner = self.value(node.operand, depth + 1, polynomial)
+            return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, depth, polynomial)
+        if isinstance(node, ast.Call) and not polynomial:
+            return self.call(node, depth)
+        raise self.fail(node, "unexpected")
+
+    def number(self, node: ast.Constant) -> sp.Expr:
+        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
+            raise self.fail(node, "not a number:")
+        return ex.parameter("number", ast.get_source_segment(self.text, node) or "")
+
+    def binary(self, node: ast.BinOp, depth: int, polynomial: bool) -> Any:
+        left = self.value(node.left, depth + 1, polynomial)
+        right = self.value(node.right, depth + 1, polynomial)
+        laws = isinstance(left, LawExpr), isinstance(right, LawExpr)
+        op = node.op
+        if isinstance(op, ast.Pow):
+            if not polynomial or any(laws) or not (right.is_Integer and 0 <= right <= 2):
+                raise self.fail(node, "'^' raises x to the power 0, 1 or 2 in pushforward's "
+                                "polynomial only:")
+            return left**right
+        if not isinstance(op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+            raise self.fail(node, "unexpected operator in")
+        if isinstance(op, ast.Div) and laws[1]:
+            raise self.fail(node.right, "'/' divides by a number, not by the law")
+        if not any(laws):
+            if isinstance(op, ast.Div) and right == 0:
+                raise self.fail(node.right, "division by zero:")
+            result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
+                      ast.Div: lambda a, b: a / b}[type(op)](left, right)
+            return sp.expand(result) if polynomial else result
+        try:
+            if isinstance(op, ast.Add):
+                return left + right if laws[0] else right + left
+            if isinstance(op, ast.Sub):
+                return left - right if laws[0] else right.__rsub__(left)
+            if isinstance(op, ast.Mult):
+                return left * right if laws[0] else right.__rmul__(left)
+            return left / right
+        except ValueError as exc:
+            raise self.fail(node, f"{exc}; in") from None
+
+    def call(self, node: ast.Call, depth: int) -> LawExpr:
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name not in FUNCTIONS:
+            raise self.fail(node.func, f"unknown function (one of {', '.join(FUNCTIONS)}):")
+        if node.keywords:
+            raise self.fail(node.keywords[0].value, "keyword arguments are not read:")
+        args = node.args
+        try:
+            if name == "atoms":
+                return ex.atomic([self.pair(a, depth) for a in args])
+            if name == "poisson" and len(args) == 2:
+                jump = self.value(args[1], depth + 1)
+                if not isinstance(jump, LawExpr):
+                    raise self.fail(args[1], "poisson's second argument is its jump law:")
+                return ex.free_poisson(self.scalar(args[0], depth), jump)
+            if name == "pushforward" and len(args) == 2:
+                law = self.value(args[0], depth + 1)
+                if not isinstance(law, LawExpr):
+                    raise self.fail(args[0], "pushforward needs a law first:")
+                poly = sp.Poly(self.value(args[1], depth + 1, polynomial=True), ex.X)
+                return ex.pushforward(law, list(reversed(poly.all_coeffs())))
+            if len(args) != 1 or name == "pushforward":
+                raise self.fail(node, f"{name} takes {self.arity(name)}:")
+            build = {"mp": ex.marchenko_pastur, "semicircle": ex.semicircle,
+                     "point": ex.point_mass, "poisson": ex.free_poisson}[name]
+            return build(self.scalar(args[0], depth))
+        except ValueError as exc:
+            if str(exc).startswith("expression:"):
+                raise
+            raise self.fail(node, f"{exc}; in") from None
+
+    @staticmethod
+    def arity(name: str) -> str:
+        return {"poisson": "a rate and optionally a jump law",
+                "pushforward": "a law and a polynomial in x"}.get(name, "one number")
+
+    def scalar(self, node: ast.AST, depth: int) -> sp.Expr:
+        value = self.value(node, depth + 1)
+        if isinstance(value, LawExpr):
+            raise self.fail(node, "expected a number, not the law")
+        return value
+
+    def pair(self, node: ast.AST, depth: int) -> tuple[sp.Expr, sp.Expr]:
+        if not isinstance(node, ast.Tuple) or len(node.elts) != 2:
+            raise self.fail(node, "atoms takes (location, mass) pairs, not")
+        return self.scalar(node.elts[0], depth), self.scalar(node.elts[1], depth)
+
+
+def parse(text: str) -> LawExpr:
+    """The law written ``text`` in the grammar of the module docstring, e.g.
+    ``"mp(1/2) * mp(1/2)"``, ``"semicircle(1) + mp(1/2)"``, ``"2*mp(1) + 3"``."""
+    if not isinstance(text, str):
+        raise ValueError(f"expression must be a string (got {type(text).__name__})")
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"expression: longer than {MAX_LENGTH} characters")
+    source = text.replace("^", "**").strip()
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        offset = exc.offset or 1
+        near = source[max(offset - 1, 0):offset + 9] or "end of text"
+        raise ValueError(f"expression: cannot read {near!r} at column {offset}") from None
+    except (RecursionError, MemoryError):
+        raise ValueError(f"expression: nested deeper than {MAX_DEPTH} levels") from None
+    result = _Reader(source).value(tree.body)
+    if not isinstance(result, LawExpr):
+        raise ValueError(f"expression: {text!r} is a number, not a law")
+    return result

@@ -1,0 +1,64 @@
+"""Random expressions of the law algebra for property tests (hypothesis): small exact
+parameters whose random-matrix models are exact at sizes divisible by 8 (masses in
+quarters, rates and ratios in {1/4, 1/2, 1, 2}), trees of depth <= 3."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+from hypothesis import strategies as st
+
+from freege import algebra
+
+RATIOS = (F(1, 4), F(1, 2), 1, 2)
+RATES = (F(1, 2), 1, 2)
+VARIANCES = (F(1, 4), 1, 2)
+LOCATIONS = (-1, 0, 1, 3)
+MASSES = ((F(1, 4), F(3, 4)), (F(1, 2), F(1, 2)))
+
+
+@st.composite
+def jump_laws(draw):
+    first, second = draw(st.lists(st.sampled_from(LOCATIONS), min_size=2, max_size=2,
+                                  unique=True))
+    p, q = draw(st.sampled_from(MASSES))
+    return algebra.atomic([(first, p), (second, q)])
+
+
+def leaves():
+    return st.one_of(
+        st.sampled_from(RATIOS).map(algebra.marchenko_pastur),
+        st.sampled_from(VARIANCES).map(algebra.semicircle),
+        st.sampled_from((-1, F(1, 2), 2)).map(algebra.point_mass),
+        jump_laws(),
+        st.sampled_from(RATES).map(algebra.free_poisson),
+        st.tuples(st.sampled_from(RATES), jump_laws()).map(lambda a: algebra.free_poisson(*a)),
+    )
+
+
+def positive(law):
+    """``law`` when it may enter ``⊠``, else the law of its square (plus 1 for delta_0)."""
+    if not law.is_positive:
+        law = algebra.pushforward(law, [0, 0, 1])
+    return law + 1 if law.mean == 0 else law
+
+
+@st.composite
+def expressions(draw, depth=3):
+    """A random expression of at most ``depth`` operations from root to leaf."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(leaves())
+    kind = draw(st.sampled_from(("affine", "add", "mult", "push", "poisson")))
+    child = draw(expressions(depth=depth - 1))
+    if kind == "poisson":
+        return algebra.free_poisson(draw(st.sampled_from(RATES)), child)
+    if kind == "affine":
+        return algebra.affine(child, draw(st.sampled_from((-2, F(1, 2), 2))),
+                              draw(st.sampled_from((-1, 0, 3))))
+    if kind == "push":
+        return algebra.pushforward(child, [draw(st.sampled_from((0, 1))),
+                                           draw(st.sampled_from((-1, 0, 2))), 1])
+    other = draw(expressions(depth=depth - 1))
+    if kind == "add":
+        return algebra.free_add(child, other)
+    return algebra.free_mult(positive(child), positive(other))
