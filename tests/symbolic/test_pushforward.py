@@ -30,15 +30,20 @@ def pi_t_integral(f, t):
 
     The density ``sqrt((x - l)(r - x)) / (2 pi x)`` on ``[l, r] = [(1 -+ sqrt t)^2]`` is
     integrated in ``x = mid + half cos(u)``, which makes the integrand smooth, by
-    ``mpmath.quad`` (tanh-sinh, interval split in four) at the current working precision.
+    ``mpmath.quad`` (tanh-sinh, interval split in four) at the current working precision;
+    the factor ``(x - l)/x`` is taken as 1 when ``l = 0`` (``t = 1``), so no node divides
+    by zero whatever nodes earlier quadratures left in mpmath's cache.
     """
     root = mpmath.sqrt(t)
     left, right = (1 - root) ** 2, (1 + root) ** 2
     mid, half = (left + right) / 2, (right - left) / 2
 
     def integrand(u):
+        # (half sin u)^2 = (x - left)(right - x); at t = 1 the left edge is 0 and the
+        # ratio (x - left)/x is exactly 1 (a node can round onto x = 0).
         x = mid + half * mpmath.cos(u)
-        return (half * mpmath.sin(u)) ** 2 / (2 * mpmath.pi * x) * f(x)
+        ratio = 1 if left == 0 else (x - left) / x
+        return ratio * (right - x) / (2 * mpmath.pi) * f(x)
 
     total = mpmath.quad(integrand, mpmath.linspace(0, mpmath.pi, 5))
     return total + (1 - t) * f(mpmath.mpf(0)) if t < 1 else total
