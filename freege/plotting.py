@@ -149,11 +149,13 @@ def finish(ax: Any, path: str | None) -> Any:
 
 
 def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass",
-                color: str = ATOM_COLOR, offset: int = 0) -> Any:
+                color: str = ATOM_COLOR, offset: int = 0, *, annotate: bool = True) -> Any:
     """Draw each atom ``{location: mass}`` as a marked spike whose height is its mass, on a
     twin "atom mass" axis from 0 to 1 (shared by later calls on the same ``ax``), labelled
-    ``"{label} M at x = X"``. ``offset`` (points) moves the label down, to stack the labels
-    of several spike sets. Returns the mass axis."""
+    ``"{label} M at x = X"``: beside the spike's top (``annotate``; ``offset`` points
+    stack the labels of several spike sets, away from the x-axis, so a small mass never
+    puts its label over the tick labels), or only in the legend (``annotate=False``:
+    :func:`legend` collects it). Returns the mass axis."""
     mass_ax = getattr(ax, "_freege_mass_axis", None)
     if mass_ax is None:
         mass_ax = ax.twinx()
@@ -163,14 +165,33 @@ def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass"
         ax._freege_mass_axis = mass_ax
     for at, mass in atoms.items():
         at, mass = float(at), float(mass)
+        text = f"{label} {mass:.4g} at x = {at:g}"
         mass_ax.vlines(at, 0, mass, color=color, lw=2)
-        mass_ax.plot([at], [mass], "v", color=color, ms=7)
-        mass_ax.annotate(
-            f"{label} {mass:.4g} at x = {at:g}", (at, mass), textcoords="offset points",
-            xytext=(8, -4 - offset), color=color, fontsize=8, va="top",
-            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
-        )
+        mass_ax.plot([at], [mass], "v", color=color, ms=7, ls="none",
+                     label=None if annotate else text)
+        if annotate:
+            # below the top of a tall spike, above the top of a short one: inside the axes
+            up = mass < 0.5
+            mass_ax.annotate(
+                text, (at, mass), textcoords="offset points",
+                xytext=(8, 6 + offset if up else -4 - offset), color=color, fontsize=8,
+                va="bottom" if up else "top",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
+            )
     return mass_ax
+
+
+def legend(ax: Any, **kwargs: Any) -> Any:
+    """The legend of ``ax`` with the entries of its atom-mass axis (:func:`atom_spikes`)
+    after its own, drawn above both."""
+    handles, labels = ax.get_legend_handles_labels()
+    mass_ax = getattr(ax, "_freege_mass_axis", None)
+    if mass_ax is not None:
+        more, names = mass_ax.get_legend_handles_labels()
+        handles, labels = handles + more, labels + names
+        mass_ax.set_zorder(ax.get_zorder() - 1)  # the legend of ax over the spikes
+        ax.patch.set_visible(False)
+    return ax.legend(handles, labels, **kwargs)
 
 
 def density_limit(values: Sequence[float] | np.ndarray, xs: Sequence[float] | None = None,

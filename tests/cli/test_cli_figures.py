@@ -14,6 +14,7 @@ pytest.importorskip("matplotlib")
 
 from freege import plotting  # noqa: E402
 from tests.cli.helpers import bad, run_cli  # noqa: E402
+from tests.figure_checks import clear_of_the_x_axis  # noqa: E402
 from tests.validation.stores import write_store  # noqa: E402
 
 SMALL = ["--n", "48", "--h", "3", "--dk", "8", "--do", "40", "--draws", "2",
@@ -31,6 +32,8 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "reproduce temperature": (["reproduce", "temperature", "--betas", "0.5", "1", "--quiet"],
                               ".pdf"),
     "sweep-report": (["sweep-report", "STORE"], ".svg"),
+    "chain, limit with an atom": (["chain", "--n", "64", "--h", "2", "--dk", "16", "--do", "64",
+                                   "--draws", "2", "--quiet"], ".png"),
 }
 
 
@@ -84,6 +87,7 @@ def test_cli_figure_follows_the_house_style(capsys, monkeypatch, tmp_path, store
         assert ax.get_xscale() == "log"
         (curve,) = [line for line in ax.get_lines() if "density" in line.get_label()]
         assert ax.get_ylim()[1] >= curve.get_ydata().max()  # the interior peak is not cut
+    clear_of_the_x_axis(fig)
     data = target.read_bytes()
     if suffix == ".svg":  # text kept as text (svg.fonttype none), not outlines
         assert b"<text" in data
@@ -128,3 +132,30 @@ def test_a_log_axis_cannot_show_an_atom(capsys, tmp_path):
     err = bad(capsys, *argv, "--plot", str(tmp_path / "x.png"), "--xscale", "log")
     assert "--xscale log needs a support above 0 and no atom" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_chain_figure_calls_atoms_what_the_theory_calls_atoms(capsys, monkeypatch, tmp_path):
+    """``chain --plot`` at h dV = dO = n: the limit has no atom, while the centred steps
+    have an eigenvalue at rounding level; it stays in the histogram, counted in the legend,
+    with no atom spike or label. At h dV = n / 2 the limit has an atom of mass 1/2, and
+    every step's zeros are a spike of that height, labelled in the legend only."""
+    fig, _ = _render(capsys, monkeypatch, tmp_path,
+                     ["chain", "--n", "96", "--h", "4", "--dk", "24", "--do", "96",
+                      "--draws", "2", "--quiet"], ".png")
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    (note,) = [t for t in texts if "kept in the first bin" in t]
+    assert "the limit has no atom" in note and " of 96 in 1 sqrt(n) A^perp" in note
+    assert not any("fraction" in t or "mass" in t for t in texts), texts
+    assert sum(len(a.texts) for a in fig.axes) == 0
+    clear_of_the_x_axis(fig)
+    fig, _ = _render(capsys, monkeypatch, tmp_path, COMMANDS["chain, limit with an atom"][0],
+                     ".png")
+    ax = next(a for a in fig.axes if hasattr(a, "_freege_mass_axis"))
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    spikes = [t for t in texts if t.endswith("at x = 0")]
+    assert len(spikes) == 7 and spikes[-1] == "limit: mass 0.5 at x = 0", spikes
+    heights = [float(seg[1, 1]) for c in ax._freege_mass_axis.collections
+               for seg in c.get_segments()]
+    assert heights == [0.5] * 7  # h dV = 32 of 64: rank n/2 at every step
+    assert len(ax._freege_mass_axis.texts) == 0
