@@ -188,3 +188,15 @@ def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         plotting.save(ax.figure, tmp_path / "x.svg")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("low", "high"), [(60.0, 205.0), (0.35, 4.7), (64.0, 72.0),
+                                           (0.0113, 0.0141), (1e-3, 5.0), (1e-30, 1.0)])
+def test_log_tick_values_label_enough_of_any_range(low, high):
+    """At least 4 labelled ticks inside the range (n = 64 ... 192 got only 100 and 200),
+    at values of at most 3 significant digits; a very wide range gets at most 9."""
+    ticks = plotting.log_tick_values(low, high)
+    assert 4 <= len(ticks) <= 9 and all(low <= t <= high for t in ticks), ticks
+    assert ticks == sorted(set(ticks))
+    assert all(len(f"{t:.6g}".lstrip("0.").replace(".", "").split("e")[0]) <= 3
+               for t in ticks), ticks  # 1-2-5-like values: at most 3 significant digits
