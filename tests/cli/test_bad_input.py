@@ -166,11 +166,12 @@ def test_closed_stdout_is_one_line():
 @pytest.mark.slow
 def test_closed_pipe_exits_quietly():
     """``freege ... | head -c 1``: the reader is gone before the output is written (the
-    deterministic form of head exiting early); no traceback, no message, exit 1."""
+    deterministic form of head exiting early); no traceback, no message, exit 1 (``--quiet``:
+    a cold derivation past 3 s would otherwise show its progress)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = _freege(["derive", "cauchy", "--case", "mha-tied", "--format", "json"],
+        proc = _freege(["derive", "cauchy", "--case", "mha-tied", "--format", "json", "--quiet"],
                        capture=False, stdout=write_end, stderr=subprocess.PIPE)
     finally:
         os.close(write_end)
