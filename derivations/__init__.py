@@ -1,7 +1,9 @@
 """Derivation documents: scripts that call :mod:`freege.symbolic` and write committed
 Markdown (with LaTeX), each result labelled with the `docs/theory.md` section it establishes.
 
-``python -m freege.derivations`` regenerates every document;
+``python -m freege.derivations`` regenerates every document in a source checkout (the
+committed ``derivations/*.md``); anywhere else (an installed freege, whose copies in
+site-packages are package data) it refuses unless ``--out DIR`` names where to write.
 ``python -m freege.derivations --check`` exits 1 listing the documents that differ from a
 fresh regeneration (the test ``tests/test_derivations_up_to_date.py`` does the same in
 memory); both print one progress line per document on stderr.
@@ -22,9 +24,17 @@ DOCUMENTS: tuple[str, ...] = ("moments", "tied_kv", "ridge", "cauchy")
 FOLDER = Path(__file__).resolve().parent
 
 
-def document_path(name: str) -> Path:
-    """Where document ``name`` is committed: ``derivations/<name>.md``."""
-    return FOLDER / f"{name}.md"
+def in_source_checkout(folder: Path | None = None) -> bool:
+    """Whether ``folder`` (default: this package's) is the ``derivations/`` folder of a
+    source checkout: beside a ``pyproject.toml`` and the ``freege/`` package. An installed
+    freege holds it inside ``freege/`` (``site-packages/freege/derivations``)."""
+    root = (FOLDER if folder is None else folder).parent
+    return (root / "pyproject.toml").is_file() and (root / "freege" / "__init__.py").is_file()
+
+
+def document_path(name: str, folder: Path | None = None) -> Path:
+    """Where document ``name`` is committed: ``derivations/<name>.md`` (or in ``folder``)."""
+    return (FOLDER if folder is None else folder) / f"{name}.md"
 
 
 def render(name: str) -> str:
@@ -45,11 +55,12 @@ def stale(names: tuple[str, ...] = DOCUMENTS) -> list[str]:
     return out
 
 
-def write(names: tuple[str, ...] = DOCUMENTS) -> list[Path]:
-    """Regenerate and write the documents; returns their paths."""
+def write(names: tuple[str, ...] = DOCUMENTS, folder: Path | None = None) -> list[Path]:
+    """Regenerate and write the documents (into ``folder``, default the committed ones'
+    folder); returns their paths."""
     paths = []
     for name in names:
-        path = document_path(name)
+        path = document_path(name, folder)
         path.write_text(render(name), encoding="utf-8")
         paths.append(path)
     return paths

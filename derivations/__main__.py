@@ -1,21 +1,37 @@
-"""``python -m freege.derivations [--check] [NAME ...]``: regenerate the derivation documents, or
-with ``--check`` exit 1 listing the stale ones (see :mod:`derivations`)."""
+"""``python -m freege.derivations [--check] [--out DIR] [NAME ...]``: regenerate the derivation
+documents (in a source checkout, or into ``--out DIR``), or with ``--check`` exit 1 listing
+the stale ones (see :mod:`derivations`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from freege.derivations import DOCUMENTS, stale, write
+from freege import derivations as documents
+from freege.derivations import DOCUMENTS, in_source_checkout, stale, write
+
+PROG = "python -m freege.derivations"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m freege.derivations", description=__doc__)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"documents to process (default: all of {', '.join(DOCUMENTS)})")
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 if a committed document is stale")
+    parser.add_argument("--out", metavar="DIR", default=None,
+                        help="write the documents into this existing folder (needed outside "
+                        "a source checkout)")
     args = parser.parse_args(argv)
+    out = None if args.out is None else Path(args.out)
+    if args.check and out is not None:
+        return _refuse("--check compares the committed documents; it takes no --out")
+    if out is not None and not out.is_dir():
+        return _refuse(f"--out {args.out!r} is not an existing folder")
+    if not args.check and out is None and not in_source_checkout():
+        return _refuse(f"{documents.FOLDER} is an installed copy, not a source checkout; "
+                       "run it from a clone of the repository, or give --out DIR")
     unknown = sorted(set(args.names) - set(DOCUMENTS))
     if unknown:
         parser.error(f"unknown document(s) {', '.join(unknown)}; known: {', '.join(DOCUMENTS)}")
@@ -27,12 +43,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{number}/{len(names)}] {verb} derivations/{name}.md", file=sys.stderr,
               flush=True)
         if not args.check:
-            print(f"wrote {write((name,))[0].name}")
+            print(f"wrote {write((name,), out)[0]}")
         elif stale((name,)):
             old.append(name)
             print(f"stale: derivations/{name}.md (run python -m freege.derivations)",
                   file=sys.stderr)
     return 1 if old else 0
+
+
+def _refuse(message: str) -> int:
+    """Bad input: one line on stderr, exit 2, nothing written."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

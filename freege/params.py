@@ -129,6 +129,8 @@ X_MAX = Fraction(10**300)
 #: exact at any order; this bounds run time: order 12 of ``mha-tied`` takes under a minute
 #: cold, normalized or not); here, sympy-free, for the CLI's help
 MAX_ORDER = 12
+#: how ``freege derive`` writes an exact result (:mod:`freege.symbolic.forms`), default first
+DERIVE_FORMS: tuple[str, ...] = ("collected", "factored", "expanded")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ carry labels with symbols, legends name the quantity, reference lines are labell
 from __future__ import annotations
 
 import functools
+import math
 import os
 import tempfile
 import textwrap
@@ -39,6 +40,8 @@ TITLE_WIDTH = 72
 ATOM_COLOR = "C3"
 #: the house style sheet (package data)
 STYLE = Path(__file__).with_name("freege.mplstyle")
+#: a curve of more points than this is drawn without markers (:func:`curves`)
+DENSE = 30
 #: markers of successive series (with the style's colours: distinguishable in grey too)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 #: the matrix of each theory §4 case, as figure text (mathtext)
@@ -148,12 +151,65 @@ def finish(ax: Any, path: str | None) -> Any:
     return ax
 
 
+#: labelled ticks a log axis gets at least (:func:`log_ticks`), when its range allows
+LOG_TICKS_LEAST = 4
+#: the mantissas tried per decade, sparsest first (:func:`log_tick_values`)
+LOG_MANTISSAS = ((1,), (1, 2, 5), (1, 2, 3, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9))
+
+
+def log_tick_values(low: float, high: float, least: int = LOG_TICKS_LEAST) -> list[float]:
+    """Labelled tick values of a log axis over ``[low, high]`` (``0 < low < high``): the
+    sparsest of ``1``, ``1, 2, 5``, ``1, 2, 3, 5`` and ``1..9`` per decade that puts at
+    least ``least`` ticks in the range (every ``k``-th decade when even powers of ten alone
+    are more than 8); a range too narrow for that (``64..72``) gets the ticks of a linear
+    axis, 1, 2, 2.5 or 5 times a power of ten apart, at least ``least``."""
+    if not 0 < low < high:
+        raise ValueError(f"a log axis needs 0 < low < high (got {low!r}, {high!r})")
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    if last - first > 8:
+        step = math.ceil((last - first) / 8)
+        return [10.0**e for e in range(first, last + 1, step) if low <= 10.0**e <= high]
+    for mantissas in LOG_MANTISSAS:
+        ticks = [m * 10.0**e for e in range(first, last + 1) for m in mantissas
+                 if low <= m * 10.0**e <= high]
+        if len(ticks) >= least:
+            return ticks
+    raw = (high - low) / least
+    power = math.floor(math.log10(raw))
+    spacing = max(f * 10.0**power for f in (1, 2, 2.5, 5) if f * 10.0**power <= raw)
+    start = math.ceil(low / spacing)
+    return [round(k * spacing, 3 - power)
+            for k in range(start, math.floor(high / spacing * (1 + 1e-12)) + 1)]
+
+
+def log_ticks(axis: Any, least: int = LOG_TICKS_LEAST) -> None:
+    """Label enough ticks on the log-scaled matplotlib ``axis`` (an ``ax.xaxis`` or
+    ``ax.yaxis``), whatever its range once drawn: :func:`log_tick_values` as plain numbers
+    (``64``, ``0.5``, not ``6.4x10^1``), unlabelled minor ticks at 1..9 per decade."""
+    from matplotlib.ticker import FuncFormatter, Locator, LogLocator, NullFormatter
+
+    class Labelled(Locator):
+        def __call__(self) -> list[float]:
+            return self.tick_values(*self.axis.get_view_interval())
+
+        def tick_values(self, vmin: float, vmax: float) -> list[float]:
+            low, high = sorted((vmin, vmax))
+            return log_tick_values(max(low, high * 1e-300), high, least) if high > 0 else []
+
+    axis.set_major_locator(Labelled())
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.6g}"))
+    axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(1, 10))))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass",
-                color: str = ATOM_COLOR, offset: int = 0) -> Any:
+                color: str = ATOM_COLOR, offset: int = 0, *, annotate: bool = True) -> Any:
     """Draw each atom ``{location: mass}`` as a marked spike whose height is its mass, on a
     twin "atom mass" axis from 0 to 1 (shared by later calls on the same ``ax``), labelled
-    ``"{label} M at x = X"``. ``offset`` (points) moves the label down, to stack the labels
-    of several spike sets. Returns the mass axis."""
+    ``"{label} M at x = X"``: beside the spike's top (``annotate``; ``offset`` points
+    stack the labels of several spike sets, away from the x-axis, so a small mass never
+    puts its label over the tick labels), or only in the legend (``annotate=False``:
+    :func:`legend` collects it). Returns the mass axis."""
     mass_ax = getattr(ax, "_freege_mass_axis", None)
     if mass_ax is None:
         mass_ax = ax.twinx()
@@ -163,14 +219,33 @@ def atom_spikes(ax: Any, atoms: Mapping[float, float], label: str = "atom: mass"
         ax._freege_mass_axis = mass_ax
     for at, mass in atoms.items():
         at, mass = float(at), float(mass)
+        text = f"{label} {mass:.4g} at x = {at:g}"
         mass_ax.vlines(at, 0, mass, color=color, lw=2)
-        mass_ax.plot([at], [mass], "v", color=color, ms=7)
-        mass_ax.annotate(
-            f"{label} {mass:.4g} at x = {at:g}", (at, mass), textcoords="offset points",
-            xytext=(8, -4 - offset), color=color, fontsize=8, va="top",
-            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
-        )
+        mass_ax.plot([at], [mass], "v", color=color, ms=7, ls="none",
+                     label=None if annotate else text)
+        if annotate:
+            # below the top of a tall spike, above the top of a short one: inside the axes
+            up = mass < 0.5
+            mass_ax.annotate(
+                text, (at, mass), textcoords="offset points",
+                xytext=(8, 6 + offset if up else -4 - offset), color=color, fontsize=8,
+                va="bottom" if up else "top",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
+            )
     return mass_ax
+
+
+def legend(ax: Any, **kwargs: Any) -> Any:
+    """The legend of ``ax`` with the entries of its atom-mass axis (:func:`atom_spikes`)
+    after its own, drawn above both."""
+    handles, labels = ax.get_legend_handles_labels()
+    mass_ax = getattr(ax, "_freege_mass_axis", None)
+    if mass_ax is not None:
+        more, names = mass_ax.get_legend_handles_labels()
+        handles, labels = handles + more, labels + names
+        mass_ax.set_zorder(ax.get_zorder() - 1)  # the legend of ax over the spikes
+        ax.patch.set_visible(False)
+    return ax.legend(handles, labels, **kwargs)
 
 
 def density_limit(values: Sequence[float] | np.ndarray, xs: Sequence[float] | None = None,
@@ -196,12 +271,13 @@ def density_limit(values: Sequence[float] | np.ndarray, xs: Sequence[float] | No
     return 1.5 * typical
 
 
-def _mark_off_scale(ax: Any, xs: np.ndarray, pdf: np.ndarray, top: float) -> None:
-    """A marker at the top of the axes where the density leaves it, labelled with its
-    largest value on the grid."""
+def _mark_off_scale(ax: Any, xs: np.ndarray, pdf: np.ndarray, top: float,
+                    name: str = r"$\rho$") -> None:
+    """A marker at the top of the axes where the density ``name`` leaves it, labelled with
+    its largest value on the grid."""
     k = int(np.nanargmax(np.where(np.isfinite(pdf), pdf, -np.inf)))
     ax.plot([xs[k]], [top], marker="^", color="C0", ms=7, clip_on=False, ls="none",
-            label=rf"off scale: $\rho$ up to {pdf[k]:.3g} at $x$ = {xs[k]:.3g}")
+            label=rf"off scale: {name} up to {pdf[k]:.3g} at $x$ = {xs[k]:.3g}")
 
 
 @styled
@@ -221,29 +297,41 @@ def density(
     as a marked spike labelled with its mass (:func:`atom_spikes`: its height is the mass,
     read on the right-hand axis, since an atom has no density). ``edges``: the support
     intervals, drawn as dotted lines. A peak cut by :func:`density_limit` is marked with
-    its value. ``xscale``: ``linear`` or ``log``. Written to ``path`` when given, drawn
-    into ``ax`` when given; returns the axes."""
+    its value. ``xscale``: ``linear`` draws ``rho(x)``; ``log`` draws ``x rho(x)``, the
+    density per unit of ``ln x``, so that on the log axis too the area under the curve is
+    probability (``rho`` itself would inflate the part at small ``x``). Written to
+    ``path`` when given, drawn into ``ax`` when given; returns the axes."""
     if path is not None:
         check_target(path)
+    if xscale not in ("linear", "log"):
+        raise ValueError(f"xscale must be 'linear' or 'log' (got {xscale!r})")
     ax = new_axes(ax)
     x, y = np.asarray(xs, dtype=float), np.asarray(pdf, dtype=float)
-    ax.plot(x, y, color="C0", lw=1.5, label=r"density $\rho(x)$ of the continuous part")
+    log = xscale == "log"
+    if log:
+        y = x * y
+    name = r"$x\,\rho(x)$" if log else r"$\rho(x)$"
+    ax.plot(x, y, color="C0", lw=1.5, label=(
+        rf"{name} of the continuous part (per unit $\ln x$: area = probability)" if log
+        else rf"density {name} of the continuous part"))
     ax.fill_between(x, y, color="C0", alpha=0.15, lw=0)
     for k, (a, b) in enumerate(edges or ()):
         label = "support edges" if k == 0 else None
         ax.axvline(a, color="0.4", lw=0.8, ls=":", label=label)
         ax.axvline(b, color="0.4", lw=0.8, ls=":")
     ax.set_xscale(xscale)
-    ax.set_xlabel(r"eigenvalue $x$" + (" (log scale)" if xscale == "log" else ""))
-    ax.set_ylabel(r"density $\rho(x)$")
+    if log:
+        log_ticks(ax.xaxis)
+    ax.set_xlabel(r"eigenvalue $x$" + (" (log scale)" if log else ""))
+    ax.set_ylabel(rf"{name}, density in $\ln x$" if log else rf"density {name}")
     top = density_limit(y, x, edges) if edges else density_limit(y)
     ax.set_ylim(0, top)
     if top is not None:
-        _mark_off_scale(ax, x, y, top)
+        _mark_off_scale(ax, x, y, top, name)
     ax.set_title(wrapped(title))
     if atoms:
         atom_spikes(ax, atoms)
-    ax.legend(loc="upper right")
+    legend(ax, loc="best")
     return finish(ax, path)
 
 
@@ -262,17 +350,24 @@ def curves(
     ax: Any = None,
     hline_label: str | None = None,
     vline_label: str | None = None,
+    points: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
 ) -> Any:
     """Draw one line per entry of ``series`` (label -> (x, y); each its own colour and
-    marker), optionally with a horizontal reference line (e.g. ratio 1) and a vertical
-    marker (e.g. a crossover), labelled in the legend by ``hline_label`` /
-    ``vline_label``. Written to ``path`` when given, drawn into ``ax`` when given; returns
-    the axes."""
+    marker, no markers on a dense curve of more than :data:`DENSE` points), and the
+    ``points`` (label -> (x, y)) as markers only, never joined by straight segments;
+    optionally with a horizontal reference line (e.g. ratio 1) and a vertical marker
+    (e.g. a crossover), labelled in the legend by ``hline_label`` / ``vline_label``.
+    Written to ``path`` when given, drawn into ``ax`` when given; returns the axes."""
     if path is not None:
         check_target(path)
     ax = new_axes(ax)
     for k, (label, (x, y)) in enumerate(series.items()):
-        ax.plot(x, y, "-", lw=1.2, label=label, **series_style(k))
+        style = series_style(k)
+        if len(x) > DENSE:
+            style["marker"] = "None"
+        ax.plot(x, y, "-", lw=1.2, label=label, **style)
+    for k, (label, (x, y)) in enumerate((points or {}).items(), len(series)):
+        ax.plot(x, y, ls="none", label=label, **series_style(k))
     if hline is not None:
         ax.axhline(hline, color="gray", lw=0.8, ls="--", label=hline_label)
     if vline is not None:

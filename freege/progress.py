@@ -11,6 +11,10 @@
 * ``--quiet`` (:data:`QUIET`) prints nothing; ``--verbose`` (:data:`VERBOSE`) adds one
   timestamped line per step (:meth:`Progress.note`: each draw's metrics, each sweep
   task, each experiment step).
+* ``delay``: nothing at all until that many seconds have passed (a command that is
+  usually quick, ``derive``, stays silent when it is); :meth:`Progress.waiting`: one long
+  step that reports nothing itself (a sympy derivation) shows its status with the time so
+  far, on the bar every second or as a line every interval.
 
 The clock and the stream can be given (tests).
 """
@@ -18,8 +22,10 @@ The clock and the stream can be given (tests).
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -42,27 +48,28 @@ def _seconds(s: float) -> str:
 
 class Progress:
     """Progress of ``total`` steps (``None``: unknown) called ``unit``, labelled ``label``,
-    on ``stream`` (default stderr) at ``verbosity``. :meth:`update` advances it, ``self(done)``
-    sets the count, :meth:`note` is a verbose-only line, :meth:`close` (or leaving the
-    ``with`` block) ends it."""
+    on ``stream`` (default stderr) at ``verbosity``, silent for the first ``delay`` seconds.
+    :meth:`update` advances it, ``self(done)`` sets the count, :meth:`note` is a
+    verbose-only line, :meth:`waiting` wraps one long silent step, :meth:`close` (or
+    leaving the ``with`` block) ends it."""
 
     def __init__(self, label: str, total: int | None, *, unit: str = "step",
                  verbosity: int = NORMAL, stream: TextIO | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 interval: float = LOG_INTERVAL_S):
+                 interval: float = LOG_INTERVAL_S, delay: float = 0.0):
         if verbosity not in (QUIET, NORMAL, VERBOSE):
             raise ValueError(f"verbosity must be one of {QUIET}, {NORMAL}, {VERBOSE} "
                              f"(got {verbosity!r})")
         self.label, self.total, self.unit, self.verbosity = label, total, unit, verbosity
         self.stream = sys.stderr if stream is None else stream
-        self.clock, self.interval = clock, interval
+        self.clock, self.interval, self.delay = clock, interval, delay
         self.done = self.printed = 0
         self.reported = 0.0
         self.status: str | None = None
         self.start = self.last_line = clock()
         self.bar: Any = None
         if verbosity > QUIET and getattr(self.stream, "isatty", lambda: False)():
-            self.bar = _tqdm(label, total, unit, self.stream)
+            self.bar = _tqdm(label, total, unit, self.stream, delay)
 
     def __enter__(self) -> Progress:
         return self
@@ -91,6 +98,8 @@ class Progress:
             self.bar.update(steps)
             return
         now = self.clock()
+        if now - self.start < self.delay:
+            return
         if self.done and (self.printed == 0 or self.done == self.total
                 or now - self.last_line >= self.interval):
             self._line(now)
@@ -112,8 +121,43 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        elif final and self.verbosity > QUIET and self.printed != self.done:
+        elif (final and self.verbosity > QUIET and self.printed != self.done and self.done
+              and (self.printed or self.clock() - self.start >= self.delay)):
             self._line(self.clock())
+
+    @contextmanager
+    def waiting(self, status: str) -> Iterator[None]:
+        """One long step that reports nothing itself (counted as one step when it ends):
+        once the ``delay`` has passed, ``status`` and the time so far are shown -- the bar's
+        status, redrawn every second, or a timestamped line every ``interval`` -- by a
+        helper thread that stops with the step."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            if stop.wait(max(0.0, self.delay - (self.clock() - self.start))):
+                return
+            while True:
+                so_far = f"{status}, {_seconds(self.clock() - self.start)} so far"
+                bar = self.bar
+                if bar is not None:
+                    bar.set_postfix_str(so_far, refresh=True)
+                else:
+                    self._write(f"{stamp()} freege {self.label}: {so_far}")
+                    self.last_line = self.clock()
+                if stop.wait(1.0 if bar is not None else self.interval):
+                    return
+
+        thread = None
+        if self.verbosity > QUIET:
+            thread = threading.Thread(target=beat, name="freege-progress", daemon=True)
+            thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if thread is not None:
+                thread.join()
+        self.update(1, status=status)
 
     def _line(self, now: float) -> None:
         self.last_line, self.printed = now, self.done
@@ -132,11 +176,13 @@ class Progress:
         self.stream.flush()
 
 
-def _tqdm(label: str, total: int | None, unit: str, stream: TextIO) -> Any:
-    """A tqdm bar, or None when tqdm is not installed (then lines are written)."""
+def _tqdm(label: str, total: int | None, unit: str, stream: TextIO, delay: float = 0.0
+          ) -> Any:
+    """A tqdm bar (shown after ``delay`` seconds), or None when tqdm is not installed (then
+    lines are written)."""
     try:
         from tqdm import tqdm
     except ImportError:
         return None
     return tqdm(total=total, desc=f"freege {label}", unit=unit, file=stream, leave=True,
-                dynamic_ncols=True)
+                dynamic_ncols=True, delay=delay)

@@ -42,7 +42,7 @@ def _derive_entry(capsys):
     code, out, _ = run_cli(capsys, *ARGV)
     assert code == 0
     args = argparse.Namespace(quantity="moments", case="attention", order=2,
-                              normalized=False, format="text")
+                              normalized=False, format="text", form="collected")
     return out, derive._cache_entry(args)[0]
 
 

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from freege import plotting  # noqa: E402
 from freege.validation import plots  # noqa: E402
+from tests.figure_checks import clear_of_the_x_axis  # noqa: E402
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,8 +100,48 @@ def test_histogram_leaves_the_atom_out_and_shows_its_fraction():
     mass_ax = ax._freege_mass_axis
     spikes = [seg for coll in mass_ax.collections for seg in coll.get_segments()]
     assert [tuple(map(float, s[:, 1])) for s in spikes] == [(0.0, 0.6), (0.0, 0.6)]
-    labels = [t.get_text() for t in mass_ax.texts]
-    assert labels == ["softmax: fraction 0.6 at x = 0", "limit: mass 0.6 at x = 0"]
+    assert len(mass_ax.texts) == 0  # labelled in the legend, never beside the spike
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-2:] == ["softmax: fraction 0.6 at x = 0", "limit: mass 0.6 at x = 0"]
+
+
+def test_a_few_zeros_are_no_atom_unless_the_limit_has_one():
+    """One eigenvalue at rounding level in 256 (the direction centring removes): with a
+    limit that has no atom it stays in the histogram and the legend counts it, with no
+    spike and no atom label; with a limit that has an atom at 0 the zeros are a spike,
+    labelled in the legend, never over the tick labels or the axis label."""
+    rng = np.random.default_rng(2)
+    eigs = {"step 1": np.concatenate([[1e-15], rng.uniform(1, 3, 255)]),
+            "step 2": rng.uniform(1, 3, 256)}
+    ax = plots.spectrum_histogram(None, eigs, "t", density=lambda x: np.full_like(x, 0.5),
+                                  atoms={})
+    assert getattr(ax, "_freege_mass_axis", None) is None and len(ax.texts) == 0
+    heights, edges, _ = ax.patches[0].get_data()
+    assert edges[0] <= 1e-15 and heights[0] * (edges[1] - edges[0]) == pytest.approx(1 / 256)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert not any("fraction" in t or "mass" in t for t in labels), labels
+    (note,) = [t for t in labels if "kept in the first bin" in t]
+    assert "the limit has no atom" in note and "1 of 256 in step 1" in note
+    clear_of_the_x_axis(ax.figure)
+    # the same spectrum against a limit with an atom of mass 1/2: now spikes, no text
+    half = {k: np.concatenate([np.full(128, 1e-16), v[-128:]]) for k, v in eigs.items()}
+    ax = plots.spectrum_histogram(None, half, "t", atoms={0.0: 0.5})
+    assert len(ax._freege_mass_axis.texts) == 0 and len(ax.texts) == 0
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [t for t in labels if "0.5 at x = 0" in t] == [
+        "step 1: fraction 0.5 at x = 0", "step 2: fraction 0.5 at x = 0",
+        "limit: mass 0.5 at x = 0"]
+    clear_of_the_x_axis(ax.figure)
+
+
+@pytest.mark.parametrize("mass", [0.002, 0.25, 0.9])
+def test_an_atom_label_stays_inside_the_axes(mass):
+    """``freege law --plot``'s atom label: above a short spike, below a tall one, never
+    over the x tick labels or the axis label."""
+    ax = plotting.density(None, [1.0, 2.0, 3.0], [0.2, 0.3, 0.2], {0.0: mass}, "law")
+    (label,) = ax._freege_mass_axis.texts
+    assert label.get_text() == f"atom: mass {mass:g} at x = 0"
+    clear_of_the_x_axis(ax.figure)
 
 
 def test_density_keeps_a_hard_edge_from_flattening_the_rest():
@@ -147,3 +188,15 @@ def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         plotting.save(ax.figure, tmp_path / "x.svg")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("low", "high"), [(60.0, 205.0), (0.35, 4.7), (64.0, 72.0),
+                                           (0.0113, 0.0141), (1e-3, 5.0), (1e-30, 1.0)])
+def test_log_tick_values_label_enough_of_any_range(low, high):
+    """At least 4 labelled ticks inside the range (n = 64 ... 192 got only 100 and 200),
+    at values of at most 3 significant digits; a very wide range gets at most 9."""
+    ticks = plotting.log_tick_values(low, high)
+    assert 4 <= len(ticks) <= 9 and all(low <= t <= high for t in ticks), ticks
+    assert ticks == sorted(set(ticks))
+    assert all(len(f"{t:.6g}".lstrip("0.").replace(".", "").split("e")[0]) <= 3
+               for t in ticks), ticks  # 1-2-5-like values: at most 3 significant digits

@@ -164,9 +164,10 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
     return summary
 
 
-def _plot(path: str, dims: Dims, seed: int, backend: str) -> None:
+def _plot(path: str, dims: Dims, seed: int, backend: str) -> Any:
     """Pooled spectra of the six steps over one draw at ``dims`` with the theory §4
-    density."""
+    density and atom (numerical zeros count as an atom only where the limit has one);
+    returns the axes."""
     import numpy as np
 
     from freege.numeric.law import law
@@ -178,11 +179,12 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> None:
     d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend)
     samples = {f"{k + 1} {step}": np.asarray(d.spectra[step])
                for k, step in enumerate(chain.STEPS)}
-    spectrum_histogram(path, samples, f"theory §2.2 chain, n = {dims.n}, h = {dims.h}, "
-                       f"dK = {dims.dK}, dV = {dims.dV}, dO = {dims.dO}, sharing "
-                       f"{dims.sharing}: Gram spectra after T_n (draw 0)",
-                       density=law(case_for(dims), dims).pdf,
-                       mean=limiting_moments(case_for(dims), dims, 1)[0])
+    limit = law(case_for(dims), dims)
+    return spectrum_histogram(
+        path, samples, f"theory §2.2 chain, n = {dims.n}, h = {dims.h}, dK = {dims.dK}, "
+        f"dV = {dims.dV}, dO = {dims.dO}, sharing {dims.sharing}: Gram spectra after T_n "
+        "(draw 0)", density=limit.pdf, atoms=limit.atoms(),
+        mean=limiting_moments(case_for(dims), dims, 1)[0])
 
 
 def _pm(x: dict[str, float], digits: int = 4) -> str:

@@ -1,12 +1,21 @@
 """``freege derive``: the exact closed forms of theory §3-§5, printed from the sympy layer.
 
-Sub-commands (every one takes ``--case`` and ``--format text|latex|json``):
+Sub-commands (every one takes ``--case``, ``--format text|latex|json``, ``--form
+collected|factored|expanded`` and ``--quiet``/``--verbose``):
 
 * ``moments`` / ``cumulants --order Q [--normalized]``: ``m_1..m_Q`` / ``kappa_1..kappa_Q``;
 * ``s-transform [--normalized]``: the explicit S-transform (when it has one) and the
   polynomial relation ``E(S, w) = 0`` (theory §3);
 * ``dof --order Q``: the large-``lam`` coefficients of ``w(lam)`` (theory §5);
 * ``cauchy [--normalized]``: the Cauchy polynomial ``P(G, z)`` (theory §3 polynomial method).
+
+``--form`` (:mod:`freege.symbolic.forms`): ``collected`` (default) sums over the monomials
+of the main variables with factored coefficients, ``factored`` is sympy's ``factor``,
+``expanded`` the expression as derived; a text or LaTeX line longer than :data:`WIDTH`
+characters is broken before a ``+`` or ``-`` into indented continuation lines. A cold
+derivation (nothing cached) shows progress on stderr once it has taken a second
+(:mod:`freege.progress`: the derivation with its time so far, then each result put in
+its form).
 
 Text and LaTeX are written in ``theta1 = exp(beta^2) - 1``, ``theta2 = beta^2`` (shorter);
 LaTeX spells the symbols as in the theory (gamma_K, gamma_V, gamma_O, theta_1, theta_2, beta:
@@ -26,24 +35,33 @@ import argparse
 import functools
 import hashlib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 from freege.cli.common import emit
-from freege.cli.options import add_format_option
-from freege.params import CASES, MAX_ORDER
+from freege.cli.options import add_format_option, add_verbosity_options
+from freege.params import CASES, DERIVE_FORMS, MAX_ORDER
 
 if TYPE_CHECKING:  # sympy loads only when a result is not in the output cache
     import sympy as sp
 
+    from freege.progress import Progress
+
 FORMATS = ("text", "latex", "json")
+#: characters per text or LaTeX line before it is broken before a ``+`` or ``-``
+WIDTH = 100
+#: seconds a cold derivation runs before its progress shows (quick ones stay silent)
+PROGRESS_DELAY_S = 3.0
 THETA_LINE = "theta1 = exp(beta^2) - 1, theta2 = beta^2"
 THETA_LATEX = r"\theta_1 = e^{\beta^2} - 1,\quad \theta_2 = \beta^2"
 #: a derivation's output: the JSON data and the rendered text or LaTeX (None for JSON)
 Output = tuple[dict, "str | None"]
+#: a result line: (text name, LaTeX name, JSON key or None, expression, main variables)
+Line = tuple[str, str, "str | None", "sp.Expr", "Sequence[sp.Symbol]"]
 
 
 def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> None:
@@ -57,7 +75,12 @@ def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> N
         parser.add_argument(
             "--normalized", action="store_true", help="the mean-one law nubar (theory §3)"
         )
+    parser.add_argument(
+        "--form", choices=DERIVE_FORMS, default=DERIVE_FORMS[0],
+        help="collected: a sum over the powers of the main variables with factored "
+        "coefficients; factored: sympy's factor; expanded: as derived (default collected)")
     add_format_option(parser, FORMATS)
+    add_verbosity_options(parser)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -83,16 +106,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _render(fmt: str, lines: list[tuple[str, str, sp.Expr]], title: str) -> str | None:
-    """Text or LaTeX of ``(text name, latex name, expression)`` lines (None for JSON)."""
+    """Text or LaTeX of ``(text name, latex name, expression)`` lines (None for JSON), each
+    longer than :data:`WIDTH` broken into continuation lines (:func:`wrapped`)."""
     from freege.symbolic.symbols import to_latex
 
     if fmt == "json":
         return None
     if fmt == "latex":
-        body = [f"{tex} = {to_latex(expr)}" for _, tex, expr in lines]
+        body = [wrapped(f"{tex} = ", to_latex(expr)) for _, tex, expr in lines]
         return "\n".join([f"% {title}", f"% {THETA_LATEX}", *body])
-    body = [f"{name} = {expr}" for name, _, expr in lines]
+    body = [wrapped(f"{name} = ", str(expr)) for name, _, expr in lines]
     return "\n".join([f"# {title}", f"# {THETA_LINE}", *body])
+
+
+def wrapped(head: str, body: str, width: int = WIDTH) -> str:
+    """``head + body`` in lines of at most ``width`` characters where possible, broken
+    before a `` + `` or `` - `` (sympy's and LaTeX's spacing of a sum), continuation lines
+    indented by four spaces; a term longer than ``width`` stays whole."""
+    pieces = re.split(r"(?= [+-] )", body)
+    out, line = [], head + pieces[0]
+    for piece in pieces[1:]:
+        if len(line) + len(piece) > width:
+            out.append(line)
+            line = "    " + piece.lstrip()
+        else:
+            line += piece
+    return "\n".join([*out, line])
+
+
+def _formed(args: argparse.Namespace, bar: Progress, lines: list[Line]
+            ) -> tuple[dict, list[tuple[str, str, sp.Expr]]]:
+    """Each line's expression in ``--form`` (one progress step each) and, for JSON, its
+    text in ``beta`` under its key."""
+    from freege.symbolic.forms import in_form
+    from freege.symbolic.symbols import in_beta, to_text
+
+    data: dict[str, Any] = {}
+    shown = []
+    for name, tex, key, expr, variables in lines:
+        formed = in_form(expr, args.form, variables)
+        if args.format == "json" and key is not None:
+            data[key] = to_text(in_beta(formed))
+        shown.append((name, tex, formed))
+        bar.update(1, status=f"{name} {args.form}")
+    return data, shown
 
 
 @functools.cache
@@ -104,7 +161,7 @@ def _cache_entry(args: argparse.Namespace) -> tuple[Path, str]:
     """Output cache file of this command and its key: the arguments, the symbolic sources
     (:func:`freege.cache_key.source_hash`) and this module's own source (the rendering)."""
     arguments = json.dumps([args.quantity, args.case, getattr(args, "order", None),
-                            getattr(args, "normalized", False), args.format])
+                            getattr(args, "normalized", False), args.format, args.form])
     key = f"{source_hash()}|{_own_hash()}|{arguments}"
     digest = hashlib.sha256(key.encode()).hexdigest()
     return cache_dir() / "derive" / f"{digest[:32]}.json", key
@@ -120,17 +177,22 @@ def _parse_output(content: str) -> Output:
     return record["data"], record["text"]
 
 
-def _cached_output(compute: Callable[[argparse.Namespace], Output]
+def _cached_output(compute: Callable[[argparse.Namespace, Progress], Output]
                    ) -> Callable[[argparse.Namespace], int]:
-    """The handler that emits ``compute(args)``, read from the output cache when there
-    (a warm ``derive`` imports no sympy), else computed and stored. The output is a pure
-    function of the key, so the cache never changes what is printed."""
+    """The handler that emits ``compute(args, progress)``, read from the output cache
+    when there (a warm ``derive`` imports no sympy), else computed (with progress on
+    stderr once it takes more than :data:`PROGRESS_DELAY_S`) and stored. The output is a
+    pure function of the key, so the cache never changes what is printed."""
 
     def handler(args: argparse.Namespace) -> int:
         path, key = _cache_entry(args)
         output = cache_files.load(path, key, _parse_output)
         if output is None:
-            output = compute(args)
+            from freege.progress import Progress
+
+            with Progress(f"derive {args.quantity}", None, verbosity=args.verbosity,
+                          delay=PROGRESS_DELAY_S) as bar:
+                output = compute(args, bar)
             cache_files.store(path, key, json.dumps({"data": output[0], "text": output[1]}))
         data, text = output
         emit(data, args, lambda _data: text or "")
@@ -153,67 +215,73 @@ def _title(args: argparse.Namespace, what: str) -> str:
     return f"{what} of case {args.case}{norm}"
 
 
-def _sequence(kind: str) -> Callable[[argparse.Namespace], Output]:
-    def compute(args: argparse.Namespace) -> Output:
+def _sequence(kind: str) -> Callable[[argparse.Namespace, Progress], Output]:
+    def compute(args: argparse.Namespace, bar: Progress) -> Output:
         from freege.symbolic import closed_forms
-        from freege.symbolic.symbols import in_beta, to_text
+        from freege.symbolic.symbols import theta1, theta2
 
         derive = closed_forms.moments if kind == "moments" else closed_forms.cumulants
-        values = derive(args.case, closed_forms.check_order(args.order), args.normalized)
+        order = closed_forms.check_order(args.order)
         letter, tex = ("m", "m") if kind == "moments" else ("kappa", r"\kappa")
-        lines = [(f"{letter}_{q}", f"{tex}_{{{q}}}", v) for q, v in enumerate(values, 1)]
-        data = {**_header(args), kind: {str(q): to_text(in_beta(v)) for q, v in
-                                        enumerate(values, 1)}}
-        return data, _render(args.format, lines, _title(args, kind))
+        with bar.waiting(f"deriving {letter}_1..{letter}_{order} (sympy, exact)"):
+            values = derive(args.case, order, args.normalized)
+        data, shown = _formed(args, bar, [(f"{letter}_{q}", f"{tex}_{{{q}}}", str(q), v,
+                                           (theta1, theta2)) for q, v in enumerate(values, 1)])
+        out = {**_header(args), kind: data} if args.format == "json" else _header(args)
+        return out, _render(args.format, shown, _title(args, kind))
 
     return compute
 
 
-def _s_transform(args: argparse.Namespace) -> Output:
+def _s_transform(args: argparse.Namespace, bar: Progress) -> Output:
     from freege.symbolic import closed_forms
-    from freege.symbolic.symbols import in_beta, to_text
+    from freege.symbolic.symbols import S, w
 
-    relation = closed_forms.s_relation(args.case, args.normalized)
-    result = closed_forms.s_transform(args.case, args.normalized)
+    with bar.waiting("deriving the S-relation (sympy, exact)"):
+        relation = closed_forms.s_relation(args.case, args.normalized)
+        result = closed_forms.s_transform(args.case, args.normalized)
     explicit = None if closed_forms.is_relation(result) else result
-    lines = [("E(S, w)", "E(S, w)", relation)]
+    lines: list[Line] = [("E(S, w)", "E(S, w)", "relation", relation, (S, w))]
     if explicit is not None:
-        lines.insert(0, ("S(w)", "S(w)", explicit))
-    data = {
-        **_header(args),
-        "variables": ["S", "w"],
-        "s_transform": None if explicit is None else to_text(in_beta(explicit)),
-        "relation": to_text(in_beta(relation)),
-    }
+        lines.insert(0, ("S(w)", "S(w)", "s_transform", explicit, (w,)))
+    data, shown = _formed(args, bar, lines)
+    out = _header(args)
+    if args.format == "json":
+        out.update({"variables": ["S", "w"], "s_transform": data.get("s_transform"),
+                    "relation": data["relation"]})
     title = _title(args, "S-transform (branch S(0) = 1/m1; relation E(S, w) = 0)")
-    return data, _render(args.format, lines, title)
+    return out, _render(args.format, shown, title)
 
 
-def _dof(args: argparse.Namespace) -> Output:
+def _dof(args: argparse.Namespace, bar: Progress) -> Output:
     from freege.symbolic import closed_forms
-    from freege.symbolic.symbols import in_beta, to_text
+    from freege.symbolic.symbols import in_beta, lam, theta1, theta2, to_text
 
-    coeffs = closed_forms.dof_series(args.case, closed_forms.check_order(args.order))
-    lines = [(f"c_{k}", f"c_{{{k}}}", v) for k, v in enumerate(coeffs, 1)]
-    total = closed_forms.dof_expression(args.case, args.order)
-    data = {
-        **_header(args),
-        "variable": "lam",
-        "dof": {str(k): to_text(in_beta(v)) for k, v in enumerate(coeffs, 1)},
-        "series": to_text(in_beta(total)),
-    }
+    order = closed_forms.check_order(args.order)
+    with bar.waiting(f"deriving c_1..c_{order} (sympy, exact)"):
+        coeffs = closed_forms.dof_series(args.case, order)
+    data, shown = _formed(args, bar, [(f"c_{k}", f"c_{{{k}}}", str(k), v, (theta1, theta2))
+                                      for k, v in enumerate(coeffs, 1)])
+    out = _header(args)
+    if args.format == "json":
+        total = sum((c / lam**k for k, (_, _, c) in enumerate(shown, 1)), 0)
+        out.update({"variable": "lam", "dof": data, "series": to_text(in_beta(total))})
     title = _title(args, "w(lam) = sum_k c_k lam^-k + O(lam^-(Q+1)) (theory §5)")
-    return data, _render(args.format, lines, title)
+    return out, _render(args.format, shown, title)
 
 
-def _cauchy(args: argparse.Namespace) -> Output:
+def _cauchy(args: argparse.Namespace, bar: Progress) -> Output:
     import sympy as sp
 
     from freege.symbolic.equations import cauchy_polynomial
-    from freege.symbolic.symbols import in_beta, to_text
+    from freege.symbolic.symbols import G, z
 
-    poly = cauchy_polynomial(args.case, args.normalized)
+    with bar.waiting("deriving P(G, z) (sympy, exact)"):
+        poly = cauchy_polynomial(args.case, args.normalized)
     expr = poly.as_expr() if isinstance(poly, sp.Poly) else poly
-    data = {**_header(args), "variables": ["G", "z"], "polynomial": to_text(in_beta(expr))}
+    data, shown = _formed(args, bar, [("P(G, z)", "P(G, z)", "polynomial", expr, (G, z))])
+    out = _header(args)
+    if args.format == "json":
+        out.update({"variables": ["G", "z"], "polynomial": data["polynomial"]})
     title = _title(args, "Cauchy polynomial P(G, z) = 0")
-    return data, _render(args.format, [("P(G, z)", "P(G, z)", expr)], title)
+    return out, _render(args.format, shown, title)

@@ -349,9 +349,11 @@ def run(args: argparse.Namespace) -> int:
     grid = density_grid(the_law, args.xscale) if args.plot is not None else None
     from freege.numeric import outlier  # the leading singular value, theory §4.1
 
-    if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config)):
+    if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config,
+                               args.dps)):
         data["outlier"] = top
-    emit(data, args, lambda d: _render(d, title, args.dps) + outlier.text(d.get("outlier")),
+    emit(data, args,
+         lambda d: _render(d, title, args.dps) + outlier.text(d.get("outlier"), args.dps),
          args.dps)
     if grid is not None:
         plot_density(args.plot, grid, plot_title(spec))

@@ -108,18 +108,24 @@ ERROR_LABEL = r"coefficient error $\mathcal{E}$ (theory §5)"
 HEADS_LABEL = r"heads $h$"
 
 
-def plot(setup: str, path: str, data: dict[str, Any]) -> None:
-    """Draw the setup's curves (float64 is ample for a figure) in the house style."""
+def plot(setup: str, path: str, data: dict[str, Any],
+         curve: tuple[list[float], list[float]] | None = None) -> None:
+    """Draw the setup's curves (float64 is ample for a figure) in the house style;
+    temperature: the ratio on the fine grid ``curve``
+    (:func:`~freege.validation.paper.setups.temperature_curve`) as the line, the table's
+    betas as points, so the line crosses 1 at the printed crossover."""
     rows = data["rows"]
     if setup == "temperature":
         cross = data["crossover_beta"]
+        ratio = r"$\mathcal{E}(64, 192)\,/\,\mathcal{E}(128, 128)$"
+        table = (_column(rows, "beta"), _column(rows, "ratio"))
         plotting.curves(
-            path, {r"$\mathcal{E}(64, 192)\,/\,\mathcal{E}(128, 128)$":
-                   (_column(rows, "beta"), _column(rows, "ratio"))},
+            path, {f"{ratio} (theory §5)": curve or table},
             r"inverse temperature $\beta$", "ratio of coefficient errors",
             "theory §6.3 temperature: $(d_K, d_V) = (64, 192)$ vs $(128, 128)$", hline=1.0,
             vline=None if cross is None else float(cross), hline_label="ratio 1",
             vline_label=None if cross is None else rf"crossover $\beta$ = {float(cross):.3g}",
+            points={r"table rows (the theory at the tabulated $\beta$)": table} if curve else None,
         )
     elif setup == "headcount":
         series = {}
@@ -188,11 +194,19 @@ def run(args: argparse.Namespace) -> int:
         kwargs["heads"] = _ints("--heads", args.heads)
     if setup == "arrival" and args.h_kv:
         kwargs["groups"] = _ints("--h-kv", args.h_kv)
+    curve = None
     with Progress(f"reproduce {setup}", None, verbosity=args.verbosity) as bar:
         data = experiments.SETUPS[setup](**kwargs, progress=_progress(bar))
+        if setup == "temperature" and args.plot is not None:
+            _progress(bar)(f"temperature: figure curve ({experiments.CURVE_POINTS} betas)")
+            betas = _column(data["rows"], "beta")
+            cross = data["crossover_beta"]
+            curve = experiments.temperature_curve(
+                min(betas), max(betas), settings,
+                through=[*betas, *([] if cross is None else [float(cross)])])
     emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
     if args.plot is not None:
-        plot(setup, args.plot, data)
+        plot(setup, args.plot, data, curve)
     return 0
 
 

@@ -240,7 +240,8 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
         "Gaussian equivalent, samples": np.concatenate([d.ge for d in result.draws]),
     }
     try:
-        pdf = law(case_for(dims), dims).pdf
+        limit = law(case_for(dims), dims)
+        pdf, atoms = limit.pdf, limit.atoms()
         tol = zero_tolerance(result.dtype)
         distances = {"softmax": density_l1(samples[soft_label], pdf, tolerance=tol),
                      "ge": density_l1(samples["Gaussian equivalent, samples"], pdf,
@@ -248,14 +249,14 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     except (ArithmeticError, ValueError) as exc:
         print(f"freege: warning: limiting density unavailable ({exc}); plotted without it",
               file=sys.stderr)
-        pdf, distances = None, None
+        pdf, atoms, distances = None, None, None
     kv = f"/{dims.h_kv}" if dims.h_kv != dims.h else ""
     title = (rf"{preset or 'explicit configuration'}: $n$ = {dims.n}, $h$ = {dims.h}{kv}, "
              rf"$d_K$ = {dims.dK}, $d_V$ = {dims.dV}, $d_O$ = {dims.dO}, "
              rf"$\beta$ = {float(dims.beta):g}, sharing {dims.sharing}" "\n"
              rf"all $n$ eigenvalues of {len(result.draws)} draws")
     spectrum_histogram(path, samples, title, density=pdf, mean=result.limiting_mean,
-                       zero_tolerance=zero_tolerance(result.dtype))
+                       atoms=atoms, zero_tolerance=zero_tolerance(result.dtype))
     return distances
 
 

@@ -166,11 +166,12 @@ def test_closed_stdout_is_one_line():
 @pytest.mark.slow
 def test_closed_pipe_exits_quietly():
     """``freege ... | head -c 1``: the reader is gone before the output is written (the
-    deterministic form of head exiting early); no traceback, no message, exit 1."""
+    deterministic form of head exiting early); no traceback, no message, exit 1 (``--quiet``:
+    a cold derivation past 3 s would otherwise show its progress)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = _freege(["derive", "cauchy", "--case", "mha-tied", "--format", "json"],
+        proc = _freege(["derive", "cauchy", "--case", "mha-tied", "--format", "json", "--quiet"],
                        capture=False, stdout=write_end, stderr=subprocess.PIPE)
     finally:
         os.close(write_end)
@@ -367,10 +368,15 @@ def _deep_json() -> str:
     ("text.toml", 'draws = 2\ngrid = "n"\n', "grid must be a table"),
     ("huge.json", '{"num_attention_heads": ' + "9" * 4000 + ', "hidden_size": 64, '
      '"max_position_embeddings": 16}', "num_attention_heads must be an integer in"),
+    ("groups.json", '{"num_attention_heads": 12, "num_key_value_heads": 5, "hidden_size": '
+     '768, "max_position_embeddings": 64}',
+     "num_key_value_heads must divide num_attention_heads 12 (K/V groups of equal size: "
+     "one of 1, 2, 3, 4, 6, 12; got 5)"),
 ])
 def test_hostile_config_and_campaign_files(capsys, tmp_path, monkeypatch, name, text, words):
     """Deeply nested JSON/TOML (a RecursionError in the parsers), a grid that is not a
-    table, a 4000-digit dimension: one line each, for every command reading the file."""
+    table, a 4000-digit dimension, K/V groups that do not divide the heads (12 / 5): one
+    line each, for every command reading the file."""
     (tmp_path / name).write_text(text)
     monkeypatch.chdir(tmp_path)
     option = "--campaign" if name.endswith(".toml") else "--config"

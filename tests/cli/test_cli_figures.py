@@ -14,6 +14,7 @@ pytest.importorskip("matplotlib")
 
 from freege import plotting  # noqa: E402
 from tests.cli.helpers import bad, run_cli  # noqa: E402
+from tests.figure_checks import clear_of_the_x_axis  # noqa: E402
 from tests.validation.stores import write_store  # noqa: E402
 
 SMALL = ["--n", "48", "--h", "3", "--dk", "8", "--do", "40", "--draws", "2",
@@ -31,6 +32,8 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "reproduce temperature": (["reproduce", "temperature", "--betas", "0.5", "1", "--quiet"],
                               ".pdf"),
     "sweep-report": (["sweep-report", "STORE"], ".svg"),
+    "chain, limit with an atom": (["chain", "--n", "64", "--h", "2", "--dk", "16", "--do", "64",
+                                   "--draws", "2", "--quiet"], ".png"),
 }
 
 
@@ -82,8 +85,18 @@ def test_cli_figure_follows_the_house_style(capsys, monkeypatch, tmp_path, store
     if name == "law, long tail (log x)":  # support [0.013, 16], the bulk below 0.5
         ax = fig.axes[0]
         assert ax.get_xscale() == "log"
-        (curve,) = [line for line in ax.get_lines() if "density" in line.get_label()]
+        (curve,) = [line for line in ax.get_lines() if "continuous part" in line.get_label()]
         assert ax.get_ylim()[1] >= curve.get_ydata().max()  # the interior peak is not cut
+        # on the log axis the curve is x rho(x), the density in ln x: its area over ln x is
+        # the probability of the continuous part (1: this law has no atom)
+        import numpy as np
+
+        assert r"$x\,\rho(x)$" in curve.get_label() and "area = probability" in curve.get_label()
+        x, y = np.asarray(curve.get_xdata(), float), np.asarray(curve.get_ydata(), float)
+        area = float(np.sum(np.diff(np.log(x)) * (y[1:] + y[:-1]) / 2))
+        assert area == pytest.approx(1.0, abs=2e-3)
+        assert "density in" in ax.get_ylabel() and r"\ln x" in ax.get_ylabel()
+    clear_of_the_x_axis(fig)
     data = target.read_bytes()
     if suffix == ".svg":  # text kept as text (svg.fonttype none), not outlines
         assert b"<text" in data
@@ -128,3 +141,80 @@ def test_a_log_axis_cannot_show_an_atom(capsys, tmp_path):
     err = bad(capsys, *argv, "--plot", str(tmp_path / "x.png"), "--xscale", "log")
     assert "--xscale log needs a support above 0 and no atom" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_chain_figure_calls_atoms_what_the_theory_calls_atoms(capsys, monkeypatch, tmp_path):
+    """``chain --plot`` at h dV = dO = n: the limit has no atom, while the centred steps
+    have an eigenvalue at rounding level; it stays in the histogram, counted in the legend,
+    with no atom spike or label. At h dV = n / 2 the limit has an atom of mass 1/2, and
+    every step's zeros are a spike of that height, labelled in the legend only."""
+    fig, _ = _render(capsys, monkeypatch, tmp_path,
+                     ["chain", "--n", "96", "--h", "4", "--dk", "24", "--do", "96",
+                      "--draws", "2", "--quiet"], ".png")
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    (note,) = [t for t in texts if "kept in the first bin" in t]
+    assert "the limit has no atom" in note and " of 96 in 1 sqrt(n) A^perp" in note
+    assert not any("fraction" in t or "mass" in t for t in texts), texts
+    assert sum(len(a.texts) for a in fig.axes) == 0
+    clear_of_the_x_axis(fig)
+    fig, _ = _render(capsys, monkeypatch, tmp_path, COMMANDS["chain, limit with an atom"][0],
+                     ".png")
+    ax = next(a for a in fig.axes if hasattr(a, "_freege_mass_axis"))
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    spikes = [t for t in texts if t.endswith("at x = 0")]
+    assert len(spikes) == 7 and spikes[-1] == "limit: mass 0.5 at x = 0", spikes
+    heights = [float(seg[1, 1]) for c in ax._freege_mass_axis.collections
+               for seg in c.get_segments()]
+    assert heights == [0.5] * 7  # h dV = 32 of 64: rank n/2 at every step
+    assert len(ax._freege_mass_axis.texts) == 0
+
+
+def test_temperature_line_crosses_one_at_the_printed_crossover(capsys, monkeypatch, tmp_path):
+    """On a coarse beta grid the figure's line is the theory on a fine grid (through the
+    crossover), so it crosses ratio 1 where the crossover line stands, not where a straight
+    segment between two table rows would; the table rows are markers, never joined."""
+    import numpy as np
+
+    argv = ["reproduce", "temperature", "--betas", "0.25", "0.75", "1.25", "--quiet"]
+    fig, _ = _render(capsys, monkeypatch, tmp_path, argv, ".png")
+    (ax,) = fig.axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    (curve,) = [v for k, v in lines.items() if "theory §5" in k]
+    (rows,) = [v for k, v in lines.items() if k.startswith("table rows")]
+    (cross,) = [v for k, v in lines.items() if k.startswith("crossover")]
+    beta_c = float(cross.get_xdata()[0])
+    x, y = np.asarray(curve.get_xdata(), float), np.asarray(curve.get_ydata(), float)
+    assert len(x) > 60 and np.all(np.diff(x) > 0) and np.max(np.diff(x)) <= 1.0 / 80 + 1e-12
+    k = int(np.flatnonzero(np.diff(np.sign(y - 1)) != 0)[0])  # the segment crossing 1
+    crossing = x[k] + (1 - y[k]) * (x[k + 1] - x[k]) / (y[k + 1] - y[k])
+    assert abs(crossing - beta_c) < 1e-6, (crossing, beta_c)
+    # a straight segment between the table rows 0.25 and 0.75 would cross far from it
+    xr, yr = np.asarray(rows.get_xdata(), float), np.asarray(rows.get_ydata(), float)
+    assert list(xr) == [0.25, 0.75, 1.25] and rows.get_linestyle() == "None"
+    chord = xr[0] + (1 - yr[0]) * (xr[1] - xr[0]) / (yr[1] - yr[0])
+    assert abs(chord - beta_c) > 0.05
+    assert np.allclose(np.interp(xr, x, y), yr, rtol=1e-12)  # the rows lie on the line
+
+
+def test_sweep_report_log_axes_label_enough_ticks(capsys, monkeypatch, tmp_path):
+    """n = 64 ... 192 (less than a decade) on log axes: every axis of every panel labels at
+    least 4 ticks inside its range, as plain numbers equal to their positions, and no two
+    labels overlap (matplotlib's default labelled only 100 and 200)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    store = write_store(tmp_path / "s.jsonl", ns=(64, 96, 128, 192), draws=2)
+    fig, _ = _render(capsys, monkeypatch, tmp_path, ["sweep-report", str(store)], ".png")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            assert axis.get_scale() == "log"
+            lo, hi = sorted(limits)
+            shown = [t for t in axis.get_major_ticks() if lo <= t.get_loc() <= hi]
+            assert len(shown) >= 4, (ax.get_title(), [t.get_loc() for t in shown])
+            for tick in shown:
+                assert float(tick.label1.get_text()) == pytest.approx(tick.get_loc())
+            boxes = [t.label1.get_window_extent(renderer) for t in shown]
+            assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))

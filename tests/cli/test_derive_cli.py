@@ -114,3 +114,60 @@ def test_console_script_bad_case_has_no_traceback() -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
     assert "head-average-shared-key" in proc.stderr
+
+
+def _form(capsys: pytest.CaptureFixture, form: str, *argv: str) -> tuple[dict, str]:
+    """The JSON and the text of ``derive ARGV --form FORM``."""
+    code, out, _ = run_cli(capsys, "derive", *argv, "--form", form, "--format", "json")
+    assert code == 0
+    code, text, err = run_cli(capsys, "derive", *argv, "--form", form)
+    assert code == 0 and err == ""  # quick (or cached): no progress lines
+    return json.loads(out), text
+
+
+def test_forms_are_the_same_expressions_written_readably(capsys: pytest.CaptureFixture) -> None:
+    """``--form collected|factored|expanded``: the same rational functions (JSON parses back
+    to equal expressions); collected m_4 of mha is at most 60% of the expanded length and
+    its text has no line over WIDTH (a 1,500-character line before); the collected
+    S-relation of the tied law shows (theta1 - theta2)**2 in its coefficients, which the
+    expanded one spreads over three terms each."""
+    from freege.cli.derive import WIDTH
+
+    argv = ("moments", "--case", "mha", "--order", "4")
+    forms = {f: _form(capsys, f, *argv) for f in ("collected", "factored", "expanded")}
+    m4 = {f: parse_back(data["moments"]["4"]) for f, (data, _) in forms.items()}
+    assert sp.cancel(m4["collected"] - m4["expanded"]) == 0
+    assert sp.cancel(m4["factored"] - m4["expanded"]) == 0
+    assert sp.cancel(m4["expanded"] - in_beta(fs.moments("mha", 4)[3])) == 0
+    text = forms["collected"][1]
+    assert max(len(line) for line in text.splitlines()) <= WIDTH
+    joined = text.replace("\n    ", " ").splitlines()
+    collected = next(line for line in joined if line.startswith("m_4 = "))
+    expanded = next(line for line in forms["expanded"][1].replace("\n    ", " ").splitlines()
+                    if line.startswith("m_4 = "))
+    assert len(collected) <= 0.6 * len(expanded), (len(collected), len(expanded))
+    theta = {sp.Symbol("theta1"): sp.exp(beta**2) - 1, sp.Symbol("theta2"): beta**2}
+    back = sp.sympify(collected.removeprefix("m_4 = "), locals={"beta": beta, "h": h, "gK": gK})
+    names = {s.name: s for s in m4["expanded"].free_symbols}
+    back = back.subs(theta)
+    back = back.subs({s: names[s.name] for s in back.free_symbols})
+    assert sp.cancel(back - m4["expanded"]) == 0  # the wrapped text reads back
+    relation = ("s-transform", "--case", "value-tied")
+    assert "(theta1 - theta2)**2" in _form(capsys, "collected", *relation)[1]
+    assert "(theta1 - theta2)" not in _form(capsys, "expanded", *relation)[1]
+
+
+def test_a_slow_derivation_shows_progress(capsys, monkeypatch, tmp_path) -> None:
+    """A cold derivation past the delay (here 0 s) says what it derives and puts each
+    result in its form as a progress step on stderr; ``--quiet`` silences it."""
+    import freege.cli.derive as derive
+
+    monkeypatch.setenv("FREEGE_CACHE_DIR", str(tmp_path))  # the output cache is cold
+    monkeypatch.setattr(derive, "PROGRESS_DELAY_S", 0.0)
+    code, out, err = run_cli(capsys, "derive", "cumulants", "--case", "attention", "--order", "3")
+    assert code == 0 and out.startswith("# cumulants")
+    assert "freege derive cumulants: 1 steps" in err and "deriving kappa_1..kappa_3" in err
+    assert "kappa_3 collected" in err.splitlines()[-1], err
+    code, _, err = run_cli(capsys, "derive", "cumulants", "--case", "attention", "--order", "3",
+                           "--form", "factored", "--quiet")
+    assert code == 0 and err == ""

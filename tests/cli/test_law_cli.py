@@ -158,6 +158,37 @@ def test_dps_digits_and_agreement_with_float64(capsys):
             assert mpmath.nstr(mpmath.mpf(a), 25, strip_zeros=False) == b
 
 
+def test_outlier_at_the_requested_digits(capsys):
+    """``--dps 40 --format json``: the outlier block (theory §4.1) is 40-digit strings like
+    the other values, agreeing with float64 and with a 60-digit run rounded to 40 digits;
+    its sd and finite-n mean agree with the exact relative variance and the limit to all
+    40 digits."""
+    from freege.numeric import outlier
+
+    argv = ["--case", "mha", "--beta", "1", "--h", "8", "--n", "512", "--dk", "64", "--dv",
+            "64", "--do", "768"]
+    f64 = law_json(capsys, *argv)["outlier"]
+    mp = law_json(capsys, *argv, "--dps", "40")["outlier"]
+    more = law_json(capsys, *argv, "--dps", "60")["outlier"]
+    assert set(mp) == set(f64) == {"quantity", "limit", "second_order", "finite_n_mean", "sd"}
+    with mpmath.workdps(80):
+        for key in ("limit", "second_order", "finite_n_mean", "sd"):
+            text = mp[key]
+            assert isinstance(text, str) and len(text.replace(".", "").lstrip("0")) == 40, text
+            assert float(text) == pytest.approx(f64[key], rel=1e-14)
+            assert mpmath.nstr(mpmath.mpf(more[key]), 40, strip_zeros=False) == text
+        dims = Dims(n=512, h=8, dK=64, dV=64, dO=768, beta=1)
+        variance = outlier.relative_variance(dims)
+        limit, sd = mpmath.mpf(more["limit"]), mpmath.mpf(more["sd"])
+        assert limit == mpmath.mpf(3) / 2
+        assert abs((sd / limit) ** 2 / (mpmath.mpf(variance.numerator) / variance.denominator)
+                   - 1) < mpmath.mpf(10) ** -55
+        mean = mpmath.mpf(more["finite_n_mean"])
+        assert abs(mean - limit - mpmath.mpf(more["second_order"]) / 512) < mpmath.mpf(10) ** -55
+    code, out, _ = run_cli(capsys, "law", *argv, "--dps", "40")
+    assert code == 0 and f"c = {mp['second_order']}" in out and f"sd {mp['sd']}" in out
+
+
 def test_text_output_carries_the_json_numbers(capsys):
     argv = ["--case", "attention", *RATIOS, "--pdf", "3"]
     data = law_json(capsys, *argv)

@@ -123,3 +123,37 @@ def test_a_real_process_redirected_to_a_log(tmp_path: Path) -> None:
     assert _no_control_characters(text), repr(text)
     assert _progress_lines(text)[-1] == ("validate", 3, 3, "draw")
     assert "noise floor" in text
+
+
+def test_a_long_silent_step_says_what_it_does() -> None:
+    """``waiting``: a step that reports nothing itself (a sympy derivation) gets a line with
+    its status and time so far every interval, then counts as one step."""
+    import time
+
+    log = io.StringIO()
+    with progress.Progress("derive moments", None, stream=log, interval=0.05) as bar:
+        with bar.waiting("deriving m_1..m_12"):
+            time.sleep(0.3)
+    lines = log.getvalue().splitlines()
+    beats = [line for line in lines if line.endswith("so far")]
+    assert len(beats) >= 2 and "freege derive moments: deriving m_1..m_12, " in beats[0]
+    assert lines[-1].split(": ", 1)[1].startswith("1 steps") and _no_control_characters(
+        log.getvalue())
+
+
+def test_a_quick_command_under_the_delay_stays_silent() -> None:
+    """``delay``: nothing at all (no heartbeat, no count, no last line) when the work ends
+    first; the same work past the delay is reported."""
+    import time
+
+    log = io.StringIO()
+    with progress.Progress("derive", None, stream=log, delay=5.0, interval=0.01) as bar:
+        with bar.waiting("deriving"):
+            time.sleep(0.05)
+        bar.update(1, status="m_1 collected")
+    assert log.getvalue() == ""
+    clock = iter([0.0, 10.0, 10.0, 10.0, 10.0, 10.0])
+    with progress.Progress("derive", None, stream=log, delay=5.0,
+                           clock=lambda: next(clock)) as bar:
+        bar.update(1, status="m_1 collected")
+    assert "freege derive: 1 steps" in log.getvalue()

@@ -7,8 +7,9 @@ key                            meaning
 =============================  ===============================================================
 ``num_attention_heads``        query heads ``h`` (required)
 ``hidden_size``                model width ``d`` and output width ``dO`` (required)
-``num_key_value_heads``        K/V groups ``h_kv`` (default ``h``): ``h`` -> sharing ``none``,
-                               ``1 < h`` -> ``mqa``, otherwise ``gqa`` (theory §1.1)
+``num_key_value_heads``        K/V groups ``h_kv`` (default ``h``), a divisor of ``h`` (groups
+                               of equal size, as ``transformers`` shares them): ``h`` ->
+                               sharing ``none``, ``1`` -> ``mqa``, otherwise ``gqa`` (§1.1)
 ``head_dim``                   ``dK = dV`` (default ``hidden_size / num_attention_heads``,
                                which must then be an integer)
 ``max_position_embeddings``    tokens ``n`` unless ``n`` is given (one of the two is required)
@@ -71,6 +72,10 @@ def dims_from_hf_config(cfg: object, *, n: int | None = None, beta: object = 1,
         raise ValueError(f"{source}: freege_sharing must be 'none' or 'tied' (got {tied!r})")
     if h_kv > h:
         raise ValueError(f"{source}: num_key_value_heads must be in [1, {h}] (got {h_kv})")
+    if h % h_kv:
+        divisors = ", ".join(str(k) for k in range(1, h + 1) if h % k == 0)
+        raise ValueError(f"{source}: num_key_value_heads must divide num_attention_heads "
+                         f"{h} (K/V groups of equal size: one of {divisors}; got {h_kv})")
     if tied == "tied":
         sharing = "tied"
     else:

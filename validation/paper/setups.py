@@ -281,6 +281,29 @@ def temperature(
     return {"rows": rows, "crossover_beta": crossover_beta}
 
 
+#: points of the fine beta grid on which a figure draws the temperature ratio
+CURVE_POINTS = 81
+
+
+def temperature_curve(lo: Number, hi: Number, settings: Readout = Readout(),
+                      through: Sequence[Number] = (), points: int = CURVE_POINTS
+                      ) -> tuple[list[float], list[float]]:
+    """``(betas, ratios)``: the temperature setup's ratio ``E(64, 192) / E(128, 128)`` in
+    float64 on ``points`` equally spaced betas of ``[lo, hi]`` and at the betas
+    ``through`` (the table's, the crossover), sorted. A figure draws it as the theory
+    curve, so a straight segment between coarse table points never crosses 1 anywhere but
+    at the crossover (theory §6.3)."""
+    start, stop = float(lo), float(hi)
+    betas = sorted({*(start + (stop - start) * k / (points - 1) for k in range(points)),
+                    *(float(b) for b in through)})
+    ratios = []
+    for beta in betas:
+        dims = temperature_dims(beta)
+        ratios.append(float(error(dims["64_192"], settings, None))
+                      / float(error(dims["128_128"], settings, None)))
+    return betas, ratios
+
+
 def headcount(
     curve_heads: Sequence[int] = CURVE_HEADS,
     times: Sequence[Number] = CURVE_TIMES,

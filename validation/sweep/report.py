@@ -290,15 +290,6 @@ AXIS_LABELS: dict[str, str] = {
 }
 
 
-def _log_ticks(axis: Any) -> None:
-    """Enough labelled ticks on a log axis: 1, 2, 5 per decade, plain numbers."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
-
-
 def plot(report: dict[str, Any], path: str) -> None:
     """Distances (with CIs and labelled n-scaling fits) and the empirical moments beside
     the theory §4 limits against the varying axis, in the house style
@@ -318,7 +309,7 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
     marker and line style per quantity."""
     from matplotlib.figure import Figure
 
-    from freege.plotting import save, series_style
+    from freege.plotting import log_ticks, save, series_style
 
     x = _x_axis(points)
     varying = [k for k in (*LABELS, *AXES) if k not in (x, "d")
@@ -352,8 +343,8 @@ def _plot(report: dict[str, Any], points: list[dict[str, Any]], path: str) -> No
         for ax in (ax_d, ax_m1, ax_m2):
             ax.set_xscale("log")
             ax.set_yscale("log")
-            _log_ticks(ax.xaxis)
-            _log_ticks(ax.yaxis)
+            log_ticks(ax.xaxis)
+            log_ticks(ax.yaxis)
     ax_d.set_title("softmax vs GE (mean ± 95% CI)")
     ax_d.set_ylabel("distance between the spectra")
     for ax, q in ((ax_m1, "1"), (ax_m2, "2")):
