@@ -36,8 +36,13 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
 #: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
 DEFAULT_DRAWS = 10
 #: what the one per-draw time a validation reports (estimate, progress, result) measures
-PER_DRAW_MEANS = ("mean wall time of a draw: sampling, both models' eigenvalues and the "
-                  "softmax outlier s_1(MHA)")
+PER_DRAW_MEANS = ("mean wall time of a draw: sampling, the eigenvalues of both models and "
+                  "of the noise floor's second GE, and the softmax outlier s_1(MHA)")
+#: what the ``histogram vs limiting density`` row of ``validate --plot`` is
+DENSITY_L1 = ("histogram vs limiting density = L1 distance between the plotted histogram of "
+              "all draws' eigenvalues (60 bins over their range, numerical zeros left out) "
+              "and the theory §4 limiting density: each model's distance to the limit, not "
+              "to the other model; binning and finite n both add to it")
 #: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
 DEFAULT_TRIALS = 3
 
@@ -151,7 +156,7 @@ def run_validate(args: argparse.Namespace) -> int:
     # then covers everything that follows
     import scipy.special  # noqa: F401
 
-    each = preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
+    each = preflight(draw_cost(dims, bk.dtype, floor=True), draws, "draw", bk, args.yes,
                      each_means=PER_DRAW_MEANS)
     from freege.validation.runner import validate
 
@@ -192,11 +197,15 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
             return f"{x['mean']:.4f} (all values equal: no spread to estimate)"
         return f"{x['mean']:.4f}" + ("" if x["ci95"] is None else f" ± {x['ci95']:.4f}")
 
+    def err(x: dict) -> str:  # '*': the interval excludes 0 (DEFINITIONS["moment_error"])
+        off = x["ci95"] is not None and abs(x["mean"]) > x["ci95"]
+        return pm(x) + (" *" if off else "")
+
     from freege.validation.runner import DEFINITIONS
 
-    err = d["moment_rel_error"]
+    moments = d["moment_rel_error"]
     floor = d["noise_floor"]
-    pairs = f"{floor['pairs']} pair{'s' if floor['pairs'] > 1 else ''} of draws"
+    pairs = "same weights, fresh noise; per draw"
     return "\n".join([
         f"freege validate: {_config_text(preset, dims)}",
         f"  {d['draws']} draws on {d['backend']} in {d['dtype']}, seed {d['seed']}, "
@@ -206,10 +215,11 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"    noise floor, GE vs GE:         {pm(floor['rel_w1'])}  ({pairs})",
         f"  KS, softmax vs GE:               {pm(d['ks'])}",
         f"    noise floor, GE vs GE:         {pm(floor['ks'])}",
-        f"  m1 empirical / limit - 1:        softmax {pm(err['softmax']['m1'])}, "
-        f"GE {pm(err['ge']['m1'])}",
-        f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
-        f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
+        f"  {d['verdict']['line']}",
+        f"  m1 empirical / limit - 1:        softmax {err(moments['softmax']['m1'])}, "
+        f"GE {err(moments['ge']['m1'])}",
+        f"  m2 empirical / limit - 1:        softmax {err(moments['softmax']['m2'])}, "
+        f"GE {err(moments['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
         f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB  "
         f"({d['peak_memory_means']})",
@@ -218,7 +228,9 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
         "  definitions (theory §6.1; freege docs theory --section 6.1):",
-        *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor")),
+        *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor", "verdict",
+                                              "moment_error")),
+        *([f"    {DENSITY_L1}"] if "density_l1" in d else []),
     ])
 
 
@@ -282,7 +294,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from freege.validation.plots import ladder_histograms
 
-        bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
+        bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items() if k in ladder.STEPS}
         ladder_histograms(args.plot, bulk, ladder.REFERENCE,
                           f"single-head ladder, n = {n}, beta = {beta:g} (theory §6.2)")
     emit(result, args, _ladder_text)
@@ -302,7 +314,18 @@ def _ladder_text(d: dict) -> str:
     for step, s in d["steps"].items():
         top = ", ".join(f"{x:.4g}" for x in s["top"])
         lines.append(f"  {step:<16}{top:>36}{s['bulk_w1']:>10.4f}{s['bulk_l1']:>10.4f}")
+    from freege.validation.ladder import COLUMNS, FLOOR
+
+    fl = d["floor"]
+    lines.append(f"  {'noise floor':<16}{'Y_f_lin vs ' + FLOOR + ', fresh noise':>36}"
+                 f"{fl['bulk_w1']:>10.4f}{fl['bulk_l1']:>10.4f}")
+    lines.append(f"  {d['verdict']['line']}")
     nz = d["normalizer"]
     lines.append(f"  normalizer D_i = Z_i/(n e^(beta^2/2)): mean {nz['mean']:.5f}, "
                  f"std {nz['std']:.5f}, max |D_i - 1| {nz['max_dev']:.5f}")
+    from freege.validation.sampling.verdict import DEFINITION
+
+    lines.append("  definitions (theory §6.2; freege docs theory --section 6.2; means over "
+                 "trials):")
+    lines += [f"    {text}" for text in (*COLUMNS.values(), DEFINITION)]
     return "\n".join(lines)

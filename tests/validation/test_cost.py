@@ -35,11 +35,12 @@ def _warm():
     ladder.trial(8, seed=0)
 
 
+@pytest.mark.parametrize("floor", [False, True], ids=["two models", "with floor"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("dims", CONFIGS, ids=str)
-def test_draw_memory_estimate_bounds_the_peak(dims, dtype):
-    measured = draw(dims, seed=0, dtype=dtype).peak_bytes  # tracemalloc: NumPy's buffers
-    estimate = draw_cost(dims, dtype).peak_bytes
+def test_draw_memory_estimate_bounds_the_peak(dims, dtype, floor):
+    measured = draw(dims, seed=0, dtype=dtype, floor=floor).peak_bytes  # NumPy's buffers
+    estimate = draw_cost(dims, dtype, floor).peak_bytes
     assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
 
 

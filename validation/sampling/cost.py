@@ -48,6 +48,9 @@ COST_OVERHEAD_BYTES = 2**20
 #: outlier's power iteration: about a dozen operations a step, at most ~10 steps at the
 #: presets)
 DRAW_OPERATIONS = (81, 220)
+#: the floor model's extra array operations, per head and per draw (its term, noise and
+#: store per head; its product, Gram and eigenvalues)
+FLOOR_OPERATIONS = (6, 40)
 #: power-iteration steps of the outlier counted in :func:`draw_cost` (each two n x dO
 #: matrix-vector products)
 OUTLIER_STEPS = 10
@@ -71,10 +74,11 @@ class Cost:
     operations: float = 0.0
 
 
-def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
+def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False) -> Cost:
     """The :class:`Cost` of :func:`freege.validation.sampling.sample.draw` for ``dims`` in
     working precision ``dtype`` (that module's docstring: heads streamed, then one model
-    at a time).
+    at a time); ``floor``: with the noise floor's third model (``draw(..., floor=True)``:
+    one more n x h dV block, product, Gram and eigenvalue problem, and its noise).
 
     Peak arrays, the largest of four phases: the heads (both models' n x h dV blocks,
     one n x n score matrix, Q/K/V of two consecutive heads and the fused softmax's and the
@@ -91,29 +95,35 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     itemsize = np.dtype(dtype).itemsize
     rows, step = h * dV, output_rows(dims)
     block = n * rows
-    heads = 2 * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
+    k = 3 if floor else 2  # models
+    heads = k * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
     held = rows * dO if step >= rows else 0
     # held: one model's product at a time; blocks: both models' sums and one partial
-    output = block + held + n * dO if held else 2 * block + step * dO + 3 * n * dO
+    output = ((k - 1) * block + held + n * dO if held
+              else k * block + step * dO + (k + 1) * n * dO)
     driver = (eigensolver.two_stage_driver if n >= eigensolver.TWO_STAGE_MIN_N
               else eigensolver.one_stage_driver)
     in_place = driver(np.dtype(dtype).name) is not None
-    gram = (block + held if held else n * dO) + n * n + max(n * dO, 0 if in_place else n * n)
+    gram = (((k - 1) * block + held) if held else (k - 1) * n * dO) + n * n \
+        + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
-    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
+    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + (k + 2) * n * dV * dV
     # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
     # rate (benchmarks/sampling.py), counted as 3/4 of a product
-    matmul = (h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+    matmul = (h * per_head + k * 2 * n * rows * dO + k * 1.5 * n * n * dO
               + OUTLIER_STEPS * 4 * n * dO)
     groups = h if dims.sharing == "none" else dims.h_kv
     values = 0 if dims.sharing == "tied" else dV
-    normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
+    normals = (h * n * dK + groups * n * (dK + values) + (k - 1) * h * n * min(n, dV)
                + rows * dO)
     return Cost(peak_bytes=itemsize * max(heads, output, gram) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
-                elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
-                normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h
-                                                          + DRAW_OPERATIONS[1]))
+                elementwise=float(h * n * n + 6 * k * h * n * (dK + dV)),
+                eig_sizes=(n,) * k,
+                normals=float(normals),
+                operations=float(DRAW_OPERATIONS[0] * h + DRAW_OPERATIONS[1]
+                                 + (FLOOR_OPERATIONS[0] * h + FLOOR_OPERATIONS[1]
+                                    if floor else 0)))
 
 
 #: size of the calibration problems (matrix product, eigenvalues, elementwise pass, normals)
