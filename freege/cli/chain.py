@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
                             "sizes": {str(n): results[n] for n in sizes}}
     if len(sizes) >= 3:
         data["rates"] = chain.rate_fits(results)
+        data["rates_verdict"] = chain.rates_verdict(data["rates"])
     if args.plot is not None:
         _plot(args.plot, configs[sizes[0]], seed, args.backend)
     emit(data, args, _text)
@@ -194,12 +195,17 @@ def _short(x: dict[str, float]) -> str:
 
 
 def _text(d: dict[str, Any]) -> str:
+    from freege.validation.chain import VERDICT_DEFINITION
+
     c = d["config"]
     lines = [f"freege chain: h={c['h']}/{c['h_kv']}, sharing {c['sharing']}, "
              f"beta={c['beta']:g}; {d['draws']} draws per size, seed {d['seed']}",
              "  steps (each times T_n = V W^O / sqrt(n), theory §2.2): "
              + "; ".join(f"{k + 1} {s}" for k, s in enumerate(d["steps"])),
-             "  dm_q = (m_q(a) - m_q(b)) / m_q(limit); mean ± 95% CI over draws"]
+             "  pair k-l: step k against step l; rel W1 = mean_i |a_(i) - b_(i)| / m1 (limit); "
+             "KS = max_x |F_a(x) - F_b(x)|; dm_q = (m_q(a) - m_q(b)) / m_q(limit); "
+             "mean ± 95% CI over draws",
+             f"  {VERDICT_DEFINITION}"]
     for n, s in d["sizes"].items():
         dims = s["dims"]
         lines.append(f"n = {n} (dK={dims['dK']}, dV={dims['dV']}, dO={dims['dO']}), "
@@ -219,6 +225,7 @@ def _text(d: dict[str, Any]) -> str:
                if "expected_dm1_4_5" in s else ""),
             "  control 5-6: equal in law given the keys",
         ]
+        lines.append(f"  {s['verdict']['line']}")
         o = s["outlier"]
         lines.append(f"  leading singular value s_1(MHA)^2/n = {_pm(o)} (sd {o['sd']:.4f}); "
                      f"limit gO = {o['limit']:.6g}, at this n gO + c/n = "
@@ -228,6 +235,10 @@ def _text(d: dict[str, Any]) -> str:
     if "rates" in d:
         lines.append("decay in n (log-log fit of the means, 95% interval) beside the "
                      "exponent of the guaranteed bound n^b (log n)^a over these sizes:")
+        lines.append("  fitted: exponent b of mean ~ C n^b ± the wider of the fit's 95% interval "
+                     "and the draws' sampling one; guaranteed: the bound's exponent over these "
+                     "sizes; DEVIATES: a bound exceeded (or a prediction missed) beyond that "
+                     "interval")
         lines.append(f"  {'what':<8}{'metric':<20}{'fitted':>18}{'guaranteed':>12}  (outlier sd: "
                      "predicted, theory §4.1)")
         for r in d["rates"]:
@@ -239,8 +250,5 @@ def _text(d: dict[str, Any]) -> str:
         lines.append("  leading singular value by n: " + "; ".join(
             f"n={n} {_pm(s['outlier'], 3)} vs {s['outlier']['finite_n_mean']:.3f} "
             f"(limit {s['outlier']['limit']:.3g})" for n, s in d["sizes"].items()))
-        bad = sorted({r["what"] for r in d["rates"] if r["deviates"]})
-        lines.append("  every distance decays at least at its guaranteed rate (the outlier's "
-                     "spread as predicted)" if not bad
-                     else f"  deviating: {', '.join(bad)}")
+        lines.append(f"  {d['rates_verdict']}")
     return "\n".join(lines)
