@@ -254,7 +254,11 @@ VERDICT_DEFINITION = (f"verdict = pair {COMPARED} (softmax vs GE) against its no
 
 def floor_verdict(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The verdict (:mod:`freege.validation.sampling.verdict`) of relative W1 and KS of
-    pair :data:`COMPARED` against pair :data:`FLOOR_PAIR`, draw by draw."""
+    pair :data:`COMPARED` against pair :data:`FLOOR_PAIR`, draw by draw (undecided
+    when a record lacks either pair)."""
+    if not all({COMPARED, FLOOR_PAIR} <= set(r["distances"]) for r in records):
+        return {"decision": "undecided", "comparisons": [],
+                "line": f"verdict: undecided (records without pair {COMPARED} or {FLOOR_PAIR})"}
     found = [verdict.compare(label, [r["distances"][COMPARED][key] for r in records],
                              [r["distances"][FLOOR_PAIR][key] for r in records])
              for key, label in (("rel_w1", "relative W1"), ("ks", "KS"))]

@@ -161,7 +161,7 @@ def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
             if local:
                 raise
             bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
-        batch = [(draw_cost(point.dims, bk.dtype), n) for point, n in left]
+        batch = [(draw_cost(point.dims, bk.dtype, floor=True), n) for point, n in left]
         preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local)
 
     return check

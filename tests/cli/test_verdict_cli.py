@@ -67,3 +67,38 @@ def test_ladder_defines_its_columns_and_decides(capsys):
                            "numpy", "--quiet")
     assert _verdict(out) == "verdict: undecided (one draw gives no interval); rerun with " \
                             "--trials 3 or more"
+
+
+def test_sweep_report_prints_a_verdict_and_defines_its_columns(capsys, tmp_path):
+    store = str(tmp_path / "s.jsonl")
+    code, _, _ = run_cli(capsys, "sweep", "--n", "32", "48", "--h", "2", "--dk", "8", "--do",
+                         "16", "--draws", "3", "--store", store, "--workers", "1", "--quiet")
+    assert code == 0
+    code, out, _ = run_cli(capsys, "sweep-report", store)
+    assert code == 0
+    _verdict(out)
+    for term in ("floor rel_w1", "rel_w1: relative W1", "ks: KS", "limit_m1: ",
+                 "verdict = decision", "n-scaling: "):
+        assert term in out, term
+    code, out, _ = run_cli(capsys, "sweep-report", store, "--format", "json")
+    data = json.loads(out)
+    decisions = [e["verdict"]["decision"] for e in data["points"]]
+    assert all(d in ("consistent", "above_floor", "undecided") for d in decisions)
+    assert data["verdict"].startswith("verdict: ")
+
+
+def test_report_verdict_sums_up_the_points():
+    from freege.validation.sweep.report import report_verdict
+
+    def point(decision, n):
+        comparisons = [{"metric": "ks", "difference": 0.02, "ci95": 0.01,
+                        "decision": decision}]
+        return {"n": n, "h": 2, "beta": 1.0, "draws": 5,
+                "verdict": {"decision": decision, "comparisons": comparisons}}
+
+    old = {"n": 96, "h": 2, "beta": 1.0, "draws": 5, "verdict": None}
+    text = report_verdict([point("consistent", 32), point("above_floor", 64), old])
+    assert text.startswith("verdict: softmax and GE differ above the noise floor at 1 of 2")
+    assert "n=64 h=2 beta=1: ks +0.02 ± 0.01" in text and "1 point(s) have no noise floor" in text
+    assert report_verdict([point("consistent", 32)]).startswith(
+        "verdict: GE consistent with softmax at all 1 point(s)")

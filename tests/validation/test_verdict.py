@@ -62,7 +62,9 @@ def test_several_metrics():
     same = verdict.compare("relative W1", d0, f0)
     flat = verdict.compare("KS", [0.1, 0.2], [0.05, 0.15])
     assert verdict.overall([same, above]) == "above_floor"
-    assert verdict.overall([same, flat]) == "undecided"
+    assert verdict.overall([same, flat]) == "consistent"
+    assert "KS undecided, no spread" in verdict.line([same, flat])
+    assert verdict.overall([flat]) == "undecided"
     assert verdict.overall([same]) == "consistent"
 
 

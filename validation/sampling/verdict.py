@@ -19,7 +19,8 @@ Student-t 95% half-width, :func:`freege.validation.sampling.metrics.mean_ci`):
   KS moves in steps of 1/n): no interval, no decision; more draws (trials) decide.
 
 Several metrics (relative W1 and KS) are decided together: ``above_floor`` when any of
-them is, ``undecided`` when none is and one is undecided.
+them is, else ``consistent`` when any of them is (the line names the undecided ones:
+KS moves in steps of 1/n and often repeats), else ``undecided``.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def overall(comparisons: Sequence[Comparison]) -> str:
     decisions = {c.decision for c in comparisons}
     if "above_floor" in decisions:
         return "above_floor"
-    return "undecided" if "undecided" in decisions else "consistent"
+    return "consistent" if "consistent" in decisions else "undecided"
 
 
 def _times(c: Comparison) -> str:
@@ -104,8 +105,10 @@ def line(comparisons: Sequence[Comparison], *, more: str = "--draws",
         return (f"verdict: softmax and GE differ above the noise floor at this size: {sizes}; "
                 f"the GE is a large-n limit: try a larger {size} (a finite-size gap shrinks "
                 f"toward the floor), or more {more} to size the gap more tightly")
-    widest = max(comparisons, key=lambda c: c.difference + (c.ci95 or 0.0))
-    parts = "; ".join(f"{c.metric} {c.difference:+.3g} ± {c.ci95:.2g}" for c in comparisons)
+    decided = [c for c in comparisons if c.decision == "consistent"]
+    widest = max(decided, key=lambda c: c.difference + c.ci95)
+    parts = "; ".join(f"{c.metric} {c.difference:+.3g} ± {c.ci95:.2g}" if c.ci95 is not None
+                      else f"{c.metric} undecided, no spread" for c in comparisons)
     return (f"verdict: GE consistent with softmax at this size (distance minus floor, per "
             f"draw: {parts}; a gap above {max(widest.difference + widest.ci95, 0.0):.2g} "
             f"in {widest.metric} would have been seen); more {more} resolve smaller gaps, a "
