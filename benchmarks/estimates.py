@@ -60,8 +60,8 @@ COMMANDS: tuple[tuple[str, bool], ...] = (
 )
 
 _UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0, "days": 86400.0, "years": 365.25 * 86400}
-_ESTIMATE = re.compile(r"^freege: estimate: .*?, ([0-9.e+-]+) (s|min|h|days|years) in all",
-                       re.M)
+_ESTIMATE = re.compile(r"^freege: estimate: .*?; ([0-9.e+-]+) (s|min|h|days|years) of CPU time "
+                       r"in all", re.M)
 
 
 def documented(command: str) -> bool:

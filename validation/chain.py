@@ -49,6 +49,7 @@ import numpy as np
 from freege.params import Dims
 from freege.validation.sampling import conditional, metrics, verdict
 from freege.validation.sampling.backend import Backend, get_backend
+from freege.validation.sampling.cost import COST_OVERHEAD_BYTES, OUTLIER_STEPS, Cost
 from freege.validation.sampling.eigensolver import top_singular_value
 from freege.validation.sampling.outlier import weights
 from freege.validation.sampling.sample import Seed, case_for, output_weights, thetas
@@ -112,6 +113,34 @@ def _sqrtm_psd(xp: Any, m: Any) -> Any:
     below 0 by rounding are set to 0)."""
     w, u = solvers(xp).eigh((m + m.T) / 2)
     return (u * xp.sqrt(xp.clip(w, 0, None))) @ u.T
+
+
+def draw_cost(dims: Dims) -> Cost:
+    """The :class:`freege.validation.sampling.cost.Cost` of one :func:`draw` at ``dims``
+    (float64), counted from the code: per head the scores and their exp, ``zeta V``, the
+    GE's ``S V`` and two noise products, and the n x n Gram of the 1-2 control
+    (``zeta zeta^T``, 2 n^3: the chain's largest term); per K/V group ``Sigma_K``,
+    ``Sigma_f``, ``Sigma_G`` (n x n, several elementwise passes) and the three dV x dV
+    square roots; then six products with ``W^O``, six full n x n Grams, seven eigenvalue
+    problems of size n (six spectra and the control) and the outlier's power iteration.
+    Peak: the six n x h dV blocks, the control's Gram and about six n x n temporaries."""
+    n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
+    groups = len({dims.kv_group(r) for r in range(h)})
+    per_head = (2 * n * n * dK + 2 * n * n * dV + 2 * n * n * dV + 4 * n * dV * dV
+                + 2 * n**3)
+    per_group = 2 * n * n * dK + 4 * (2 * n * n * dV + 2 * n * dV * dV) + 3 * 10 * dV**3
+    rows = h * dV
+    steps = len(STEPS)
+    matmul = h * per_head + groups * per_group + steps * (2 * n * rows * dO + 2 * n * n * dO) \
+        + OUTLIER_STEPS * 4 * n * dO
+    weights = h * n * dK + groups * n * (dK + dV)  # all heads' Q, K, V are drawn first
+    peak = 8 * (weights + steps * n * rows + 7 * n * n + n * dO + rows * dO) \
+        + COST_OVERHEAD_BYTES
+    return Cost(peak_bytes=peak, matmul_flops=float(matmul),
+                elementwise=float(h * 8 * n * n + groups * 12 * n * n),
+                eig_sizes=(n,) * (steps + 1), normals=float(
+                    h * n * dK + groups * n * (dK + dV) + 2 * h * n * min(n, dV) + rows * dO),
+                operations=float(60 * h + 40 * groups + 30 * steps + 200))
 
 
 @dataclass(frozen=True)

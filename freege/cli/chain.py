@@ -114,12 +114,14 @@ def run(args: argparse.Namespace) -> int:
             lambda: sweep_store.read(args.store, chain.store_schema()))
         done = _stored(contents, args.store, identity)
         header = {"type": "header", "format": sweep_store.FORMAT, "identity": identity}
-        with sweep_store.open_for_append(args.store, contents, header) as writer:
+        with sweep_store.open_for_append(args.store, contents, header) as writer, \
+                _preflight(configs, draws, done, args):
             for n in sizes:
                 results[n] = _size(configs[n], draws, seed, args, done.get(n, {}), writer)
     else:
-        for n in sizes:
-            results[n] = _size(configs[n], draws, seed, args, {}, None)
+        with _preflight(configs, draws, {}, args):
+            for n in sizes:
+                results[n] = _size(configs[n], draws, seed, args, {}, None)
     data: dict[str, Any] = {"config": {**dataclasses.asdict(dims), "beta": float(dims.beta)},
                             "steps": list(chain.STEPS), "draws": draws, "seed": seed,
                             "sizes": {str(n): results[n] for n in sizes}}
@@ -127,9 +129,43 @@ def run(args: argparse.Namespace) -> int:
         data["rates"] = chain.rate_fits(results)
         data["rates_verdict"] = chain.rates_verdict(data["rates"])
     if args.plot is not None:
-        _plot(args.plot, configs[sizes[0]], seed, args.backend)
+        from freege.extras import blas_threads
+
+        with blas_threads(1):  # one draw, like those of the estimate
+            _plot(args.plot, configs[sizes[0]], seed, args.backend)
     emit(data, args, _text)
     return 0
+
+
+def _preflight(configs: dict[int, Dims], draws: int, done: dict[int, dict[int, Any]],
+               args: argparse.Namespace) -> Any:
+    """Compute the theory of every size (counted as spent), announce the run's estimate
+    (:func:`freege.cli.budget.preflight_batch`: the draws left per size at
+    :func:`freege.validation.chain.draw_cost`, the figure's draw and rendering after them;
+    memory checked, no ``--yes``: the chain has no hour-long sizes) and return the BLAS
+    thread setting of its draws."""
+    from freege.cli.budget import preflight_batch
+    from freege.numeric import outlier
+    from freege.validation import chain
+    from freege.validation.sampling import cost as cost_model
+    from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.limits import limiting_moments
+    from freege.validation.sampling.sample import case_for
+
+    bk = get_backend(args.backend)
+    for d in configs.values():
+        limiting_moments(case_for(d), d, chain.ORDERS)
+        outlier.summary(case_for(d), d)
+    batch = [(chain.draw_cost(d), draws - len(done.get(n, {}))) for n, d in configs.items()]
+    first = next(iter(configs.values()))
+    after = 0.0
+    if args.plot is not None:
+        speed = cost_model.run_speeds(batch[0][0], bk)
+        if not isinstance(speed, str):
+            after = cost_model.seconds(chain.draw_cost(first), speed) \
+                + cost_model.figure_seconds(speed)
+    each = preflight_batch(batch, "draw", bk, True, after=after)
+    return cost_model.blas_threads(each, bk)
 
 
 def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,

@@ -142,8 +142,9 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 def run_validate(args: argparse.Namespace) -> int:
     from freege.cli.budget import preflight
+    from freege.validation.sampling import cost as cost_model
     from freege.validation.sampling.backend import get_backend
-    from freege.validation.sampling.cost import blas_threads, draw_cost
+    from freege.validation.sampling.limits import limiting_moments
     from freege.validation.sampling.sample import case_for
 
     preset, dims = config_from_args(args)
@@ -152,16 +153,22 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
-    # the summary's Student-t quantile (scipy.special) loads before the estimate, which
-    # then covers everything that follows
+    # the summary's Student-t quantile (scipy.special) loads, and the theory (limiting
+    # moments: sympy on a cold cache; the outlier's limit) is computed, before the
+    # estimate, which counts them as spent and then covers everything that follows
     import scipy.special  # noqa: F401
 
-    each = preflight(draw_cost(dims, bk.dtype, floor=True), draws, "draw", bk, args.yes,
-                     each_means=PER_DRAW_MEANS)
+    from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
+
+    limiting_moments(case_for(dims), dims, 2)
+    theory = outlier.summary(case_for(dims), dims)
+    cost = cost_model.draw_cost(dims, bk.dtype, floor=True)
+    each = preflight(cost, draws, "draw", bk, args.yes, each_means=PER_DRAW_MEANS,
+                     after=_figure_seconds(args.plot, cost, bk))
     from freege.validation.runner import validate
 
     with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
-                  verbosity=args.verbosity) as bar, blas_threads(each, bk):
+                  verbosity=args.verbosity) as bar, cost_model.blas_threads(each, bk):
         def on_draw(i: int, d: Draw) -> None:
             bar.note(f"draw {i + 1}/{draws}: {d.seconds:.2f} s, peak "
                      f"{d.peak_bytes / 2**20:.1f} MiB")
@@ -169,11 +176,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
-    from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
     from freege.validation.sampling.outlier import compare
 
-    summary["outlier"] = compare([d.outlier for d in result.draws],
-                                 outlier.summary(case_for(dims), dims))
+    summary["outlier"] = compare([d.outlier for d in result.draws], theory)
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
@@ -184,6 +189,17 @@ def run_validate(args: argparse.Namespace) -> int:
             data["density_l1"] = distances
     emit(data, args, lambda d: _validate_text(d, preset, dims))
     return 0
+
+
+def _figure_seconds(plot: str | None, cost: object, bk: object) -> float:
+    """The estimated CPU seconds of the figure after the samples (0 without ``--plot``, or
+    when the backend's speed is unknown)."""
+    from freege.validation.sampling import cost as cost_model
+
+    if plot is None:
+        return 0.0
+    speed = cost_model.run_speeds(cost, bk)
+    return 0.0 if isinstance(speed, str) else cost_model.figure_seconds(speed)
 
 
 def _dims_dict(dims: Dims) -> dict:
@@ -286,7 +302,9 @@ def run_ladder(args: argparse.Namespace) -> int:
         check_plot_target(args.plot)
     bk = get_backend(args.backend)
     ladder.run(8, trials=1, backend=bk)  # first-call costs paid before the estimate
-    each = preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
+    cost = ladder.trial_cost(n)
+    each = preflight(cost, trials, "trial", bk, args.yes,
+                     after=_figure_seconds(args.plot, cost, bk))
     with Progress(f"ladder n={n} on {bk.name}", trials, unit="trial",
                   verbosity=args.verbosity) as bar, blas_threads(each, bk):
         result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,

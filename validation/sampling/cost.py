@@ -337,14 +337,39 @@ def available_memory(backend: Backend) -> int | None:
 
 
 #: samples estimated shorter than this (seconds, one core) run on one BLAS thread
-ONE_THREAD_BELOW_S = 1.0
+ONE_THREAD_BELOW_S = 10.0
+#: the CPU work of one figure after the samples (a theory §4 density at a few hundred
+#: points, histograms, rendering to a file) in units of :attr:`Speeds.operation_seconds`:
+#: 0.5-0.9 s on the 2-core machine, whose operation takes 4-7 us
+#: (``benchmarks/estimates.py`` checks the totals)
+FIGURE_OPERATIONS = 1.5e5
+
+
+#: the CPU work of starting a private Dask cluster (:mod:`freege.validation.sweep.cluster`)
+#: per process (the scheduler and each worker: imports, TLS credentials, connection), in
+#: units of :attr:`Speeds.operation_seconds`: about 1 s for two workers on the 2-core
+#: machine (``benchmarks/estimates.py``)
+CLUSTER_PROCESS_OPERATIONS = 7e4
+
+
+def cluster_seconds(workers: int, speed: Speeds) -> float:
+    """Estimated CPU seconds of starting a private cluster of ``workers`` processes."""
+    return (workers + 1) * CLUSTER_PROCESS_OPERATIONS * speed.operation_seconds
+
+
+def figure_seconds(speed: Speeds) -> float:
+    """Estimated CPU seconds of one figure (:data:`FIGURE_OPERATIONS`) at ``speed``."""
+    return FIGURE_OPERATIONS * speed.operation_seconds
 
 
 def blas_threads(each_seconds: float, backend: Backend) -> AbstractContextManager:
     """One BLAS thread for samples under :data:`ONE_THREAD_BELOW_S` on the CPU: threads
     cannot pay for themselves on small problems and on a busy machine cost up to 30x
     (measured: ``freege ladder --n 64`` trials at 5-9 ms on one thread, 160-175 ms on
-    two, 2-core machine under load); the BLAS default otherwise."""
+    two, 2-core machine under load); at a second a sample (``ladder --n 1000``) two
+    threads still spent 3-4x the CPU time of one under load (issue 30), so the estimate
+    in one core's CPU time holds only on one thread. The BLAS default from
+    :data:`ONE_THREAD_BELOW_S` on, where threads pay on free cores."""
     if backend.name != "numpy" or each_seconds >= ONE_THREAD_BELOW_S:
         return nullcontext()
     from freege.extras import blas_threads as one_thread
