@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
     from freege.validation.sampling.sample import Draw
 
 #: default number of draws of ``freege validate`` (theory §6.1 uses 10). bert-base takes
-#: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
-#: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
+#: about 0.2 s of CPU time per draw (three models: softmax, GE and the floor's second GE)
+#: on one core of the 2-core CPU, so 10 fit (benchmarks/estimates.py).
 DEFAULT_DRAWS = 10
 #: what the one per-draw time a validation reports (estimate, progress, result) measures
 PER_DRAW_MEANS = ("mean wall time of a draw: sampling, the eigenvalues of both models and "
@@ -43,7 +43,8 @@ DENSITY_L1 = ("histogram vs limiting density = L1 distance between the plotted h
               "all draws' eigenvalues (60 bins over their range, numerical zeros left out) "
               "and the theory §4 limiting density: each model's distance to the limit, not "
               "to the other model; binning and finite n both add to it")
-#: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
+#: default number of ladder trials (about 1 s of CPU time each at n = 1000 on one core of
+#: the 2-core CPU; benchmarks/estimates.py)
 DEFAULT_TRIALS = 3
 
 
