@@ -133,8 +133,9 @@ class Validation:
 def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "auto",
              dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
-    """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
-    in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
+    """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported),
+    each with the noise floor's second GE (``draw(..., floor=True)``), in ``dtype``
+    (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")

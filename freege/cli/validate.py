@@ -55,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Sample softmax MHA and its Gaussian equivalent (same weights, fresh "
         "noise) and compare all n eigenvalues of MHA^perp MHA^perp^T and (1/n) MHA^G "
         "MHA^G^T: relative W1 (over the theory §4 limiting mean) and KS, mean ± 95% "
-        f"Student-t half-width over draws. Presets: {', '.join(PRESETS)}; or give an "
+        "Student-t half-width over draws, beside their noise floor (a second GE with the "
+        "same weights and fresh noise) and a verdict decided from both. "
+        f"Presets: {', '.join(PRESETS)}; or give an "
         "explicit configuration with --n --h --dk --do [--dv --h-kv --sharing --d].",
     )
     p.add_argument("preset", nargs="?", help="theory §6.1 preset name")
