@@ -102,3 +102,16 @@ def test_report_verdict_sums_up_the_points():
     assert "n=64 h=2 beta=1: ks +0.02 ± 0.01" in text and "1 point(s) have no noise floor" in text
     assert report_verdict([point("consistent", 32)]).startswith(
         "verdict: GE consistent with softmax at all 1 point(s)")
+
+
+def test_moment_errors_are_flagged_when_their_interval_excludes_zero(capsys):
+    code, out, _ = run_cli(capsys, "validate", *SMALL, "--draws", "4")
+    assert code == 0
+    code, js, _ = run_cli(capsys, "validate", *SMALL, "--draws", "4", "--format", "json")
+    errors = json.loads(js)["moment_rel_error"]
+    for q in ("m1", "m2"):
+        row = next(line for line in out.splitlines()
+                   if line.strip().startswith(f"{q} empirical / limit - 1:"))
+        soft, ge = row.split(":", 1)[1].split(", GE ")
+        for text, x in ((soft, errors["softmax"][q]), (ge, errors["ge"][q])):
+            assert (" *" in text) == (abs(x["mean"]) > x["ci95"]), row
