@@ -12,8 +12,8 @@ Student-t 95% half-width, :func:`freege.validation.sampling.metrics.mean_ci`):
   multiple of the floor). The GE is a statement about n -> infinity, so the next thing
   to try is a larger n: a gap that shrinks toward the floor is a finite-size effect.
 * ``consistent`` -- the interval contains 0 or lies below it: no difference beyond the
-  noise floor is resolved. The interval's upper end is the largest difference these draws
-  could have missed; more draws narrow it.
+  noise floor is resolved. The interval's upper end is the largest difference it leaves
+  possible; more draws narrow it.
 * ``undecided`` -- fewer than two draws, or no spread to estimate (every draw gave the
   same difference up to rounding, :func:`~freege.validation.sampling.metrics.constant`;
   KS moves in steps of 1/n): no interval, no decision; more draws (trials) decide.
@@ -95,9 +95,11 @@ def line(comparisons: Sequence[Comparison], *, more: str = "--draws",
     decision = overall(comparisons)
     if decision == "undecided":
         few = min(c.draws for c in comparisons)
-        why = ("one draw gives no interval" if few < 2
-               else "every draw gave the same difference, no spread to estimate")
-        return (f"verdict: undecided ({why}); rerun with {more} 3 or more")
+        if few < 2:
+            return (f"verdict: undecided (one draw gives no interval); rerun with {more} 3 "
+                    "or more")
+        return ("verdict: undecided (every draw gave the same difference, no spread to "
+                f"estimate); rerun with more {more}")
     if decision == "above_floor":
         above = [c for c in comparisons if c.decision == "above_floor"]
         sizes = ", ".join(f"{c.metric} by {c.difference:+.2g} ± {c.ci95:.2g}{_times(c)}"
@@ -110,9 +112,9 @@ def line(comparisons: Sequence[Comparison], *, more: str = "--draws",
     parts = "; ".join(f"{c.metric} {c.difference:+.3g} ± {c.ci95:.2g}" if c.ci95 is not None
                       else f"{c.metric} undecided, no spread" for c in comparisons)
     return (f"verdict: GE consistent with softmax at this size (distance minus floor, per "
-            f"draw: {parts}; a gap above {max(widest.difference + widest.ci95, 0.0):.2g} "
-            f"in {widest.metric} would have been seen); more {more} resolve smaller gaps, a "
-            f"larger {size} tests the limit")
+            f"draw: {parts}; the 95% interval excludes a gap above "
+            f"{max(widest.difference + widest.ci95, 0.0):.2g} in {widest.metric}); more "
+            f"{more} resolve smaller gaps, a larger {size} tests the limit")
 
 
 #: the definition printed beside every verdict
