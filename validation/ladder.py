@@ -19,6 +19,11 @@ Each step's squared singular values (eigenvalues of ``M M^T``) are compared with
 reference on the bulk (top 3 removed from both) by W1 (exact, sorted) and the L1
 distance of density histograms; the top 3 values and the normalizer diagnostic
 ``D_i = Z_i / (n exp(beta^2/2))`` (mean, std, max ``|D_i - 1|``) are reported.
+
+The noise floor of the last comparison (softmax ``sqrt(n) A^perp`` against its GE
+``Y_f_lin``, which share ``S``): a second GE :data:`FLOOR` with the same ``S`` and fresh
+noise ``W'`` (a third seed stream), compared with ``Y_f_lin`` the same way; the verdict
+(:mod:`freege.validation.sampling.verdict`) decides from the per-trial differences.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.polynomial import polynomial as P
 
-from freege.validation.sampling import metrics
+from freege.validation.sampling import metrics, verdict
 from freege.validation.sampling.backend import Backend, get_backend
 from freege.validation.sampling.cost import COST_OVERHEAD_BYTES, Cost
 from freege.validation.sampling.sample import Seed, thetas
@@ -39,6 +44,21 @@ STEPS: tuple[str, ...] = (
     "sqrt(n) A", "sqrt(n) A^perp", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin",
 )
 REFERENCE = "sqrt(n) A^perp"
+#: the GE step compared with the reference, and the noise floor's second GE (same S,
+#: fresh noise), compared with it
+GE_STEP = "Y_f_lin"
+FLOOR = "Y_f_lin'"
+#: what the printed columns are (theory §6.2)
+COLUMNS: dict[str, str] = {
+    "top": "top 3 squared singular values = the three largest eigenvalues of M M^T (the "
+           "outliers, left out of the bulk)",
+    "W1": "W1 = Wasserstein-1 distance between the step's bulk and the reference's bulk "
+          "(mean |a_(i) - b_(i)| over the sorted eigenvalues, top 3 removed; not relative)",
+    "L1 hist": "L1 hist = sum over 100 common equal-width bins of |density histogram of the "
+               "step - that of the reference| x bin width, in [0, 2]",
+    "floor": f"noise floor = the same distances between {GE_STEP} and {FLOOR}, a second GE "
+             "with the same scores S and fresh noise (paired as the softmax and its GE are)",
+}
 #: number of top squared singular values removed before bulk comparisons (theory §6.2)
 TOP = 3
 #: the smallest ladder: n = TOP + 1 leaves one bulk value to compare
@@ -87,19 +107,21 @@ def trial_cost(n: int) -> Cost:
     at most seven n x n float64 arrays alive at once (S, W, exp(beta S), A, a step's matrix, its
     Gram and LAPACK's copy of it) plus the overhead; S and the seven Grams as matrix
     products; the exp, the Horner passes of Q_p and the scalings as elementwise passes;
-    seven eigenvalue problems of size n; 3 n^2 normal draws; about 20 array operations
-    per step and 2 per Taylor term (the comparison with the reference included)."""
+    eight eigenvalue problems of size n (the seven steps and the floor's GE); 4 n^2
+    normal draws; about 20 array operations per step and 2 per Taylor term (the
+    comparison with the reference included)."""
     p = taylor_degree(n)
+    models = len(STEPS) + 1
     return Cost(peak_bytes=8 * 7 * n * n + COST_OVERHEAD_BYTES,
-                matmul_flops=float(2 * n**3 * (1 + len(STEPS))),
-                elementwise=float((2 * p + 20) * n * n), eig_sizes=(n,) * len(STEPS),
-                normals=float(3 * n * n), operations=float(20 * len(STEPS) + 2 * p + 20))
+                matmul_flops=float(2 * n**3 * (1 + models)),
+                elementwise=float((2 * p + 22) * n * n), eig_sizes=(n,) * models,
+                normals=float(4 * n * n), operations=float(20 * models + 2 * p + 20))
 
 
 @dataclass(frozen=True)
 class Trial:
-    """One ladder trial: ascending squared singular values per step, and the row
-    normalizers ``D_i``."""
+    """One ladder trial: ascending squared singular values per step (and of
+    :data:`FLOOR`), and the row normalizers ``D_i``."""
 
     spectra: dict[str, np.ndarray]
     normalizers: np.ndarray
@@ -113,7 +135,8 @@ def trial(n: int, *, seed: Seed, beta: float = 1.0,
                          f"apart from the bulk; got {n!r})")
     bk = get_backend(backend)
     xp = bk.xp
-    weights_seq, noise_seq = np.random.SeedSequence(seed).spawn(2)
+    # spawn(3)'s first two streams are spawn(2)'s: the floor's noise is a third
+    weights_seq, noise_seq, floor_seq = np.random.SeedSequence(seed).spawn(3)
     wgen = bk.generator(weights_seq)
     S = bk.normal(wgen, (n, n)) @ bk.normal(wgen, (n, n)).T
     S /= math.sqrt(n)
@@ -146,12 +169,16 @@ def trial(n: int, *, seed: Seed, beta: float = 1.0,
     del poly
     spectra["Y_Q_lin"] = spectrum((math.sqrt(q2) * S + math.sqrt(q1 - q2) * W) / rn)
     spectra["Y_f_lin"] = spectrum((math.sqrt(t2) * S + math.sqrt(t1 - t2) * W) / rn)
+    del W
+    W = bk.normal(bk.generator(floor_seq), (n, n))
+    spectra[FLOOR] = spectrum((math.sqrt(t2) * S + math.sqrt(t1 - t2) * W) / rn)
     return Trial(spectra, np.asarray(normalizers, dtype=np.float64))
 
 
 def compare(t: Trial) -> dict[str, dict[str, object]]:
     """Per step: top squared singular values (largest first), bulk W1 and L1 histogram
-    distance to the reference ``sqrt(n) A^perp`` (theory §6.2)."""
+    distance to the reference ``sqrt(n) A^perp`` (theory §6.2); under ``"floor"`` the
+    same distances between :data:`GE_STEP` and :data:`FLOOR`."""
     ref = t.spectra[REFERENCE][:-TOP]
     out: dict[str, dict[str, object]] = {}
     for step in STEPS:
@@ -162,6 +189,8 @@ def compare(t: Trial) -> dict[str, dict[str, object]]:
             "bulk_w1": metrics.w1(bulk, ref),
             "bulk_l1": metrics.hist_l1(bulk, ref),
         }
+    ge, floor = t.spectra[GE_STEP][:-TOP], t.spectra[FLOOR][:-TOP]
+    out["floor"] = {"bulk_w1": metrics.w1(floor, ge), "bulk_l1": metrics.hist_l1(floor, ge)}
     return out
 
 
@@ -177,7 +206,9 @@ def run(n: int = 1000, *, trials: int = 1, seed: int = 0, beta: float = 1.0,
         on_trial: Callable[[int], None] | None = None) -> tuple[dict, Trial]:
     """Average the ladder over ``trials`` trials (seeds ``(seed, i)``): per step the
     mean of the top values, bulk W1 and L1; the normalizer diagnostic of all trials.
-    Returns the summary and the last trial (for plots); ``on_trial(i)`` after each."""
+    Returns the summary and the last trial (for plots); ``on_trial(i)`` after each. The
+    summary's ``floor`` holds the mean floor distances and ``verdict`` the decision of
+    :data:`GE_STEP`'s distances against them, trial by trial."""
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError(f"trials must be an integer >= 1 (got {trials!r})")
     bk = get_backend(backend)
@@ -197,6 +228,9 @@ def run(n: int = 1000, *, trials: int = 1, seed: int = 0, beta: float = 1.0,
         for step in STEPS
     }
     q = centred_taylor(beta, taylor_degree(n))
+    found = [verdict.compare(label, [r[GE_STEP][key] for r in rows],
+                             [r["floor"][key] for r in rows])
+             for key, label in (("bulk_w1", "W1"), ("bulk_l1", "L1 hist"))]
     summary = {
         "n": n, "beta": beta, "trials": trials, "seed": seed, "backend": bk.name,
         "taylor_degree": taylor_degree(n),
@@ -204,6 +238,11 @@ def run(n: int = 1000, *, trials: int = 1, seed: int = 0, beta: float = 1.0,
         "thetas": list(thetas(beta)),
         "reference": REFERENCE,
         "steps": steps,
+        "floor": {key: float(np.mean([r["floor"][key] for r in rows]))
+                  for key in ("bulk_w1", "bulk_l1")},
+        "verdict": {"decision": verdict.overall(found),
+                    "comparisons": [c.as_dict() for c in found],
+                    "line": verdict.line(found, more="--trials")},
         "normalizer": normalizer_diagnostic(np.concatenate(norms)),
     }
     return summary, last

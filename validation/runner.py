@@ -5,10 +5,13 @@ eigenvalues (largest included) of ``MHA^perp MHA^perp^T`` and ``(1/n) MHA^G MHA^
 for the same weights by relative W1 (divided by the limiting mean of theory §4) and KS,
 and reports mean ± Student-t 95% half-width over draws.
 
-Beside each distance, its noise floor: the same metric between the Gaussian-equivalent
-spectra of two independent draws (disjoint pairs of draws: 0 and 1, 2 and 3, ...), the
-distance that finite-n fluctuation alone produces at these dimensions (:func:`noise_floor`;
-no extra sampling). :data:`DEFINITIONS` says in one line what each printed metric is.
+Beside each distance, its noise floor, paired like the comparison: on every draw the same
+metric between the GE spectrum and a second GE with the *same* weights and fresh GE noise
+(:data:`freege.validation.sampling.sample.FLOOR_MODEL`, one more model per draw), the
+distance that sampling noise alone produces with the weights shared as softmax and GE
+share them (:func:`noise_floor`). The verdict (:mod:`freege.validation.sampling.verdict`)
+decides from the per-draw differences distance - floor. :data:`DEFINITIONS` says in one
+line what each printed metric is.
 
 Imports: the sampling path (this module, :mod:`freege.validation.sampling.sample`) loads neither
 sympy
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from freege.params import Dims
-from freege.validation.sampling import metrics
+from freege.validation.sampling import metrics, verdict
 from freege.validation.sampling.backend import PEAK_MEMORY_MEANS, Backend, get_backend
 from freege.validation.sampling.sample import Draw, case_for, draw
 
@@ -34,24 +37,32 @@ DEFINITIONS: dict[str, str] = {
     "rel_w1": "relative W1 = mean_i |a_(i) - b_(i)| / m1 (W1 of the sorted spectra a, b over "
               "the limiting mean)",
     "ks": "KS = max_x |F_a(x) - F_b(x)|, the largest gap between the two empirical CDFs",
-    "noise_floor": "noise floor = the same metric between the GE spectra of two independent "
-                   "draws",
+    "noise_floor": "noise floor = the same metric between the GE and a second GE with the "
+                   "same weights and fresh noise, per draw (paired as softmax vs GE are)",
+    "moment_error": "m_q error = empirical m_q / limit - 1 (theory §4); '*' marks a 95% "
+                    "interval that excludes 0: a finite-n bias beyond sampling noise (the "
+                    "other model's error shows how much of it the GE shares)",
+    "verdict": verdict.DEFINITION,
 }
 
 
-def noise_floor(ge: list[np.ndarray], m1: float, tolerance: float) -> dict:
-    """Relative W1 (over ``m1``) and KS between the independent GE spectra ``ge[0]`` and
-    ``ge[1]``, ``ge[2]`` and ``ge[3]``, ...: ``{"pairs": k, "rel_w1": {"mean", "ci95"},
-    "ks": {...}}``, the CI a Student-t 95% half-width over the ``k`` pairs (``None`` for
-    one pair). ``tolerance``: the numerical-zero rule of :func:`metrics.ks`."""
-    if len(ge) < 2:
-        raise ValueError(f"a noise floor needs at least 2 draws (got {len(ge)})")
-    pairs = [(ge[i], ge[i + 1]) for i in range(0, len(ge) - 1, 2)]
-    values = {"rel_w1": [metrics.rel_w1(a, b, m1) for a, b in pairs],
-              "ks": [metrics.ks(a, b, tolerance) for a, b in pairs]}
-    out: dict = {"pairs": len(pairs)}
+def floor_values(draws: list[Draw], m1: float, tolerance: float) -> dict[str, list[float]]:
+    """Per draw, relative W1 (over ``m1``) and KS between the GE spectrum and the floor's
+    second GE (drawn with ``floor=True``). ``tolerance``: the numerical-zero rule of
+    :func:`metrics.ks`."""
+    if any(d.ge_floor is None for d in draws):
+        raise ValueError("a noise floor needs draws made with floor=True")
+    return {"rel_w1": [metrics.rel_w1(d.ge, d.ge_floor, m1) for d in draws],
+            "ks": [metrics.ks(d.ge, d.ge_floor, tolerance) for d in draws]}
+
+
+def noise_floor(values: dict[str, list[float]]) -> dict:
+    """``{"draws": k, "rel_w1": {"mean", "ci95"}, "ks": {...}}`` of the per-draw floor
+    values of :func:`floor_values`, the CI a Student-t 95% half-width over the ``k >= 2``
+    draws."""
+    out: dict = {"draws": len(values["rel_w1"])}
     for name, v in values.items():
-        mean, ci = metrics.mean_ci(v) if len(v) > 1 else (v[0], None)
+        mean, ci = metrics.mean_ci(v)
         out[name] = {"mean": mean, "ci95": ci}
     return out
 
@@ -68,6 +79,7 @@ class Validation:
     draws: list[Draw] = field(default_factory=list)
     rel_w1: list[float] = field(default_factory=list)
     ks: list[float] = field(default_factory=list)
+    floor: dict[str, list[float]] = field(default_factory=lambda: {"rel_w1": [], "ks": []})
 
     @property
     def limiting_mean(self) -> float:
@@ -76,8 +88,9 @@ class Validation:
     def summary(self) -> dict:
         """Mean ± 95% half-width of rel W1 and KS (fractions) and of the relative errors
         of the first two empirical moments per model (theory §4), the distances'
-        :func:`noise_floor`, seconds per draw (mean) and peak memory (max; what it
-        measures: ``peak_memory_means``)."""
+        :func:`noise_floor` and the ``verdict`` from both (its decision, its per-metric
+        comparisons and its text line), seconds per draw (mean) and peak memory (max; what
+        it measures: ``peak_memory_means``)."""
         w1_mean, w1_ci = metrics.mean_ci(self.rel_w1)
         ks_mean, ks_ci = metrics.mean_ci(self.ks)
         moment_err = {}
@@ -98,8 +111,8 @@ class Validation:
             "limiting_mean": self.limiting_mean,
             "rel_w1": {"mean": w1_mean, "ci95": w1_ci},
             "ks": {"mean": ks_mean, "ci95": ks_ci},
-            "noise_floor": noise_floor([d.ge for d in self.draws], self.limiting_mean,
-                                       metrics.zero_tolerance(self.dtype)),
+            "noise_floor": noise_floor(self.floor),
+            "verdict": self.verdict(),
             "limiting_m2": self.limiting_moments[1],
             "moment_rel_error": moment_err,
             "seconds_per_draw": float(np.mean([d.seconds for d in self.draws])),
@@ -108,11 +121,21 @@ class Validation:
         }
 
 
+    def verdict(self) -> dict:
+        """The verdict of relative W1 and KS against their paired floors
+        (:mod:`freege.validation.sampling.verdict`)."""
+        found = [verdict.compare(name, getattr(self, key), self.floor[key])
+                 for key, name in (("rel_w1", "relative W1"), ("ks", "KS"))]
+        return {"decision": verdict.overall(found),
+                "comparisons": [c.as_dict() for c in found], "line": verdict.line(found)}
+
+
 def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "auto",
              dtype: str | None = None,
              on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
-    """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported)
-    in ``dtype`` (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
+    """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported),
+    each with the noise floor's second GE (``draw(..., floor=True)``), in ``dtype``
+    (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
     ``on_draw(i, draw)`` is called after each draw (progress bars)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
@@ -124,10 +147,13 @@ def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = 
     result = Validation(dims=dims, backend=bk.name, seed=seed, limiting_moments=limits,
                         dtype=bk.dtype)
     for i in range(draws):
-        d = draw(dims, seed=(seed, i), backend=bk)
+        d = draw(dims, seed=(seed, i), backend=bk, floor=True)
         result.draws.append(d)
+        tol = metrics.zero_tolerance(bk.dtype)
         result.rel_w1.append(metrics.rel_w1(d.softmax, d.ge, m1))
-        result.ks.append(metrics.ks(d.softmax, d.ge, metrics.zero_tolerance(bk.dtype)))
+        result.ks.append(metrics.ks(d.softmax, d.ge, tol))
+        for key, values in floor_values([d], m1, tol).items():
+            result.floor[key] += values
         if on_draw is not None:
             on_draw(i, d)
     return result

@@ -2,7 +2,10 @@
 §6.2): before any sampling, the memory one sample needs against the memory available,
 and the time of the whole run against :data:`CONFIRM_SECONDS`, told to the user.
 
-The estimates come from the sampler's cost model,
+The announced total is the whole run's CPU time: what the process has already spent (start-up,
+imports, the theory computed before sampling: measured, ``time.process_time``), the samples
+(estimated) and the modelled work after them (``after``: figures, a cluster's start). The
+estimates come from the sampler's cost model,
 :mod:`freege.validation.sampling.cost` (a sample's :class:`~freege.validation.sampling.cost.Cost`,
 its time at the speeds of this machine and backend -- one CPU core's, in CPU time: free
 cores make a run faster than announced, a machine busy with other processes slower; on a
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,20 +43,22 @@ def duration_text(s: float) -> str:
 
 
 def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool,
-              each_means: str | None = None) -> float:
+              each_means: str | None = None, after: float = 0.0) -> float:
     """Refuse a run before it starts, or announce it (one line on stderr).
 
     ``count`` samples of ``cost`` on ``backend``: a ValueError (one line, exit 2) when one
     sample needs more memory than is available, or when the run is estimated to exceed
     :data:`CONFIRM_SECONDS` and ``confirmed`` (``--yes``) is false; otherwise prints the
-    estimated time and memory (``each_means``: what the per-sample time covers). Returns
-    the estimated seconds of one sample."""
-    return preflight_batch([(cost, count)], noun, backend, confirmed, each_means=each_means)
+    estimated time and memory (``each_means``: what the per-sample time covers; ``after``:
+    estimated CPU seconds of the work after the samples). Returns the estimated seconds of
+    one sample."""
+    return preflight_batch([(cost, count)], noun, backend, confirmed, each_means=each_means,
+                           after=after)
 
 
 def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
                     confirmed: bool, workers: int = 1, check_memory: bool = True,
-                    each_means: str | None = None) -> float:
+                    each_means: str | None = None, after: float = 0.0) -> float:
     """:func:`preflight` of a run of several kinds of samples: ``count`` samples of each
     ``(cost, count)`` of ``batch`` (a sweep: one per grid point), spread over ``workers``
     processes that each hold one sample at a time. The memory is checked (``workers``
@@ -99,6 +105,11 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
     what = f" ({each_means})" if each_means else ""
     where = (f"{backend.name} at one core's speed" if backend.name == "numpy"
              else f"{backend.name} at its speed measured at the run's size")
+    spent = time.process_time()
+    cpu = spent + work + after
+    wall = "" if held == 1 else f", about {duration_text(total + after)} over {held} workers"
     print(f"freege: estimate: {plural} on {where}{spread}, about {duration_text(each)} each"
-          f"{what}, {duration_text(total)} in all; {memory}", file=sys.stderr, flush=True)
+          f"{what}; {duration_text(cpu)} of CPU time in all ({duration_text(spent)} spent "
+          f"starting, {duration_text(after)} after the {noun}s){wall}; {memory}",
+          file=sys.stderr, flush=True)
     return each

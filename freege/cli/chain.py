@@ -114,21 +114,58 @@ def run(args: argparse.Namespace) -> int:
             lambda: sweep_store.read(args.store, chain.store_schema()))
         done = _stored(contents, args.store, identity)
         header = {"type": "header", "format": sweep_store.FORMAT, "identity": identity}
-        with sweep_store.open_for_append(args.store, contents, header) as writer:
+        with sweep_store.open_for_append(args.store, contents, header) as writer, \
+                _preflight(configs, draws, done, args):
             for n in sizes:
                 results[n] = _size(configs[n], draws, seed, args, done.get(n, {}), writer)
     else:
-        for n in sizes:
-            results[n] = _size(configs[n], draws, seed, args, {}, None)
+        with _preflight(configs, draws, {}, args):
+            for n in sizes:
+                results[n] = _size(configs[n], draws, seed, args, {}, None)
     data: dict[str, Any] = {"config": {**dataclasses.asdict(dims), "beta": float(dims.beta)},
                             "steps": list(chain.STEPS), "draws": draws, "seed": seed,
                             "sizes": {str(n): results[n] for n in sizes}}
     if len(sizes) >= 3:
         data["rates"] = chain.rate_fits(results)
+        data["rates_verdict"] = chain.rates_verdict(data["rates"])
     if args.plot is not None:
-        _plot(args.plot, configs[sizes[0]], seed, args.backend)
+        from freege.extras import blas_threads
+
+        with blas_threads(1):  # one draw, like those of the estimate
+            _plot(args.plot, configs[sizes[0]], seed, args.backend)
     emit(data, args, _text)
     return 0
+
+
+def _preflight(configs: dict[int, Dims], draws: int, done: dict[int, dict[int, Any]],
+               args: argparse.Namespace) -> Any:
+    """Compute the theory of every size (counted as spent), announce the run's estimate
+    (:func:`freege.cli.budget.preflight_batch`: the draws left per size at
+    :func:`freege.validation.chain.draw_cost`, the figure's draw and rendering after them;
+    memory checked, no ``--yes``: the chain has no hour-long sizes) and return the BLAS
+    thread setting of its draws."""
+    from freege.cli.budget import preflight_batch
+    from freege.numeric import outlier
+    from freege.validation import chain
+    from freege.validation.sampling import cost as cost_model
+    from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.limits import limiting_moments
+    from freege.validation.sampling.sample import case_for
+
+    bk = get_backend(args.backend)
+    for d in configs.values():
+        limiting_moments(case_for(d), d, chain.ORDERS)
+        outlier.summary(case_for(d), d)
+    batch = [(chain.draw_cost(d), draws - len(done.get(n, {}))) for n, d in configs.items()]
+    first = next(iter(configs.values()))
+    after = 0.0
+    if args.plot is not None:
+        speed = cost_model.run_speeds(batch[0][0], bk)
+        if not isinstance(speed, str):
+            after = cost_model.seconds(chain.draw_cost(first), speed) \
+                + cost_model.figure_seconds(speed)
+    each = preflight_batch(batch, "draw", bk, True, after=after)
+    return cost_model.blas_threads(each, bk)
 
 
 def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
@@ -196,12 +233,17 @@ def _short(x: dict[str, float]) -> str:
 
 
 def _text(d: dict[str, Any]) -> str:
+    from freege.validation.chain import VERDICT_DEFINITION
+
     c = d["config"]
     lines = [f"freege chain: h={c['h']}/{c['h_kv']}, sharing {c['sharing']}, "
              f"beta={c['beta']:g}; {d['draws']} draws per size, seed {d['seed']}",
              "  steps (each times T_n = V W^O / sqrt(n), theory §2.2): "
              + "; ".join(f"{k + 1} {s}" for k, s in enumerate(d["steps"])),
-             "  dm_q = (m_q(a) - m_q(b)) / m_q(limit); mean ± 95% CI over draws"]
+             "  pair k-l: step k against step l; rel W1 = mean_i |a_(i) - b_(i)| / m1 (limit); "
+             "KS = max_x |F_a(x) - F_b(x)|; dm_q = (m_q(a) - m_q(b)) / m_q(limit); "
+             "mean ± 95% CI over draws",
+             f"  {VERDICT_DEFINITION}"]
     for n, s in d["sizes"].items():
         dims = s["dims"]
         lines.append(f"n = {n} (dK={dims['dK']}, dV={dims['dV']}, dO={dims['dO']}), "
@@ -221,6 +263,7 @@ def _text(d: dict[str, Any]) -> str:
                if "expected_dm1_4_5" in s else ""),
             "  control 5-6: equal in law given the keys",
         ]
+        lines.append(f"  {s['verdict']['line']}")
         o = s["outlier"]
         lines.append(f"  leading singular value s_1(MHA)^2/n = {_pm(o)} (sd {o['sd']:.4f}); "
                      f"limit gO = {o['limit']:.6g}, at this n gO + c/n = "
@@ -230,6 +273,10 @@ def _text(d: dict[str, Any]) -> str:
     if "rates" in d:
         lines.append("decay in n (log-log fit of the means, 95% interval) beside the "
                      "exponent of the guaranteed bound n^b (log n)^a over these sizes:")
+        lines.append("  fitted: exponent b of mean ~ C n^b ± the wider of the fit's 95% interval "
+                     "and the draws' sampling one; guaranteed: the bound's exponent over these "
+                     "sizes; DEVIATES: a bound exceeded (or a prediction missed) beyond that "
+                     "interval")
         lines.append(f"  {'what':<8}{'metric':<20}{'fitted':>18}{'guaranteed':>12}  (outlier sd: "
                      "predicted, theory §4.1)")
         for r in d["rates"]:
@@ -241,8 +288,5 @@ def _text(d: dict[str, Any]) -> str:
         lines.append("  leading singular value by n: " + "; ".join(
             f"n={n} {_pm(s['outlier'], 3)} vs {s['outlier']['finite_n_mean']:.3f} "
             f"(limit {s['outlier']['limit']:.3g})" for n, s in d["sizes"].items()))
-        bad = sorted({r["what"] for r in d["rates"] if r["deviates"]})
-        lines.append("  every distance decays at least at its guaranteed rate (the outlier's "
-                     "spread as predicted)" if not bad
-                     else f"  deviating: {', '.join(bad)}")
+        lines.append(f"  {d['rates_verdict']}")
     return "\n".join(lines)

@@ -154,15 +154,26 @@ def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
     def check(left: list, workers: int, local: bool) -> None:
         from freege.cli.budget import preflight_batch
         from freege.validation.sampling.backend import get_backend
-        from freege.validation.sampling.cost import draw_cost
+        from freege.validation.sampling.cost import (
+            cluster_seconds,
+            draw_cost,
+            figure_seconds,
+            speeds,
+        )
         try:
             bk = get_backend(args.backend, args.dtype)
         except ValueError:  # CuPy unusable here: remote workers may have it
             if local:
                 raise
             bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
-        batch = [(draw_cost(point.dims, bk.dtype), n) for point, n in left]
-        preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local)
+        batch = [(draw_cost(point.dims, bk.dtype, floor=True), n) for point, n in left]
+        after = 0.0
+        if local and workers > 1 and bk.name == "numpy":  # the private cluster's start
+            after = cluster_seconds(workers, speeds(bk))
+        if args.plot is not None and bk.name == "numpy":  # --analyse --plot's figure
+            after += figure_seconds(speeds(bk))
+        preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local,
+                        after=after)
 
     return check
 

@@ -32,13 +32,19 @@ if TYPE_CHECKING:  # scipy.stats (via the runner) loads only when validating
     from freege.validation.sampling.sample import Draw
 
 #: default number of draws of ``freege validate`` (theory §6.1 uses 10). bert-base takes
-#: 0.1-0.2 s per draw on one core of the 2-core CPU (0.3-4 s when OpenBLAS' two threads
-#: compete with other processes; OPENBLAS_NUM_THREADS=1 avoids that), so 10 fit.
+#: about 0.2 s of CPU time per draw (three models: softmax, GE and the floor's second GE)
+#: on one core of the 2-core CPU, so 10 fit (benchmarks/estimates.py).
 DEFAULT_DRAWS = 10
 #: what the one per-draw time a validation reports (estimate, progress, result) measures
-PER_DRAW_MEANS = ("mean wall time of a draw: sampling, both models' eigenvalues and the "
-                  "softmax outlier s_1(MHA)")
-#: default number of ladder trials (about 2.5 s each at n = 1000 on the 2-core CPU)
+PER_DRAW_MEANS = ("mean wall time of a draw: sampling, the eigenvalues of both models and "
+                  "of the noise floor's second GE, and the softmax outlier s_1(MHA)")
+#: what the ``histogram vs limiting density`` row of ``validate --plot`` is
+DENSITY_L1 = ("histogram vs limiting density = L1 distance between the plotted histogram of "
+              "all draws' eigenvalues (60 bins over their range, numerical zeros left out) "
+              "and the theory §4 limiting density: each model's distance to the limit, not "
+              "to the other model; binning and finite n both add to it")
+#: default number of ladder trials (about 1 s of CPU time each at n = 1000 on one core of
+#: the 2-core CPU; benchmarks/estimates.py)
 DEFAULT_TRIALS = 3
 
 
@@ -49,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Sample softmax MHA and its Gaussian equivalent (same weights, fresh "
         "noise) and compare all n eigenvalues of MHA^perp MHA^perp^T and (1/n) MHA^G "
         "MHA^G^T: relative W1 (over the theory §4 limiting mean) and KS, mean ± 95% "
-        f"Student-t half-width over draws. Presets: {', '.join(PRESETS)}; or give an "
+        "Student-t half-width over draws, beside their noise floor (a second GE with the "
+        "same weights and fresh noise) and a verdict decided from both. "
+        f"Presets: {', '.join(PRESETS)}; or give an "
         "explicit configuration with --n --h --dk --do [--dv --h-kv --sharing --d].",
     )
     p.add_argument("preset", nargs="?", help="theory §6.1 preset name")
@@ -137,8 +145,9 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 def run_validate(args: argparse.Namespace) -> int:
     from freege.cli.budget import preflight
+    from freege.validation.sampling import cost as cost_model
     from freege.validation.sampling.backend import get_backend
-    from freege.validation.sampling.cost import blas_threads, draw_cost
+    from freege.validation.sampling.limits import limiting_moments
     from freege.validation.sampling.sample import case_for
 
     preset, dims = config_from_args(args)
@@ -147,16 +156,22 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_plot_target(args.plot)
     bk = get_backend(args.backend, args.dtype)
-    # the summary's Student-t quantile (scipy.special) loads before the estimate, which
-    # then covers everything that follows
+    # the summary's Student-t quantile (scipy.special) loads, and the theory (limiting
+    # moments: sympy on a cold cache; the outlier's limit) is computed, before the
+    # estimate, which counts them as spent and then covers everything that follows
     import scipy.special  # noqa: F401
 
-    each = preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
-                     each_means=PER_DRAW_MEANS)
+    from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
+
+    limiting_moments(case_for(dims), dims, 2)
+    theory = outlier.summary(case_for(dims), dims)
+    cost = cost_model.draw_cost(dims, bk.dtype, floor=True)
+    each = preflight(cost, draws, "draw", bk, args.yes, each_means=PER_DRAW_MEANS,
+                     after=_figure_seconds(args.plot, cost, bk))
     from freege.validation.runner import validate
 
     with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
-                  verbosity=args.verbosity) as bar, blas_threads(each, bk):
+                  verbosity=args.verbosity) as bar, cost_model.blas_threads(each, bk):
         def on_draw(i: int, d: Draw) -> None:
             bar.note(f"draw {i + 1}/{draws}: {d.seconds:.2f} s, peak "
                      f"{d.peak_bytes / 2**20:.1f} MiB")
@@ -164,11 +179,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
         result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
     summary = result.summary()
-    from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
     from freege.validation.sampling.outlier import compare
 
-    summary["outlier"] = compare([d.outlier for d in result.draws],
-                                 outlier.summary(case_for(dims), dims))
+    summary["outlier"] = compare([d.outlier for d in result.draws], theory)
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
@@ -179,6 +192,17 @@ def run_validate(args: argparse.Namespace) -> int:
             data["density_l1"] = distances
     emit(data, args, lambda d: _validate_text(d, preset, dims))
     return 0
+
+
+def _figure_seconds(plot: str | None, cost: object, bk: object) -> float:
+    """The estimated CPU seconds of the figure after the samples (0 without ``--plot``, or
+    when the backend's speed is unknown)."""
+    from freege.validation.sampling import cost as cost_model
+
+    if plot is None:
+        return 0.0
+    speed = cost_model.run_speeds(cost, bk)
+    return 0.0 if isinstance(speed, str) else cost_model.figure_seconds(speed)
 
 
 def _dims_dict(dims: Dims) -> dict:
@@ -192,11 +216,15 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
             return f"{x['mean']:.4f} (all values equal: no spread to estimate)"
         return f"{x['mean']:.4f}" + ("" if x["ci95"] is None else f" ± {x['ci95']:.4f}")
 
+    def err(x: dict) -> str:  # '*': the interval excludes 0 (DEFINITIONS["moment_error"])
+        off = x["ci95"] is not None and abs(x["mean"]) > x["ci95"]
+        return pm(x) + (" *" if off else "")
+
     from freege.validation.runner import DEFINITIONS
 
-    err = d["moment_rel_error"]
+    moments = d["moment_rel_error"]
     floor = d["noise_floor"]
-    pairs = f"{floor['pairs']} pair{'s' if floor['pairs'] > 1 else ''} of draws"
+    pairs = "same weights, fresh noise; per draw"
     return "\n".join([
         f"freege validate: {_config_text(preset, dims)}",
         f"  {d['draws']} draws on {d['backend']} in {d['dtype']}, seed {d['seed']}, "
@@ -206,10 +234,11 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"    noise floor, GE vs GE:         {pm(floor['rel_w1'])}  ({pairs})",
         f"  KS, softmax vs GE:               {pm(d['ks'])}",
         f"    noise floor, GE vs GE:         {pm(floor['ks'])}",
-        f"  m1 empirical / limit - 1:        softmax {pm(err['softmax']['m1'])}, "
-        f"GE {pm(err['ge']['m1'])}",
-        f"  m2 empirical / limit - 1:        softmax {pm(err['softmax']['m2'])}, "
-        f"GE {pm(err['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
+        f"  {d['verdict']['line']}",
+        f"  m1 empirical / limit - 1:        softmax {err(moments['softmax']['m1'])}, "
+        f"GE {err(moments['ge']['m1'])}",
+        f"  m2 empirical / limit - 1:        softmax {err(moments['softmax']['m2'])}, "
+        f"GE {err(moments['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
         f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB  "
         f"({d['peak_memory_means']})",
@@ -218,7 +247,9 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
         "  definitions (theory §6.1; freege docs theory --section 6.1):",
-        *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor")),
+        *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor", "verdict",
+                                              "moment_error")),
+        *([f"    {DENSITY_L1}"] if "density_l1" in d else []),
     ])
 
 
@@ -275,7 +306,9 @@ def run_ladder(args: argparse.Namespace) -> int:
         check_plot_target(args.plot)
     bk = get_backend(args.backend)
     ladder.run(8, trials=1, backend=bk)  # first-call costs paid before the estimate
-    each = preflight(ladder.trial_cost(n), trials, "trial", bk, args.yes)
+    cost = ladder.trial_cost(n)
+    each = preflight(cost, trials, "trial", bk, args.yes,
+                     after=_figure_seconds(args.plot, cost, bk))
     with Progress(f"ladder n={n} on {bk.name}", trials, unit="trial",
                   verbosity=args.verbosity) as bar, blas_threads(each, bk):
         result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
@@ -283,7 +316,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from freege.validation.plots import ladder_histograms
 
-        bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items()}
+        bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items() if k in ladder.STEPS}
         ladder_histograms(args.plot, bulk, ladder.REFERENCE,
                           f"single-head ladder, n = {n}, beta = {beta:g} (theory §6.2)")
     emit(result, args, _ladder_text)
@@ -303,7 +336,18 @@ def _ladder_text(d: dict) -> str:
     for step, s in d["steps"].items():
         top = ", ".join(f"{x:.4g}" for x in s["top"])
         lines.append(f"  {step:<16}{top:>36}{s['bulk_w1']:>10.4f}{s['bulk_l1']:>10.4f}")
+    from freege.validation.ladder import COLUMNS, FLOOR
+
+    fl = d["floor"]
+    lines.append(f"  {'noise floor':<16}{'Y_f_lin vs ' + FLOOR + ', fresh noise':>36}"
+                 f"{fl['bulk_w1']:>10.4f}{fl['bulk_l1']:>10.4f}")
+    lines.append(f"  {d['verdict']['line']}")
     nz = d["normalizer"]
     lines.append(f"  normalizer D_i = Z_i/(n e^(beta^2/2)): mean {nz['mean']:.5f}, "
                  f"std {nz['std']:.5f}, max |D_i - 1| {nz['max_dev']:.5f}")
+    from freege.validation.sampling.verdict import DEFINITION
+
+    lines.append("  definitions (theory §6.2; freege docs theory --section 6.2; means over "
+                 "trials):")
+    lines += [f"    {text}" for text in (*COLUMNS.values(), DEFINITION)]
     return "\n".join(lines)

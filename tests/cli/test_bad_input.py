@@ -83,7 +83,7 @@ REFUSED = [
      "draws must be an integer in [2, 1000000]"),
     (["ladder", "--n", "3000", "--trials", "1000000", "--backend", "numpy"], "--yes"),
     # impossible sizes: the memory of one sample against the memory available
-    (["validate", "--n", "10000000", "--h", "1", "--dk", "1", "--do", "1", "--draws", "2",
+    (["validate", "--n", "10000000", "--h", "1000", "--dk", "1", "--do", "1000", "--draws", "2",
       "--backend", "numpy"], "TiB of memory"),
     (["ladder", "--n", "10000000", "--backend", "numpy"], "PiB of memory"),
     # issue 27: what is wrong, named by its option, before any work or estimate
@@ -184,7 +184,7 @@ def test_memory_limit_refuses_before_sampling():
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
 
-    proc = _freege(["validate", "--n", "30000", "--h", "1", "--dk", "1", "--do", "1",
+    proc = _freege(["validate", "--n", "30000", "--h", "4", "--dk", "8", "--do", "8",
                     "--draws", "2", "--backend", "numpy"], capture=False,
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
     _one_line(proc, "GiB of memory and")

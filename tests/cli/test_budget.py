@@ -44,3 +44,15 @@ def test_size_text(value, text):
                                              (7200, "2 h"), (3 * 365.25 * 86400, "3 years")])
 def test_duration_text(value, text):
     assert budget.duration_text(value) == text
+
+
+def test_the_total_counts_what_was_spent_and_what_follows(monkeypatch, capsys):
+    """The announced total is the whole run's CPU time: what the process spent before the
+    estimate (measured), the samples and the modelled work after them."""
+    monkeypatch.setattr(cost, "speeds", lambda _bk: cost.Speeds(1e9, 1e9, 1e-3))
+    monkeypatch.setattr(budget.time, "process_time", lambda: 2.0)
+    each = cost.seconds(SMALL, cost.speeds(NUMPY))
+    budget.preflight(SMALL, 10, "draw", NUMPY, confirmed=True, after=3.0)
+    line = capsys.readouterr().err
+    total = budget.duration_text(2.0 + 10 * each + 3.0)
+    assert f"; {total} of CPU time in all (2 s spent starting, 3 s after the draws);" in line

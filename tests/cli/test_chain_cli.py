@@ -83,3 +83,14 @@ def test_validate_reports_the_outlier(capsys):
                            "40", "--draws", "2", "--backend", "numpy", "--format", "json")
     top = result_json(out, "validate")["outlier"]
     assert code == 0 and top["limit"] == pytest.approx(40 / 48) and "agree" in top
+
+
+def test_chain_prints_a_verdict_per_size_and_for_the_rates(capsys):
+    code, out, _ = run_cli(capsys, "chain", "--n", "24", "32", "40", "--h", "2", "--dk", "6",
+                           "--do", "24", "--draws", "2", "--quiet")
+    assert code == 0
+    verdicts = [line.strip() for line in out.splitlines()
+                if line.strip().startswith("verdict:")]
+    assert len(verdicts) == 4  # one per size against the floor, one for the decay rates
+    assert "verdict = pair 1-6 (softmax vs GE) against its noise floor, pair 5-6" in out
+    assert "fitted: exponent b of mean ~ C n^b" in out and "pair k-l:" in out

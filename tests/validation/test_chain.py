@@ -117,3 +117,48 @@ def test_mean_gap_of_steps_4_5_is_the_key_norm_spread():
     assert remainder(2000) / remainder(4000) == pytest.approx(4, rel=0.01)  # O(dK^-2)
     with pytest.raises(ValueError, match="dK must be"):
         diagonal_mean(1.0, 4)
+
+
+def test_sampling_halfwidth_of_a_slope():
+    """Equal sampling sd s on every log y: the slope's sd is s / sqrt(Sxx)."""
+    ns = [100, 200, 400, 800]
+    x = np.log(ns)
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    assert chain.sampling_halfwidth(ns, [0.3] * 4) == pytest.approx(1.96 * 0.3 / math.sqrt(sxx))
+    assert chain.sampling_halfwidth(ns, [0.0] * 4) == 0.0
+
+
+def _row(kind: str, exponent: float, ci95: float, guaranteed: float) -> dict:
+    deviates = (exponent - ci95 > guaranteed if kind == "bound"
+                else abs(exponent - guaranteed) > ci95)
+    return {"what": "1-6" if kind == "bound" else "outlier",
+            "metric": "ks" if kind == "bound" else "sd", "kind": kind,
+            "exponent": exponent, "ci95": ci95, "guaranteed": guaranteed,
+            "deviates": deviates}
+
+
+def test_rates_verdict_is_computed_from_the_rows():
+    fine = [_row("bound", -0.6, 0.1, -0.5), _row("prediction", -0.45, 0.4, -0.5)]
+    assert chain.rates_verdict(fine).startswith("verdict: every distance decays")
+    slow = [_row("bound", -0.2, 0.1, -0.5), _row("prediction", -0.45, 0.4, -0.5)]
+    text = chain.rates_verdict(slow)
+    assert "slower than guaranteed" in text and "1-6 ks" in text and "larger n" in text
+    off = [_row("bound", -0.6, 0.1, -0.5), _row("prediction", 0.3, 0.2, -0.5)]
+    text = chain.rates_verdict(off)
+    assert "outlier sd decays as n^(+0.30 ± 0.20), predicted n^(-0.50)" in text
+
+
+def test_outlier_sd_interval_includes_the_sampling_error():
+    """Six draws a size: four standard deviations that happen to lie on a line give a fit
+    interval near 0, but the sampling interval of the exponent stays about 0.4 (issue 30:
+    the guide's example reported the outlier as deviating from its prediction)."""
+    base = _means(SMALL, 2, 1)
+    sizes = {n: {**base, "draws": 6,
+                 "outlier": {**base["outlier"], "sd": 0.3 * (n / 128) ** -0.2,
+                             "predicted_sd": 0.3 * (n / 128) ** -0.5}}
+             for n in (128, 256, 512, 1024)}
+    row = next(r for r in chain.rate_fits(sizes) if r["what"] == "outlier")
+    expected = chain.sampling_halfwidth(list(sizes), [1 / math.sqrt(10)] * 4)
+    assert row["ci95"] == pytest.approx(expected)
+    assert row["exponent"] == pytest.approx(-0.2)
+    assert not row["deviates"]  # -0.2 vs -0.5: within the 0.4 that 6 draws allow

@@ -35,11 +35,12 @@ def _warm():
     ladder.trial(8, seed=0)
 
 
+@pytest.mark.parametrize("floor", [False, True], ids=["two models", "with floor"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("dims", CONFIGS, ids=str)
-def test_draw_memory_estimate_bounds_the_peak(dims, dtype):
-    measured = draw(dims, seed=0, dtype=dtype).peak_bytes  # tracemalloc: NumPy's buffers
-    estimate = draw_cost(dims, dtype).peak_bytes
+def test_draw_memory_estimate_bounds_the_peak(dims, dtype, floor):
+    measured = draw(dims, seed=0, dtype=dtype, floor=floor).peak_bytes  # NumPy's buffers
+    estimate = draw_cost(dims, dtype, floor).peak_bytes
     assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
 
 
@@ -54,6 +55,26 @@ def test_trial_memory_estimate_bounds_the_peak(n):
         tracemalloc.stop()
     estimate = ladder.trial_cost(n).peak_bytes
     assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
+
+
+@pytest.mark.parametrize("dims", [Dims(n=64, h=4, dK=16, dV=16, dO=64, sharing="mqa"),
+                                  Dims(n=160, h=3, dK=40, dV=24, dO=96)], ids=str)
+def test_chain_draw_estimates(dims):
+    """The chain's draw cost bounds its measured peak and is near its CPU time."""
+    from freege.validation import chain
+
+    chain.draw(dims, seed=0)
+    tracemalloc.start()
+    try:
+        start = time.process_time()
+        chain.draw(dims, seed=1)
+        seconds = time.process_time() - start
+        measured = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    estimate = chain.draw_cost(dims)
+    assert measured <= estimate.peak_bytes <= 4 * measured + COST_OVERHEAD_BYTES
+    assert seconds / 5 <= cost.seconds(estimate, cost.speeds(NUMPY)) <= 5 * seconds
 
 
 def test_available_memory_is_read():

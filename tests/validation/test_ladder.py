@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freege.validation import ladder
+from freege.validation.sampling import metrics
 from freege.validation.sampling.sample import thetas
 
 
@@ -51,12 +52,15 @@ def test_trial_outliers_and_reference():
     removes it; the reference is at distance 0 from itself."""
     n = 120
     t = ladder.trial(n, seed=1)
-    assert set(t.spectra) == set(ladder.STEPS)
+    assert set(t.spectra) == {*ladder.STEPS, ladder.FLOOR}
     assert t.spectra["sqrt(n) A"][-1] == pytest.approx(n, rel=0.2)
     assert t.spectra["sqrt(n) A^perp"][-1] < 0.2 * n
     cmp = ladder.compare(t)
     assert cmp[ladder.REFERENCE]["bulk_w1"] == 0.0
     assert all(np.isfinite(c["bulk_w1"]) and 0 <= c["bulk_l1"] <= 2 for c in cmp.values())
+    # the floor: the GE step against a second GE with the same S and fresh noise
+    ge, floor = t.spectra[ladder.GE_STEP][:-ladder.TOP], t.spectra[ladder.FLOOR][:-ladder.TOP]
+    assert cmp["floor"]["bulk_w1"] == metrics.w1(floor, ge) > 0
     assert abs(t.normalizers.mean() - 1) < 0.1
 
 
@@ -65,5 +69,9 @@ def test_run_averages_trials():
     assert summary["trials"] == 2 and set(summary["steps"]) == set(ladder.STEPS)
     assert summary["normalizer"]["max_dev"] >= abs(summary["normalizer"]["mean"] - 1)
     assert last.spectra["Y_f_lin"].shape == (60,)
+    v = summary["verdict"]
+    assert v["decision"] in ("consistent", "above_floor", "undecided")
+    assert [c["metric"] for c in v["comparisons"]] == ["W1", "L1 hist"]
+    assert v["comparisons"][0]["floor"] == pytest.approx(summary["floor"]["bulk_w1"])
     with pytest.raises(ValueError, match="trials"):
         ladder.run(60, trials=0)

@@ -48,6 +48,9 @@ COST_OVERHEAD_BYTES = 2**20
 #: outlier's power iteration: about a dozen operations a step, at most ~10 steps at the
 #: presets)
 DRAW_OPERATIONS = (81, 220)
+#: the floor model's extra array operations, per head and per draw (its term, noise and
+#: store per head; its product, Gram and eigenvalues)
+FLOOR_OPERATIONS = (6, 40)
 #: power-iteration steps of the outlier counted in :func:`draw_cost` (each two n x dO
 #: matrix-vector products)
 OUTLIER_STEPS = 10
@@ -71,10 +74,11 @@ class Cost:
     operations: float = 0.0
 
 
-def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
+def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False) -> Cost:
     """The :class:`Cost` of :func:`freege.validation.sampling.sample.draw` for ``dims`` in
     working precision ``dtype`` (that module's docstring: heads streamed, then one model
-    at a time).
+    at a time); ``floor``: with the noise floor's third model (``draw(..., floor=True)``:
+    one more n x h dV block, product, Gram and eigenvalue problem, and its noise).
 
     Peak arrays, the largest of four phases: the heads (both models' n x h dV blocks,
     one n x n score matrix, Q/K/V of two consecutive heads and the fused softmax's and the
@@ -91,29 +95,35 @@ def draw_cost(dims: Dims, dtype: str = "float64") -> Cost:
     itemsize = np.dtype(dtype).itemsize
     rows, step = h * dV, output_rows(dims)
     block = n * rows
-    heads = 2 * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
+    k = 3 if floor else 2  # models
+    heads = k * block + n * n + 6 * n * (dK + 1) + 10 * n * (dV + 1) + dV * dV + dK * dV
     held = rows * dO if step >= rows else 0
     # held: one model's product at a time; blocks: both models' sums and one partial
-    output = block + held + n * dO if held else 2 * block + step * dO + 3 * n * dO
+    output = ((k - 1) * block + held + n * dO if held
+              else k * block + step * dO + (k + 1) * n * dO)
     driver = (eigensolver.two_stage_driver if n >= eigensolver.TWO_STAGE_MIN_N
               else eigensolver.one_stage_driver)
     in_place = driver(np.dtype(dtype).name) is not None
-    gram = (block + held if held else n * dO) + n * n + max(n * dO, 0 if in_place else n * n)
+    gram = (((k - 1) * block + held) if held else (k - 1) * n * dO) + n * n \
+        + max(n * dO, 0 if in_place else n * n)
     staging = 0 if itemsize >= 8 else 8 * max(n * max(dK, dV), step * dO)
-    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + 4 * n * dV * dV
+    per_head = 2 * n * n * (dK + dV + 2) + 4 * n * dK * dV + (k + 2) * n * dV * dV
     # the Grams are symmetric products (syrk): half a product's flops at 2/3-1 of its
     # rate (benchmarks/sampling.py), counted as 3/4 of a product
-    matmul = (h * per_head + 2 * 2 * n * rows * dO + 2 * 1.5 * n * n * dO
+    matmul = (h * per_head + k * 2 * n * rows * dO + k * 1.5 * n * n * dO
               + OUTLIER_STEPS * 4 * n * dO)
     groups = h if dims.sharing == "none" else dims.h_kv
     values = 0 if dims.sharing == "tied" else dV
-    normals = (h * n * dK + groups * n * (dK + values + min(n, dV))
+    normals = (h * n * dK + groups * n * (dK + values) + (k - 1) * h * n * min(n, dV)
                + rows * dO)
     return Cost(peak_bytes=itemsize * max(heads, output, gram) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
-                elementwise=float(h * n * n + 12 * h * n * (dK + dV)), eig_sizes=(n, n),
-                normals=float(normals), operations=float(DRAW_OPERATIONS[0] * h
-                                                          + DRAW_OPERATIONS[1]))
+                elementwise=float(h * n * n + 6 * k * h * n * (dK + dV)),
+                eig_sizes=(n,) * k,
+                normals=float(normals),
+                operations=float(DRAW_OPERATIONS[0] * h + DRAW_OPERATIONS[1]
+                                 + (FLOOR_OPERATIONS[0] * h + FLOOR_OPERATIONS[1]
+                                    if floor else 0)))
 
 
 #: size of the calibration problems (matrix product, eigenvalues, elementwise pass, normals)
@@ -327,14 +337,39 @@ def available_memory(backend: Backend) -> int | None:
 
 
 #: samples estimated shorter than this (seconds, one core) run on one BLAS thread
-ONE_THREAD_BELOW_S = 1.0
+ONE_THREAD_BELOW_S = 10.0
+#: the CPU work of one figure after the samples (a theory §4 density at a few hundred
+#: points, histograms, rendering to a file) in units of :attr:`Speeds.operation_seconds`:
+#: 0.5-0.9 s on the 2-core machine, whose operation takes 4-7 us
+#: (``benchmarks/estimates.py`` checks the totals)
+FIGURE_OPERATIONS = 1.5e5
+
+
+#: the CPU work of starting a private Dask cluster (:mod:`freege.validation.sweep.cluster`)
+#: per process (the scheduler and each worker: imports, TLS credentials, connection), in
+#: units of :attr:`Speeds.operation_seconds`: about 1 s for two workers on the 2-core
+#: machine (``benchmarks/estimates.py``)
+CLUSTER_PROCESS_OPERATIONS = 7e4
+
+
+def cluster_seconds(workers: int, speed: Speeds) -> float:
+    """Estimated CPU seconds of starting a private cluster of ``workers`` processes."""
+    return (workers + 1) * CLUSTER_PROCESS_OPERATIONS * speed.operation_seconds
+
+
+def figure_seconds(speed: Speeds) -> float:
+    """Estimated CPU seconds of one figure (:data:`FIGURE_OPERATIONS`) at ``speed``."""
+    return FIGURE_OPERATIONS * speed.operation_seconds
 
 
 def blas_threads(each_seconds: float, backend: Backend) -> AbstractContextManager:
     """One BLAS thread for samples under :data:`ONE_THREAD_BELOW_S` on the CPU: threads
     cannot pay for themselves on small problems and on a busy machine cost up to 30x
     (measured: ``freege ladder --n 64`` trials at 5-9 ms on one thread, 160-175 ms on
-    two, 2-core machine under load); the BLAS default otherwise."""
+    two, 2-core machine under load); at a second a sample (``ladder --n 1000``) two
+    threads still spent 3-4x the CPU time of one under load (issue 30), so the estimate
+    in one core's CPU time holds only on one thread. The BLAS default from
+    :data:`ONE_THREAD_BELOW_S` on, where threads pay on free cores."""
     if backend.name != "numpy" or each_seconds >= ONE_THREAD_BELOW_S:
         return nullcontext()
     from freege.extras import blas_threads as one_thread

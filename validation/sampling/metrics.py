@@ -124,7 +124,7 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
     1-2 degrees of freedom is tens to hundreds.
 
     Each sample needs at least 2 values. A sample whose spread is at rounding level
-    (:func:`_constant`) has variance 0: when one sample is, the test is the one-sample t
+    (:func:`constant`) has variance 0: when one sample is, the test is the one-sample t
     test of the other against its mean (``scipy.stats.ttest_1samp``, the Welch formulas
     with that variance 0); when both are the test degenerates: equal means agree
     (statistic 0), different means disagree (infinite statistic).
@@ -137,13 +137,13 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
                          f"(got {x.size} and {y.size})")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1) (got {level})")
-    if _constant(x) and _constant(y):
+    if constant(x) and constant(y):
         diff = float(x.mean() - y.mean())
         stat = 0.0 if diff == 0 else math.copysign(math.inf, diff)
         dof = float(x.size + y.size - 2)
         return Welch(stat, dof, 1.0 if diff == 0 else 0.0, t_critical(dof, level))
-    if _constant(x) or _constant(y):  # ttest_ind would lose its precision (and warn)
-        varying, fixed, sign = (y, x, -1.0) if _constant(x) else (x, y, 1.0)
+    if constant(x) or constant(y):  # ttest_ind would lose its precision (and warn)
+        varying, fixed, sign = (y, x, -1.0) if constant(x) else (x, y, 1.0)
         res = stats.ttest_1samp(varying, float(fixed.mean()))
         statistic = sign * float(res.statistic)
     else:
@@ -153,7 +153,7 @@ def welch(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
     return Welch(statistic, dof, float(res.pvalue), t_critical(dof, level))
 
 
-def _constant(x: np.ndarray) -> bool:
+def constant(x: np.ndarray) -> bool:
     """True when ``x`` varies by at most rounding (10 ulps of its mean, scipy's
     catastrophic-cancellation threshold): its sample variance is then noise, taken as 0."""
     mean = float(x.mean())

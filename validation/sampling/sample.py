@@ -74,6 +74,9 @@ CASES: tuple[str, ...] = (
     "value-tied", "mha-tied",
 )
 MODELS: tuple[str, ...] = ("softmax", "ge")
+#: the noise floor's model: a second GE with the same weights and fresh GE noise (its own
+#: seed stream), so that GE vs this model pairs like softmax vs GE (theory §6.1)
+FLOOR_MODEL = "ge_floor"
 
 
 def thetas(beta: float) -> tuple[float, float]:
@@ -189,7 +192,9 @@ class _GEValueNoise:
     def __init__(self, bk: Backend, gen: Any, scale: float = 1.0):
         self.bk, self.gen, self.scale, self.factor = bk, gen, scale, None
 
-    def __call__(self, V: Any, new_v: bool) -> Any:
+    def __call__(self, V: Any, new_v: bool, gen: Any | None = None) -> Any:
+        """The sample for values ``V`` (``new_v``: V changed since the last call), from
+        ``gen`` (default: the sampler's own generator)."""
         xp = self.bk.xp
         if new_v or self.factor is None:
             n, dv = V.shape
@@ -198,7 +203,8 @@ class _GEValueNoise:
             else:
                 self.factor = solvers(xp).qr(V, mode="r")
             self.factor *= self.scale
-        return self.bk.normal(self.gen, (V.shape[0], self.factor.shape[0])) @ self.factor
+        return (self.bk.normal(self.gen if gen is None else gen,
+                               (V.shape[0], self.factor.shape[0])) @ self.factor)
 
 
 def _scale(case: str, model: str, n: int, h: int) -> float:
@@ -211,12 +217,13 @@ def _scale(case: str, model: str, n: int, h: int) -> float:
 
 
 def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
-                models: tuple[str, ...], vmeans: list[Any] | None = None
-                ) -> Iterator[dict[str, Any]]:
+                models: tuple[str, ...], vmeans: list[Any] | None = None,
+                fgen: Any | None = None) -> Iterator[dict[str, Any]]:
     """Per head r, the term ``T_r`` of each model: ``A_r^perp`` or ``Y_r`` (attention,
-    head averages), times ``V_r`` (value and MHA cases). ``vmeans``: when given (value
-    and MHA cases), the column means ``V_r^T 1 / n`` are appended to it head by head (one
-    pass over n x dV per K/V group)."""
+    head averages), times ``V_r`` (value and MHA cases); :data:`FLOOR_MODEL`'s ``Y_r``
+    takes its noise from ``fgen``. ``vmeans``: when given (value and MHA cases), the
+    column means ``V_r^T 1 / n`` are appended to it head by head (one pass over n x dV
+    per K/V group)."""
     xp = bk.xp
     n, beta = dims.n, float(dims.beta)
     t1, t2 = thetas(beta)
@@ -232,10 +239,15 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
                 vmean = hd.V.mean(axis=0)
             vmeans.append(vmean)
         if with_values:
-            if "ge" in models:
+            if "ge" in models or FLOOR_MODEL in models:
                 y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
-                y += value_noise(hd.V, hd.new_kv)
-                terms["ge"] = y
+                fresh = hd.new_kv
+                if FLOOR_MODEL in models:  # the same factor, its own noise
+                    terms[FLOOR_MODEL] = y + value_noise(hd.V, fresh, fgen)
+                    fresh = False
+                if "ge" in models:
+                    y += value_noise(hd.V, fresh)
+                    terms["ge"] = y
             if "softmax" in models:
                 if scores is None:
                     scores = bk.empty((n, n))
@@ -244,10 +256,11 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
             continue
         scores = hd.Q @ hd.K.T
         scores /= math.sqrt(dims.dK)
-        if "ge" in models:
-            y = sq_sig * scores + sq_noise * bk.normal(ngen, (n, n))
-            y /= math.sqrt(n)
-            terms["ge"] = y
+        for model, gen in (("ge", ngen), (FLOOR_MODEL, fgen)):
+            if model in models:
+                y = sq_sig * scores + sq_noise * bk.normal(gen, (n, n))
+                y /= math.sqrt(n)
+                terms[model] = y
         if "softmax" in models:
             terms["softmax"] = centred_softmax(xp, scores, beta)
         del scores
@@ -343,8 +356,10 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str,
     as ``s [T_r]_r`` (n x h dV; MHA's ``W^O`` is applied by :func:`_mha`). Only one head's
     n x n block is alive at a time. ``vmeans``: filled with the values' column means
     (value and MHA cases, :func:`_head_terms`)."""
-    weights_seq, output_seq, noise_seq = np.random.SeedSequence(seed).spawn(3)
+    # a fourth stream for the floor's noise: spawn(4)'s first three are spawn(3)'s
+    weights_seq, output_seq, noise_seq, floor_seq = np.random.SeedSequence(seed).spawn(4)
     wgen, ngen = bk.generator(weights_seq), bk.generator(noise_seq)
+    fgen = bk.generator(floor_seq) if FLOOR_MODEL in models else None
     acc: dict[str, Any] = {}
     if case.startswith(("value", "mha")):
         width = dims.dV
@@ -352,12 +367,12 @@ def _matrices(case: str, dims: Dims, seed: Seed, bk: Backend, models: tuple[str,
             acc[model] = bk.empty((dims.n, dims.h * width))
         scales = {model: _scale(case, model, dims.n, dims.h) for model in models}
         for r, terms in enumerate(_head_terms(case, dims, bk, wgen, ngen, models,
-                                                    vmeans)):
+                                                    vmeans, fgen)):
             for model, t in terms.items():  # scaled as it is stored: no extra pass
                 bk.xp.multiply(t, scales[model], out=acc[model][:, r * width:(r + 1) * width])
             del terms
         return acc, output_seq
-    for terms in _head_terms(case, dims, bk, wgen, ngen, models):
+    for terms in _head_terms(case, dims, bk, wgen, ngen, models, fgen=fgen):
         for model, t in terms.items():
             piece = t @ t.T if case == "attention" else t
             if model in acc:
@@ -420,12 +435,14 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
                      ) -> np.ndarray:
     """Ascending eigenvalues (float64 NumPy array) of the n x n Gram of the theory §4
     matrix of ``case`` (module table), for ``model`` ``softmax`` (centred softmax) or
-    ``ge`` (Gaussian equivalent, fresh noise, the same Q/K/V for the same ``seed``).
+    ``ge`` (Gaussian equivalent, fresh noise, the same Q/K/V for the same ``seed``) or
+    :data:`FLOOR_MODEL` (a second GE: the same weights, other noise).
     The mean eigenvalue tends to the theory §4 mean m1 of the case. K/V grouping follows
     ``dims.sharing`` (theory §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
     precision (default: the backend's, float64)."""
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
+    if model not in (*MODELS, FLOOR_MODEL):
+        raise ValueError(f"model must be one of {', '.join((*MODELS, FLOOR_MODEL))} "
+                         f"(got {model!r})")
     _check_case(case, dims)
     bk = get_backend(backend, dtype)
     for _model, gram in _grams(case, dims, seed, bk, (model,), lower_only=True):
@@ -439,32 +456,38 @@ class Draw:
     (``softmax``) and ``(1/n) MHA^G MHA^G^T`` (``ge``) for the same weights, with the
     wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`), and
     ``outlier``: ``s_1(MHA)^2 / n`` of the softmax model's uncentred MHA (theory §4.1),
-    taken from the draw's own ``Z W^O`` in the working dtype."""
+    taken from the draw's own ``Z W^O`` in the working dtype. ``ge_floor``: with
+    ``floor=True``, the eigenvalues of :data:`FLOOR_MODEL` (the noise floor's second GE:
+    the same weights, fresh GE noise), else None."""
 
     softmax: np.ndarray
     ge: np.ndarray
     seconds: float
     peak_bytes: int
     outlier: float
+    ge_floor: np.ndarray | None = None
 
 
 def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
-         dtype: str | None = None) -> Draw:
+         dtype: str | None = None, floor: bool = False) -> Draw:
     """Sample one draw of theory §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
     both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO)).
-    ``dtype``: working precision (default: the backend's, float64)."""
+    ``dtype``: working precision (default: the backend's, float64). ``floor``: also the
+    noise floor's second GE (:data:`FLOOR_MODEL`; the softmax and GE spectra are those
+    of the same seed without it)."""
     bk = get_backend(backend, dtype)
     case = case_for(dims)
     start = time.perf_counter()
     with bk.memory() as meter:
         spectra: dict[str, np.ndarray] = {}
         tops: dict[str, float] = {}
-        for model, gram in _grams(case, dims, seed, bk, MODELS, tops, lower_only=True):
+        models = (*MODELS, FLOOR_MODEL) if floor else MODELS
+        for model, gram in _grams(case, dims, seed, bk, models, tops, lower_only=True):
             spectra[model] = bk.eigvalsh(gram, overwrite=True)
             del gram  # before the next model's arrays are made
         bk.synchronize()
     return Draw(spectra["softmax"], spectra["ge"], time.perf_counter() - start,
-                int(meter.peak_bytes or 0), tops["softmax"])
+                int(meter.peak_bytes or 0), tops["softmax"], spectra.get(FLOOR_MODEL))
 
 
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",

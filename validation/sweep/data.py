@@ -5,7 +5,9 @@ imported only there).
 Columns (:data:`COLUMNS`): the grid point (``model sharing case n d h h_kv dk dv do beta``)
 and its key, the draw index and status, the metrics under the one name each has in the
 store, the report, the JSON and the plots (:data:`freege.validation.sweep.report.METRICS`:
-``rel_w1``, ``ks``, ``softmax_m1`` ... ``ge_m2_rel_error``), the theory §4 limits
+``rel_w1``, ``ks``, their noise floors ``floor_rel_w1``, ``floor_ks`` (empty in stores
+written before the floor was recorded), ``softmax_m1`` ... ``ge_m2_rel_error``), the
+theory §4 limits
 ``limit_m1``, ``limit_m2``, then ``w1``, ``seconds``, ``peak_bytes`` and ``error``. A failed
 draw has empty metrics and its error. Rows come in grid order, then draw order, each
 ``(point, draw)`` once (its first ``ok`` record, else its failure), as the report reads
@@ -24,7 +26,8 @@ POINT_COLUMNS: tuple[str, ...] = ("model", "sharing", "case", "n", "d", "h", "h_
 MOMENT_COLUMNS: tuple[str, ...] = tuple(f"{model}_m{q}" for model in ("softmax", "ge")
                                         for q in (1, 2))
 COLUMNS: tuple[str, ...] = (
-    *POINT_COLUMNS, "point", "draw", "status", "rel_w1", "ks", *MOMENT_COLUMNS,
+    *POINT_COLUMNS, "point", "draw", "status", "rel_w1", "ks", "floor_rel_w1", "floor_ks",
+    *MOMENT_COLUMNS,
     *(f"{c}_rel_error" for c in MOMENT_COLUMNS), "limit_m1", "limit_m2", "w1", "seconds",
     "peak_bytes", "error",
 )
@@ -64,6 +67,8 @@ def _row(point: dict[str, Any], key: str, r: dict[str, Any],
         row["error"] = r.get("error", "")
         return row
     row.update({c: r.get(c) for c in ("rel_w1", "ks", "w1", "seconds", "peak_bytes")})
+    if "floor" in r:
+        row.update(floor_rel_w1=r["floor"]["rel_w1"], floor_ks=r["floor"]["ks"])
     for model in ("softmax", "ge"):
         for q in (1, 2):
             value = r["moments"][model][q - 1]

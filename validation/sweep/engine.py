@@ -64,28 +64,33 @@ def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
     """Sample draw ``draw_index`` of ``point`` (its canonical dict) in ``dtype`` (float64
     or float32, :mod:`freege.validation.sampling.backend`) and return the store
     record: relative W1 (over ``limiting_mean``, theory §6.1), KS (numerical zeros as exact
-    zeros, :func:`freege.validation.sampling.metrics.ks`), and the first two
-    empirical moments of each model's spectrum."""
+    zeros, :func:`freege.validation.sampling.metrics.ks`), the first two
+    empirical moments of each model's spectrum, and under ``floor`` the same two
+    distances between the GE and the noise floor's second GE (same weights, fresh noise:
+    :data:`freege.validation.sampling.sample.FLOOR_MODEL`)."""
     from freege.validation.sampling import metrics
-    from freege.validation.sampling.sample import case_eigenvalues, case_for, draw
+    from freege.validation.sampling.sample import FLOOR_MODEL, case_eigenvalues, case_for, draw
 
     p = Point.from_dict(point)
     entropy = (seed, p.seed_word, draw_index)
     start = time.perf_counter()
     with blas_threads(1):
         if p.case == case_for(p.dims):
-            d = draw(p.dims, seed=entropy, backend=backend, dtype=dtype)
-            soft, ge, peak = d.softmax, d.ge, d.peak_bytes
+            d = draw(p.dims, seed=entropy, backend=backend, dtype=dtype, floor=True)
+            soft, ge, second, peak = d.softmax, d.ge, d.ge_floor, d.peak_bytes
         else:
-            soft, ge = (case_eigenvalues(p.case, p.dims, seed=entropy, model=m,
-                                         backend=backend, dtype=dtype)
-                        for m in ("softmax", "ge"))
+            soft, ge, second = (case_eigenvalues(p.case, p.dims, seed=entropy, model=m,
+                                                 backend=backend, dtype=dtype)
+                                for m in ("softmax", "ge", FLOOR_MODEL))
             peak = None
     w1 = metrics.w1(soft, ge)
+    tol = metrics.zero_tolerance(dtype)
     return {
         "type": "draw", "point": p.key, "draw": draw_index, "status": "ok",
         "w1": w1, "rel_w1": w1 / limiting_mean,
-        "ks": metrics.ks(soft, ge, metrics.zero_tolerance(dtype)),
+        "ks": metrics.ks(soft, ge, tol),
+        "floor": {"rel_w1": metrics.w1(second, ge) / limiting_mean,
+                  "ks": metrics.ks(second, ge, tol)},
         "moments": {"softmax": metrics.empirical_moments(soft, 2),
                     "ge": metrics.empirical_moments(ge, 2)},
         "seconds": time.perf_counter() - start, "peak_bytes": peak,

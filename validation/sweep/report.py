@@ -1,10 +1,13 @@
 """Analyses of a sweep store: per-point means with 95% CIs, n-scaling fits, theory beside
 samples, plots (theory §4, §6.1).
 
-* Per point: finished draws, mean ± Student-t 95% half-width of relative W1, KS, the
+* Per point: finished draws, mean ± Student-t 95% half-width of relative W1, KS, their
+  paired noise floors (GE vs a second GE with the same weights, recorded per draw), the
   relative errors of the first two empirical moments per model against the theory §4
   limits (as ``freege validate``), and the empirical moments themselves beside the
-  limiting ``m1``, ``m2`` (``theory``). One draw: a mean without a CI.
+  limiting ``m1``, ``m2`` (``theory``). One draw: a mean without a CI. The point's
+  ``verdict`` (:mod:`freege.validation.sampling.verdict`) decides from the per-draw
+  differences distance - floor; the report's ``verdict`` line sums the points up.
 * n-scaling: for every group of points equal except in ``n`` (and ``d``, which follows
   it) with at least three n values, the least-squares line ``log y = log C + b log n``
   through the point means of each metric (``rel_w1``, ``ks``, and ``|moment error|``),
@@ -29,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from freege.validation.sampling import metrics
+from freege.validation.sampling import metrics, verdict
 from freege.validation.sweep import store as sweep_store
 
 #: axes that may vary along a sweep, in the order a plot prefers them as its x axis
@@ -46,6 +49,9 @@ LEVEL = 0.95
 METRICS: dict[str, str] = {
     "rel_w1": "relative W1, softmax vs GE: mean_i |a_(i) - b_(i)| / m1 (theory §6.1)",
     "ks": "KS, softmax vs GE: max_x |F_a(x) - F_b(x)| (theory §6.1)",
+    "floor_rel_w1": "noise floor of rel_w1: GE vs a second GE with the same weights and "
+                    "fresh noise, per draw (paired as softmax vs GE are)",
+    "floor_ks": "noise floor of ks, the same way",
     **{f"{model}_m{q}": f"{model} empirical m{q} (theory §3)"
        for model in ("softmax", "ge") for q in (1, 2)},
     **{f"{model}_m{q}_rel_error": f"{model} empirical m{q} / limit - 1 (theory §4)"
@@ -121,7 +127,53 @@ def _point_summary(point: dict[str, Any], theory: list[float],
                 errors = emp[:, q] / theory[q] - 1.0
             entry[f"{model}_m{q + 1}_rel_error"] = mean_ci(errors)
     entry["limit_m1"], entry["limit_m2"] = theory[0], theory[1]
+    floored = [r for r in records if "floor" in r]
+    for key in ("rel_w1", "ks"):
+        entry[f"floor_{key}"] = mean_ci([r["floor"][key] for r in floored])
+    entry["verdict"] = _point_verdict(floored)
     return entry
+
+
+def _point_verdict(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The decision of relative W1 and KS against their floors over ``records`` (those
+    with a floor); None when there are none."""
+    if not records:
+        return None
+    found = [verdict.compare(name, [r[key] for r in records],
+                             [r["floor"][key] for r in records])
+             for key, name in (("rel_w1", "rel_w1"), ("ks", "ks"))]
+    return {"decision": verdict.overall(found), "comparisons": [c.as_dict() for c in found]}
+
+
+def report_verdict(points: list[dict[str, Any]]) -> str:
+    """The report's ``verdict:`` line: the points' decisions summed up, the sizes of the
+    gaps above the floor, and what to try."""
+    decided = [e for e in points if e.get("verdict") is not None]
+    missing = sum(1 for e in points if e["draws"] > 0 and e.get("verdict") is None)
+    note = (f"; {missing} point(s) have no noise floor (a store written before freege "
+            "recorded it: rerun the sweep into a new store)") if missing else ""
+    if not decided:
+        return f"verdict: undecided, no point has a noise floor{note}"
+    above = [e for e in decided if e["verdict"]["decision"] == "above_floor"]
+    undecided = [e for e in decided if e["verdict"]["decision"] == "undecided"]
+    if above:
+        gaps = "; ".join(
+            f"n={e['n']} h={e['h']} beta={e['beta']:g}: " + ", ".join(
+                f"{c['metric']} {c['difference']:+.2g} ± {c['ci95']:.2g}"
+                for c in e["verdict"]["comparisons"] if c["decision"] == "above_floor")
+            for e in above[:6])
+        more = "" if len(above) <= 6 else f" and {len(above) - 6} more"
+        return (f"verdict: softmax and GE differ above the noise floor at {len(above)} of "
+                f"{len(decided)} point(s) ({gaps}{more}); the GE is a large-n limit: check "
+                "that the gap shrinks with n (larger n), or add draws to size it"
+                + (f"; {len(undecided)} undecided (more draws)" if undecided else "") + note)
+    if undecided:
+        return (f"verdict: GE consistent with softmax at {len(decided) - len(undecided)} of "
+                f"{len(decided)} point(s), {len(undecided)} undecided (fewer than 2 draws or "
+                f"no spread: more draws){note}")
+    return (f"verdict: GE consistent with softmax at all {len(decided)} point(s) (no distance "
+            f"above its paired noise floor); more draws resolve smaller gaps, larger n tests "
+            f"the limit{note}")
 
 
 #: the metrics fitted against n: the distances, and the size of each moment's relative error
@@ -212,6 +264,7 @@ def summarise(path: str | Path) -> dict[str, Any]:
         "tasks": len(identity["points"]) * identity["draws"],
         "failed": sum(1 for k in failed if k not in ok), "errors": errors[:10],
         "points": entries, "fits": {"n_scaling": n_scaling(entries)},
+        "verdict": report_verdict(entries),
         "timing": {"seconds_per_draw": mean_ci(seconds)["mean"]},
     }
 
@@ -239,14 +292,17 @@ def render_text(report: dict[str, Any]) -> str:
              f"draws finished, {report['failed']} failed; backend {report['backend']}, "
              f"seed {report['seed']})",
              f"  {'model':<14}{'n':>6}{'h/h_kv':>8}{'dk':>5}{'dv':>5}{'do':>6}{'beta':>6}"
-             f"  {'case':<9}{'draws':>6}  {'rel_w1':<20}{'ks':<20}{'limit_m1':>9}"]
+             f"  {'case':<9}{'draws':>6}  {'rel_w1':<20}{'ks':<20}{'limit_m1':>9}"
+             f"{'floor rel_w1':>13}{'floor ks':>9}  verdict"]
     used: set[str] = set()
     for e in report["points"]:
         used |= {e[m]["flag"] for m in ("rel_w1", "ks")} - {None}
         lines.append(
             f"  {str(e['model'] or '-'):<14}{e['n']:>6}{e['h']:>5}/{e['h_kv']:<2}{e['dk']:>5}"
             f"{e['dv']:>5}{e['do']:>6}{e['beta']:>6.3g}  {e['case']:<9}{e['draws']:>6}  "
-            f"{_pm(e['rel_w1']):<19} {_pm(e['ks']):<19} {e['limit_m1']:>8.4g}")
+            f"{_pm(e['rel_w1']):<19} {_pm(e['ks']):<19} {e['limit_m1']:>8.4g}"
+            f"{_mean(e.get('floor_rel_w1')):>13}{_mean(e.get('floor_ks')):>9}  "
+            f"{VERDICT_SHORT[e['verdict']['decision']] if e.get('verdict') else '-'}")
     for fit in report["fits"]["n_scaling"]:
         g = fit["group"]
         label = ", ".join(f"{k}={v}" for k, v in g.items() if v is not None)
@@ -257,12 +313,37 @@ def render_text(report: dict[str, Any]) -> str:
             prefactor = "-" if f["prefactor"] is None else f"{f['prefactor']:.4g}"
             lines.append(f"    {name:<22} ~ n^({_number(f['exponent'], 3)} ± "
                          f"{_number(f['ci95'], 3)})  C = {prefactor}{flags}")
+    lines.append(f"  {report_verdict(report['points'])}")
+    lines.append("  columns (theory §6.1; freege docs theory --section 6.1):")
+    lines += [f"    {text}" for text in COLUMN_DEFINITIONS]
     for flag in FLAGS:
         if flag in used:
             lines.append(f"  {flag}: {FLAGS[flag]}")
     for err in report["errors"]:
         lines.append(f"  failed: {err}")
     return "\n".join(lines)
+
+
+#: a point's decision as the table's ``verdict`` column shows it
+VERDICT_SHORT = {"consistent": "consistent", "above_floor": "above floor",
+                 "undecided": "undecided"}
+#: what every printed column and line of the text report is
+COLUMN_DEFINITIONS: tuple[str, ...] = (
+    "model, n, h/h_kv, dk, dv, do, beta, case: the grid point (preset name, tokens, heads / "
+    "K/V groups, widths, inverse temperature, theory §4 case); draws: finished draws",
+    f"rel_w1: {METRICS['rel_w1']}; mean ± 95% CI over draws",
+    f"ks: {METRICS['ks']}; mean ± 95% CI",
+    "limit_m1: the theory §4 limiting mean m1 at the point's ratios",
+    f"floor rel_w1, floor ks: {METRICS['floor_rel_w1']}; means ('-': not recorded)",
+    f"{verdict.DEFINITION} ('-': no floor)",
+    "n-scaling: log-log least-squares fit of the point means, metric ~ C n^(b ± 95% "
+    "half-width) over the points that differ only in n",
+)
+
+
+def _mean(x: dict[str, Any] | None) -> str:
+    """A mean alone, ``-`` when there is none."""
+    return "-" if x is None or x["mean"] is None else f"{x['mean']:.4f}"
 
 
 def _x_axis(points: list[dict[str, Any]]) -> str:

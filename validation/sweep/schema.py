@@ -18,7 +18,9 @@ anything uses it:
   point keys; ``draw`` an integer in ``[0, draws)``; ``status`` ``"ok"`` with ``w1``,
   ``rel_w1``, ``ks``, ``moments`` (``softmax`` and ``ge``, each ``[m1, m2]``),
   ``seconds`` (finite, >= 0) and ``peak_bytes`` (an integer in [0, 2^64) -- a byte
-  count of a 64-bit address space -- or null); or ``status`` ``"failed"`` with an
+  count of a 64-bit address space -- or null), and ``floor`` (the noise floor's
+  ``rel_w1`` >= 0 and ``ks`` in [0, 1]; absent from stores written before it was
+  recorded); or ``status`` ``"failed"`` with an
   ``error`` string. Numbers must be finite JSON numbers (not strings, not booleans);
   other keys are ignored. A record that breaks the schema is reported (its line) and
   left out of everything.
@@ -158,8 +160,23 @@ def record_problem(record: dict[str, Any], theory: dict[str, list[float]],
     peak = record.get("peak_bytes")
     if peak is not None and not (_is_int(peak) and 0 <= peak < MAX_BYTES):
         return f"peak_bytes must be an integer in [0, 2^64) or null (got {_shown(peak)})"
-    return (_moments_problem(record.get("moments"))
+    return (_floor_problem(record) or _moments_problem(record.get("moments"))
             or _distance_problem(record, theory[point][0]))
+
+
+def _floor_problem(record: dict[str, Any]) -> str | None:
+    """Why an ``ok`` record's optional ``floor`` is not ``{"rel_w1" >= 0, "ks" in [0, 1]}``
+    (None when it is, or when it is absent)."""
+    if "floor" not in record:
+        return None
+    floor = record["floor"]
+    if not isinstance(floor, dict):
+        return f"floor must be an object with rel_w1 and ks (got {_shown(floor)})"
+    for key, high in (("rel_w1", None), ("ks", 1.0)):
+        problem = _number_problem(floor, key, high)
+        if problem:
+            return f"floor: {problem}"
+    return None
 
 
 def _theory_problem(points: list[Any], theory: dict[str, Any]) -> str | None:
