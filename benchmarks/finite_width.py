@@ -59,38 +59,38 @@ def _pm(x: dict[str, Any], scale: float = 1.0, digits: int = 3) -> str:
 
 
 def rows(records: list[dict[str, Any]]) -> str:
-    """The Markdown tables of the findings page for ``records``."""
-    head1 = ("| configuration | dK | θ̄1/θ1 − 1 | rel W1 GE | rel W1 cond. GE | paired GE − "
-             "cond. GE | rel W1 realised | paired GE − realised | floor GE | KS GE | "
-             "KS cond. GE | KS realised | floor KS |")
-    head2 = ("| configuration | m1 softmax vs limit | vs fw limit | cond. GE vs fw | "
-             "realised vs limit | m2 softmax vs limit | vs fw limit | cond. GE vs fw | "
-             "realised vs limit |")
-    head3 = ("| configuration | E softmax | E GE | E cond. GE | E realised | E limit | "
-             "E shifted limit |")
-    t1, t2, t3 = [head1, "|" + "---|" * 13], [head2, "|" + "---|" * 9], [head3, "|" + "---|" * 7]
+    """The Markdown tables of the findings page for ``records``: distances, moments,
+    ridge errors."""
+    t1 = ["| configuration | dK | θ̄1/θ1 − 1 | θ̄1,n/θ1 − 1 | rel W1 GE | cond. GE | "
+          "cond. GE, finite n | realised | paired GE − cond. GE, finite n | floor | KS GE | "
+          "KS cond. GE | KS cond. GE, finite n | KS realised | floor KS |", "|" + "---|" * 15]
+    t2 = ["| configuration | m1 softmax vs limit | vs fw limit | vs fw limit, finite n | "
+          "m2 softmax vs limit | vs fw limit | vs fw limit, finite n | cond. GE vs fw (m1, m2) "
+          "| cond. GE, finite n vs fw, finite n (m1, m2) |", "|" + "---|" * 9]
+    t3 = ["| configuration | E softmax | E GE | E cond. GE | E cond. GE, finite n | E realised | "
+          "E limit | E shifted | E shifted, finite n |", "|" + "---|" * 9]
     for r in records:
-        s, f = r["stats"], r["noise_floor"]
-        label = r["label"]
-        excess = 100 * (r["theta1_bar"] / r["theta1"] - 1)
-        t1.append(f"| {label} | {r['dims']['dK']} | {excess:.1f} % | "
-                  f"{_pm(s['rel_w1/ge'], 100, 2)} % | {_pm(s['rel_w1/ge_row'], 100, 2)} % | "
-                  f"{_pm(s['rel_w1/ge-ge_row'], 100, 2)} % | "
-                  f"{_pm(s['rel_w1/ge_realised'], 100, 2)} % | "
-                  f"{_pm(s['rel_w1/ge-ge_realised'], 100, 2)} % | "
+        s, f, lab = r["stats"], r["noise_floor"], r["label"]
+        ex = 100 * (r["theta1_bar"] / r["theta1"] - 1)
+        exn = 100 * (r["theta1_bar_n"] / r["theta1"] - 1)
+        t1.append(f"| {lab} | {r['dims']['dK']} | {ex:.1f} % | {exn:.1f} % | "
+                  + " | ".join(f"{_pm(s[f'rel_w1/{m}'], 100, 2)} %"
+                               for m in ("ge", "ge_row", "ge_row_n", "ge_realised"))
+                  + f" | {_pm(s['rel_w1/ge-ge_row_n'], 100, 2)} % | "
                   f"{_pm(f['ge']['rel_w1'], 100, 2)} % | "
-                  f"{_pm(s['ks/ge'], 1, 4)} | {_pm(s['ks/ge_row'], 1, 4)} | "
-                  f"{_pm(s['ks/ge_realised'], 1, 4)} | {_pm(f['ge']['ks'], 1, 4)} |")
-        t2.append(f"| {label} | {_pm(s['m1/softmax/plain'], 100, 2)} % | "
-                  f"{_pm(s['m1/softmax/fw'], 100, 2)} % | {_pm(s['m1/ge_row/fw'], 100, 2)} % | "
-                  f"{_pm(s['m1/ge_realised/plain'], 100, 2)} % | "
-                  f"{_pm(s['m2/softmax/plain'], 100, 2)} % | {_pm(s['m2/softmax/fw'], 100, 2)} % | "
-                  f"{_pm(s['m2/ge_row/fw'], 100, 2)} % | "
-                  f"{_pm(s['m2/ge_realised/plain'], 100, 2)} % |")
+                  + " | ".join(_pm(s[f"ks/{m}"], 1, 4)
+                               for m in ("ge", "ge_row", "ge_row_n", "ge_realised"))
+                  + f" | {_pm(f['ge']['ks'], 1, 4)} |")
+        t2.append(f"| {lab} | "
+                  + " | ".join(f"{_pm(s[f'm{q}/softmax/{k}'], 100, 2)} %"
+                               for q in (1, 2) for k in ("plain", "fw", "fwn"))
+                  + f" | {_pm(s['m1/ge_row/fw'], 100, 1)} %, {_pm(s['m2/ge_row/fw'], 100, 1)} % | "
+                  f"{_pm(s['m1/ge_row_n/fwn'], 100, 1)} %, {_pm(s['m2/ge_row_n/fwn'], 100, 1)} % |")
         lim = r["ridge_limit"]
-        t3.append(f"| {label} | {_pm(s['ridge/softmax'], 1, 4)} | {_pm(s['ridge/ge'], 1, 4)} | "
-                  f"{_pm(s['ridge/ge_row'], 1, 4)} | {_pm(s['ridge/ge_realised'], 1, 4)} | "
-                  f"{lim['plain']:.4f} | {lim['shifted']:.4f} |")
+        t3.append(f"| {lab} | "
+                  + " | ".join(_pm(s[f"ridge/{m}"], 1, 4)
+                               for m in ("softmax", "ge", "ge_row", "ge_row_n", "ge_realised"))
+                  + f" | {lim['plain']:.4f} | {lim['shifted']:.4f} | {lim['shifted_n']:.4f} |")
     return "\n\n".join("\n".join(t) for t in (t1, t2, t3)) + "\n"
 
 

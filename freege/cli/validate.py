@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from freege.cli.common import check_plot_target, emit
@@ -71,6 +72,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="a Hugging Face-style config.json (n from max_position_embeddings "
                    "or --n)")
+    p.add_argument("--finite-width", action="store_true",
+                   help="also compare the softmax with the conditional Gaussian equivalent "
+                   "at finite width (each row with its own finite-n coefficient theta1_i) "
+                   "and with the finite-width moments (theory §2.3); dK >= 2")
     add_run_options(p, "write a histogram of both spectra with the limiting density")
     p.set_defaults(func=run_validate)
 
@@ -151,8 +156,12 @@ def run_validate(args: argparse.Namespace) -> int:
     # then covers everything that follows
     import scipy.special  # noqa: F401
 
-    each = preflight(draw_cost(dims, bk.dtype), draws, "draw", bk, args.yes,
-                     each_means=PER_DRAW_MEANS)
+    if args.finite_width:  # refused before any estimate; its row table is then built
+        from freege.validation.finite_width import finite_n_moments
+
+        finite_n_moments(dims)
+    each = preflight(draw_cost(dims, bk.dtype, extra_models=int(args.finite_width)), draws,
+                     "draw", bk, args.yes, each_means=PER_DRAW_MEANS)
     from freege.validation.runner import validate
 
     with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
@@ -162,7 +171,8 @@ def run_validate(args: argparse.Namespace) -> int:
                      f"{d.peak_bytes / 2**20:.1f} MiB")
             bar.update(seconds=d.seconds)
 
-        result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
+        result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw,
+                          finite_width=args.finite_width)
     summary = result.summary()
     from freege.numeric import outlier  # theory §4.1: the limit and finite-size mean
     from freege.validation.sampling.outlier import compare
@@ -217,9 +227,27 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f", at this n {d['outlier']['finite_n_mean']:.6g}",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
+        *(_finite_width_lines(d["finite_width"], pm) if "finite_width" in d else []),
         "  definitions (theory §6.1; freege docs theory --section 6.1):",
         *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor")),
     ])
+
+
+def _finite_width_lines(fw: dict, pm: Callable[[dict], str]) -> list[str]:
+    """The ``--finite-width`` block of the text output (theory §2.3)."""
+    err = fw["moment_rel_error"]
+    m1, m2 = fw["limiting_moments"]
+    return [
+        "  finite width (theory §2.3): conditional GE, each row's own finite-n theta1_i:",
+        f"    relative W1, softmax vs it:    {pm(fw['rel_w1'])}",
+        f"      noise floor, it vs itself:   {pm(fw['noise_floor']['rel_w1'])}",
+        f"    KS, softmax vs it:             {pm(fw['ks'])}",
+        f"    finite-width m1, m2:           {m1:.6g}, {m2:.6g}",
+        f"    m1 empirical / it - 1:         softmax {pm(err['softmax']['m1'])}, "
+        f"conditional GE {pm(err['ge_row_n']['m1'])}",
+        f"    m2 empirical / it - 1:         softmax {pm(err['softmax']['m2'])}, "
+        f"conditional GE {pm(err['ge_row_n']['m2'])}",
+    ]
 
 
 def _plot_validation(path: str, result: Validation, preset: str | None,

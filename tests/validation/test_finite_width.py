@@ -197,3 +197,102 @@ def test_unknown_case_is_refused():
 
     with pytest.raises(ValueError, match="case must be one of"):
         sfw.moments("head-average")
+
+
+# -- the finite-n row coefficient (theory §2.3, what the model leaves out) ---------------
+
+N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s) shared by the tests below
+
+
+def test_theta_n_matches_monte_carlo():
+    """``theta_n(x)`` against the mean of ``n |A_i^perp|^2`` over Monte-Carlo rows of n
+    i.i.d. N(0, x) scores (beta = 1), within Z standard errors; it lies below
+    ``e^x - 1``."""
+    from freege.validation.sampling.row_coefficient import theta_n_exact
+
+    rng = np.random.default_rng(9)
+    n = 64
+    for x in (0.3, 1.5, 4.0):
+        z = np.exp(math.sqrt(x) * rng.standard_normal((3000, n)))
+        r = n * (z * z).sum(axis=1) / z.sum(axis=1) ** 2 - 1
+        got = theta_n_exact(x, n)
+        assert abs(got - r.mean()) < Z * r.std(ddof=1) / math.sqrt(r.size), (x, got)
+        assert got < math.expm1(x)
+
+
+def test_theta_n_at_large_n_is_the_delta_expansion():
+    """At large n, ``theta_n(x) = e^x (1 + (3(e^x - 1) - 2(e^{2x} - 1))/n) - 1 +
+    O(n^-2)``: an independent route to the quadrature's accuracy."""
+    from freege.validation.sampling.row_coefficient import theta_n_exact
+
+    n, x = 10**5, 0.5
+    delta = math.exp(x) * (1 + (3 * math.expm1(x) - 2 * math.expm1(2 * x)) / n) - 1
+    assert theta_n_exact(x, n) == pytest.approx(delta, rel=1e-7)
+    assert abs(theta_n_exact(x, n) - math.expm1(x)) > 1e3 * abs(theta_n_exact(x, n) - delta)
+
+
+def test_theta_n_table_interpolates_the_quadrature():
+    from freege.validation.sampling.row_coefficient import theta_n, theta_n_exact, x_bound
+
+    x_max = x_bound(1.0, DK_TABLE)
+    xs = np.array([0.05, 0.77, 2.31, 5.5])
+    want = [theta_n_exact(float(x), N_TABLE) for x in xs]
+    np.testing.assert_allclose(theta_n(xs, N_TABLE, x_max), want, rtol=2e-3)
+
+
+def test_bad_theta_n_input_is_refused():
+    from freege.validation.sampling.row_coefficient import theta_n_exact
+
+    with pytest.raises(ValueError, match="x must be"):
+        theta_n_exact(-1.0, 10)
+    with pytest.raises(ValueError, match="n must be"):
+        theta_n_exact(1.0, 1)
+
+
+def test_finite_n_conditional_ge_rows_carry_theta_n():
+    """One head, attention case: row ``i`` of ``ge-row-n`` has squared norm with
+    expectation ``theta_n(x_i)``; the e^x - 1 version (``ge-row``) fails the check."""
+    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+    from freege.validation.sampling.sample import ROW_N_MODEL
+
+    n, dk, seed = N_TABLE, DK_TABLE, 7
+    dims = Dims(n=n, h=1, dK=dk, dV=dk, dO=n)
+    x = (_first_query(seed, n, dk) ** 2).sum(axis=1) / dk
+    want = theta_n(x, n, x_bound(1.0, dk))
+    diag = {model: np.diagonal(g).copy()
+            for model, g in _grams("attention", dims, seed, get_backend("numpy"),
+                                   (ROW_MODEL, ROW_N_MODEL))}
+    slope, se = _slope(want, diag[ROW_N_MODEL])
+    assert abs(slope - 1) < Z * se, (slope, se)
+    other, other_se = _slope(want, diag[ROW_MODEL])
+    assert abs(other - 1) > Z * other_se, (other, other_se)
+
+
+def test_finite_n_moments_match_the_conditional_ge_mean():
+    """The paired mean difference ``ge-row-n`` − ``ge`` has expectation
+    ``gO (theta1_bar_n - theta1)`` (the finite-n moments' m1 minus the limit's), not the
+    ``gO (theta1_bar - theta1)`` of ``e^x - 1``."""
+    dims = Dims(n=96, h=4, dK=8, dV=8, dO=64)
+    draws = [draw(dims, seed=(12, i), extra=("ge-row-n",)) for i in range(6)]
+    assert draws[0].ge_row is None and draws[0].ge_realised is None
+    diff = np.array([d.ge_row_n.mean() - d.ge.mean() for d in draws])
+    half = metrics.t_critical(diff.size - 1, 0.999) * diff.std(ddof=1) / math.sqrt(diff.size)
+    plain = dims.dO / dims.n * math.expm1(1)
+    expected = fw.finite_n_moments(dims)[0] - plain
+    assert abs(diff.mean() - expected) <= half, (diff.mean(), expected, half)
+    assert abs(diff.mean() - (fw.moments(dims)[0] - plain)) > half  # not the e^x - 1 one
+
+
+def test_unknown_extra_model_is_refused():
+    with pytest.raises(ValueError, match="extra models must be among"):
+        draw(Dims(n=16, h=1, dK=8, dV=8, dO=16), seed=0, extra=("softmax",))
+
+
+def test_extra_model_memory_estimate_bounds_the_peak():
+    from freege.validation.sampling.cost import COST_OVERHEAD_BYTES, draw_cost
+
+    dims = Dims(n=200, h=4, dK=16, dV=16, dO=96)
+    measured = draw(dims, seed=0, extra=("ge-row",)).peak_bytes
+    estimate = draw_cost(dims, extra_models=1).peak_bytes
+    assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
+    assert estimate > draw_cost(dims).peak_bytes

@@ -81,6 +81,9 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 #: scaled to that row's own coefficients (:func:`row_noise_scale`), from the same weights
 #: and the same noise as ``ge``
 ROW_MODEL = "ge-row"
+#: the conditional GE with the finite-n row coefficient of theory §2.3
+#: (:mod:`freege.validation.sampling.row_coefficient`) in place of ``e^{x_i} - 1``
+ROW_N_MODEL = "ge-row-n"
 #: its diagnostic twin (theory §2.3): each row's theta1 taken from the softmax row it
 #: stands for, ``n |A_i^perp|^2`` (:func:`realised_noise_scale`); needs the softmax
 REALISED_MODEL = "ge-realised"
@@ -102,6 +105,18 @@ def row_noise_scale(xp: Any, q: Any, beta: float) -> Any:
     series = x * x * (0.5 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120 + x / 720))))
     gap = xp.where(small, series, xp.expm1(x) - x)
     return xp.sqrt(gap)
+
+
+def finite_n_noise_scale(bk: Backend, q: Any, beta: float, n: int) -> Any:
+    """``sqrt(max(theta_n(x_i) - x_i, 0))``, ``x_i = beta^2 |q_i|^2 / dK``, with the
+    finite-n row coefficient ``theta_n`` of theory §2.3 (interpolated table,
+    :func:`freege.validation.sampling.row_coefficient.theta_n`)."""
+    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+
+    dk = q.shape[1]
+    x = bk.to_numpy((q * q).sum(axis=1)) * (float(beta) ** 2 / dk)
+    theta = theta_n(x, n, x_bound(beta, dk))
+    return bk.xp.asarray(np.sqrt(np.maximum(theta - x, 0.0)), dtype=q.dtype)
 
 
 def realised_noise_scale(xp: Any, theta1_rows: Any, q: Any, beta: float) -> Any:
@@ -258,7 +273,7 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     value_noise = _GEValueNoise(bk, ngen, sq_noise / math.sqrt(n))
     scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
-    ge_models = any(m in models for m in ("ge", ROW_MODEL, REALISED_MODEL))
+    ge_models = any(m in models for m in ("ge", ROW_MODEL, ROW_N_MODEL, REALISED_MODEL))
     if REALISED_MODEL in models and "softmax" not in models:
         raise ValueError(f"model {REALISED_MODEL} needs the softmax model in the same pass")
     vmean = None
@@ -283,6 +298,9 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
                 if ROW_MODEL in models:
                     rows = row_noise_scale(xp, hd.Q, beta) / sq_noise
                     terms[ROW_MODEL] = y + rows[:, None] * noise
+                if ROW_N_MODEL in models:
+                    rows = finite_n_noise_scale(bk, hd.Q, beta, n) / sq_noise
+                    terms[ROW_N_MODEL] = y + rows[:, None] * noise
                 if realised is not None:
                     rows = realised_noise_scale(xp, realised, hd.Q, beta) / sq_noise
                     terms[REALISED_MODEL] = y + rows[:, None] * noise
@@ -302,6 +320,9 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
             if ROW_MODEL in models:
                 rows = row_noise_scale(xp, hd.Q, beta)
                 terms[ROW_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
+            if ROW_N_MODEL in models:
+                rows = finite_n_noise_scale(bk, hd.Q, beta, n)
+                terms[ROW_N_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
             if realised is not None:
                 rows = realised_noise_scale(xp, realised, hd.Q, beta)
                 terms[REALISED_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
@@ -486,9 +507,9 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
     The mean eigenvalue tends to the theory §4 mean m1 of the case. K/V grouping follows
     ``dims.sharing`` (theory §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
     precision (default: the backend's, float64)."""
-    if model not in (*MODELS, ROW_MODEL):
-        raise ValueError(f"model must be one of {', '.join((*MODELS, ROW_MODEL))} (got "
-                         f"{model!r})")
+    if model not in (*MODELS, ROW_MODEL, ROW_N_MODEL):
+        raise ValueError(f"model must be one of {', '.join((*MODELS, ROW_MODEL, ROW_N_MODEL))}"
+                         f" (got {model!r})")
     _check_case(case, dims)
     bk = get_backend(backend, dtype)
     for _model, gram in _grams(case, dims, seed, bk, (model,), lower_only=True):
@@ -502,9 +523,10 @@ class Draw:
     (``softmax``) and ``(1/n) MHA^G MHA^G^T`` (``ge``) for the same weights, with the
     wall time and peak memory of the draw (bytes; see :meth:`Backend.memory`), and
     ``outlier``: ``s_1(MHA)^2 / n`` of the softmax model's uncentred MHA (theory §4.1),
-    taken from the draw's own ``Z W^O`` in the working dtype. ``ge_row`` and
-    ``ge_realised``: the spectra of the conditional Gaussian equivalent and of its
-    realised-row twin (theory §2.3) when the draw was asked for them, else None."""
+    taken from the draw's own ``Z W^O`` in the working dtype. ``ge_row``, ``ge_row_n``
+    and ``ge_realised``: the spectra of the conditional Gaussian equivalent, of the same
+    with the finite-n row coefficient, and of its realised-row twin (theory §2.3) when
+    the draw was asked for them, else None."""
 
     softmax: np.ndarray
     ge: np.ndarray
@@ -513,19 +535,30 @@ class Draw:
     outlier: float
     ge_row: np.ndarray | None = None
     ge_realised: np.ndarray | None = None
+    ge_row_n: np.ndarray | None = None
+
+
+#: the models ``draw(finite_width=True)`` adds (theory §2.3)
+FINITE_WIDTH_MODELS: tuple[str, ...] = (ROW_MODEL, ROW_N_MODEL, REALISED_MODEL)
 
 
 def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
-         dtype: str | None = None, finite_width: bool = False) -> Draw:
+         dtype: str | None = None, finite_width: bool = False,
+         extra: tuple[str, ...] = ()) -> Draw:
     """Sample one draw of theory §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
     both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO)).
     ``dtype``: working precision (default: the backend's, float64). ``finite_width``: the
-    conditional Gaussian equivalent of theory §2.3 and its realised-row twin too
-    (``Draw.ge_row``, ``Draw.ge_realised``; the softmax and GE spectra are those of the
-    same seed without them)."""
+    conditional Gaussian equivalents of theory §2.3 too (``Draw.ge_row``,
+    ``Draw.ge_row_n``, ``Draw.ge_realised``; the softmax and GE spectra are those of the
+    same seed without them); ``extra``: some of them only (:data:`FINITE_WIDTH_MODELS`)."""
+    unknown = sorted(set(extra) - set(FINITE_WIDTH_MODELS))
+    if unknown:
+        raise ValueError(f"extra models must be among {', '.join(FINITE_WIDTH_MODELS)} (got "
+                         f"{', '.join(unknown)})")
     bk = get_backend(backend, dtype)
     case = case_for(dims)
-    models = (*MODELS, ROW_MODEL, REALISED_MODEL) if finite_width else MODELS
+    wanted = FINITE_WIDTH_MODELS if finite_width else extra
+    models = (*MODELS, *(m for m in FINITE_WIDTH_MODELS if m in wanted))
     start = time.perf_counter()
     with bk.memory() as meter:
         spectra: dict[str, np.ndarray] = {}
@@ -536,7 +569,7 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
         bk.synchronize()
     return Draw(spectra["softmax"], spectra["ge"], time.perf_counter() - start,
                 int(meter.peak_bytes or 0), tops["softmax"], spectra.get(ROW_MODEL),
-                spectra.get(REALISED_MODEL))
+                spectra.get(REALISED_MODEL), spectra.get(ROW_N_MODEL))
 
 
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
