@@ -152,7 +152,11 @@ def shifted_beta(dims: Dims, theta1_bar: float | None = None) -> float:
     while hi - lo > 1e-15 * hi:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if math.log(mid / math.expm1(mid)) > target else (lo, mid)
-    return math.sqrt((lo + hi) / 2)
+    mid = (lo + hi) / 2
+    if abs(math.log(mid / math.expm1(mid)) - target) > 1e-12 * max(1.0, abs(target)):
+        raise ArithmeticError(f"shifted beta: bisection residual too large at beta'^2 = "
+                              f"{mid!r}")
+    return math.sqrt(mid)
 
 
 def shifted_ridge_error(dims: Dims, lam: float, sigma2: float, finite_n: bool = False

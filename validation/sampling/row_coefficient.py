@@ -12,10 +12,12 @@ which tends to ``e^x - 1`` as ``n`` grows and lies below it at every ``x > 0``.
 
 Numerics: ``zeta = e^{sqrt(x) g - x/2}`` (mean one), ``g ~ N(0, 1)`` on a uniform grid
 (trapezoid: exponentially accurate for this smooth, Gaussian-damped integrand), ``t = u/n``
-on a logarithmic grid of ``u`` from 1e-6 to where ``phi_0^(n-1)`` has fallen below
-``e^{-60}``. :func:`theta_n` interpolates ``log(1 + theta_n)`` linearly on a grid of
-:data:`TABLE_POINTS` values of ``x`` up to a bound past which no row of a draw falls
-(:func:`x_bound`), built once per ``(n, x_max)``: a pure function of its arguments.
+on a logarithmic grid of ``u`` from ``1e-9 e^{-x}`` to ``1e12 e^{x/2 + 4 sqrt(x)}``, cut
+where ``phi_0^(n-1)`` has fallen below ``e^{-60}``; an ``ArithmeticError`` when the
+integrand is not negligible at both ends of the grid. :func:`theta_n` interpolates
+``log(1 + theta_n)`` linearly on a grid of :data:`TABLE_POINTS` values of ``x`` up to a
+bound past which no row of a draw falls (:func:`x_bound`), built once per ``(n, x_max)``:
+a pure function of its arguments.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 #: points of the ``x`` table
 TABLE_POINTS = 161
 #: points of the Gaussian grid and of the ``log u`` grid
-GAUSS_POINTS, U_POINTS = 601, 601
+GAUSS_POINTS, U_POINTS = 601, 701
 
 
 def x_bound(beta: float, dk: int) -> float:
@@ -47,14 +49,22 @@ def theta_n_exact(x: float, n: int) -> float:
     g = np.linspace(-10.0, 10.0 + 2 * s, GAUSS_POINTS)
     w = np.exp(-g * g / 2) * ((g[1] - g[0]) / math.sqrt(2 * math.pi))
     zeta = np.exp(s * g - x / 2)
-    u = np.geomspace(1e-6, 1e12, U_POINTS)
+    # t = u/n; small zeta (median e^{-x/2}) can make 1/sum(zeta) far larger than 1/n,
+    # and near 0 the integrand grows like u^2 E zeta^2 = u^2 e^x
+    low, high = -9 - x / math.log(10), 12 + (x / 2 + 4 * s) / math.log(10)
+    u = np.geomspace(10.0 ** low, 10.0 ** high, int(U_POINTS * (high - low) / 21))
     e = np.exp(-np.outer(u / n, zeta))
     with np.errstate(divide="ignore"):  # phi_0 underflows to 0 far out: cut below
         log_phi0 = np.log(e @ w)
     keep = (n - 1) * log_phi0 > -60  # a prefix: phi_0 decreases in u
     u, e, log_phi0 = u[keep], e[keep], log_phi0[keep]
     f = u * (e @ (w * zeta * zeta)) * np.exp((n - 1) * log_phi0)
-    return float(np.trapezoid(f * u, np.log(u))) - 1.0
+    weight = f * u  # the integrand in log u; near u = 0 it grows like u^2
+    total = float(np.trapezoid(weight, np.log(u)))
+    if keep.all() or weight[-1] > 1e-12 * weight.max() or weight[0] / 2 > 1e-12 * total:
+        raise ArithmeticError(f"theta_n quadrature: the u grid does not hold the integrand "
+                              f"at x = {x:g}, n = {n}")
+    return total - 1.0
 
 
 @functools.lru_cache(maxsize=32)
