@@ -296,3 +296,13 @@ def test_extra_model_memory_estimate_bounds_the_peak():
     estimate = draw_cost(dims, extra_models=1).peak_bytes
     assert measured <= estimate <= 2 * measured + COST_OVERHEAD_BYTES
     assert estimate > draw_cost(dims).peak_bytes
+
+
+def test_finite_width_models_run_on_the_cupy_double(cupy_double):
+    """Every finite-width model runs through CuPy's public names only (the double has no
+    implicit host conversion) and gives n finite eigenvalues."""
+    dims = Dims(n=64, h=2, dK=8, dV=8, dO=48)
+    d = draw(dims, seed=(5, 0), backend="cupy", finite_width=True)
+    for eigs in (d.softmax, d.ge, d.ge_row, d.ge_row_n, d.ge_realised):
+        assert isinstance(eigs, np.ndarray) and eigs.shape == (64,)
+        assert np.all(np.isfinite(eigs))

@@ -170,7 +170,7 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
         e = xp.matmul(q * scale, k.T, out=scores)
         e -= e.max(axis=1, keepdims=True)
     xp.exp(e, out=e)
-    squares = xp.einsum("ij,ij->i", e, e) if row_theta else None
+    squares = (e * e).sum(axis=1) if row_theta else None  # one n x n temporary
     ve = xp.empty((n, dv + 1), dtype=v.dtype)
     ve[:, :dv] = v
     ve[:, dv] = 1.0
