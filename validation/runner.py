@@ -30,7 +30,7 @@ import numpy as np
 from freege.params import Dims
 from freege.validation.sampling import metrics, verdict
 from freege.validation.sampling.backend import PEAK_MEMORY_MEANS, Backend, get_backend
-from freege.validation.sampling.sample import Draw, case_for, draw
+from freege.validation.sampling.sample import ROW_N_MODEL, Draw, case_for, draw
 
 #: one-line definitions of the printed metrics (theory §6.1)
 DEFINITIONS: dict[str, str] = {
@@ -80,6 +80,9 @@ class Validation:
     rel_w1: list[float] = field(default_factory=list)
     ks: list[float] = field(default_factory=list)
     floor: dict[str, list[float]] = field(default_factory=lambda: {"rel_w1": [], "ks": []})
+    #: the finite-width moments of theory §2.3 (finite-n row coefficient) when the run
+    #: compares the conditional Gaussian equivalent too, else None
+    finite_width_moments: list[float] | None = None
 
     @property
     def limiting_mean(self) -> float:
@@ -102,7 +105,7 @@ class Validation:
                                       strict=True))
                 for q in range(errs.shape[1])
             }
-        return {
+        out = {
             "case": case_for(self.dims),
             "draws": len(self.draws),
             "backend": self.backend,
@@ -119,7 +122,36 @@ class Validation:
             "peak_memory_bytes": max(d.peak_bytes for d in self.draws),
             "peak_memory_means": PEAK_MEMORY_MEANS[self.backend],
         }
+        if self.finite_width_moments is not None:
+            out["finite_width"] = self._finite_width_summary()
+        return out
 
+    def _finite_width_summary(self) -> dict:
+        """The softmax against the conditional Gaussian equivalent with the finite-n row
+        coefficient (``ge_row_n``) and against the finite-width moments (theory §2.3)."""
+        tol = metrics.zero_tolerance(self.dtype)
+        limits = self.finite_width_moments
+        cond = [d.ge_row_n for d in self.draws]
+
+        def ci(values: list[float]) -> dict:
+            return dict(zip(("mean", "ci95"), metrics.mean_ci(values), strict=True))
+
+        errors = {}
+        for model, spectra in (("softmax", [d.softmax for d in self.draws]),
+                               ("ge_row_n", cond)):
+            errs = np.array([metrics.moment_errors(e, limits) for e in spectra])
+            errors[model] = {f"m{q + 1}": ci(errs[:, q]) for q in range(errs.shape[1])}
+        return {
+            "model": ROW_N_MODEL,
+            "rel_w1": ci([metrics.rel_w1(d.softmax, c, self.limiting_mean)
+                          for d, c in zip(self.draws, cond, strict=True)]),
+            "ks": ci([metrics.ks(d.softmax, c, tol) for d, c in zip(self.draws, cond,
+                                                                     strict=True)]),
+            # the plain GE's paired floor (GE vs a second GE with the same weights)
+            "noise_floor": noise_floor(self.floor),
+            "limiting_moments": limits,
+            "moment_rel_error": errors,
+        }
 
     def verdict(self) -> dict:
         """The verdict of relative W1 and KS against their paired floors
@@ -132,22 +164,32 @@ class Validation:
 
 def validate(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "auto",
              dtype: str | None = None,
-             on_draw: Callable[[int, Draw], None] | None = None) -> Validation:
+             on_draw: Callable[[int, Draw], None] | None = None,
+             finite_width: bool = False) -> Validation:
     """Run ``draws`` draws of theory §6.1 for ``dims`` (``draws >= 2``: a CI is reported),
     each with the noise floor's second GE (``draw(..., floor=True)``), in ``dtype``
     (float64 by default, or float32; :mod:`freege.validation.sampling.backend`).
-    ``on_draw(i, draw)`` is called after each draw (progress bars)."""
+    ``on_draw(i, draw)`` is called after each draw (progress bars). ``finite_width``: each
+    draw also samples the conditional Gaussian equivalent with the finite-n row
+    coefficient (theory §2.3), summarised against the finite-width moments (needs
+    ``dK >= 2``)."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
+    fw_moments = None
+    if finite_width:
+        from freege.validation.finite_width import finite_n_moments
+
+        fw_moments = finite_n_moments(dims)  # refuses dK < 2 before any draw
     bk = get_backend(backend, dtype)
     from freege.validation.sampling.limits import limiting_moments  # sympy only on a cold cache
 
     limits = limiting_moments(case_for(dims), dims, 2)
     m1 = limits[0]
     result = Validation(dims=dims, backend=bk.name, seed=seed, limiting_moments=limits,
-                        dtype=bk.dtype)
+                        dtype=bk.dtype, finite_width_moments=fw_moments)
+    extra = (ROW_N_MODEL,) if finite_width else ()
     for i in range(draws):
-        d = draw(dims, seed=(seed, i), backend=bk, floor=True)
+        d = draw(dims, seed=(seed, i), backend=bk, floor=True, extra=extra)
         result.draws.append(d)
         tol = metrics.zero_tolerance(bk.dtype)
         result.rel_w1.append(metrics.rel_w1(d.softmax, d.ge, m1))

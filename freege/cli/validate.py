@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from freege.cli.common import check_plot_target, emit
@@ -43,6 +44,10 @@ DENSITY_L1 = ("histogram vs limiting density = L1 distance between the plotted h
               "all draws' eigenvalues (60 bins over their range, numerical zeros left out) "
               "and the theory §4 limiting density: each model's distance to the limit, not "
               "to the other model; binning and finite n both add to it")
+#: the same with ``--finite-width`` (theory §2.3): a fourth model's eigenvalues
+PER_DRAW_MEANS_FINITE_WIDTH = ("mean wall time of a draw: sampling, the eigenvalues of both "
+                               "models, of the noise floor's second GE and of the "
+                               "conditional GE, and the softmax outlier s_1(MHA)")
 #: default number of ladder trials (about 1 s of CPU time each at n = 1000 on one core of
 #: the 2-core CPU; benchmarks/estimates.py)
 DEFAULT_TRIALS = 3
@@ -79,6 +84,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="a Hugging Face-style config.json (n from max_position_embeddings "
                    "or --n)")
+    p.add_argument("--finite-width", action="store_true",
+                   help="also compare the softmax with the conditional Gaussian equivalent "
+                   "at finite width (each row with its own finite-n coefficient theta1_i) "
+                   "and with the finite-width moments (theory §2.3); dK >= 2")
     add_run_options(p, "write a histogram of both spectra with the limiting density")
     p.set_defaults(func=run_validate)
 
@@ -165,8 +174,14 @@ def run_validate(args: argparse.Namespace) -> int:
 
     limiting_moments(case_for(dims), dims, 2)
     theory = outlier.summary(case_for(dims), dims)
-    cost = cost_model.draw_cost(dims, bk.dtype, floor=True)
-    each = preflight(cost, draws, "draw", bk, args.yes, each_means=PER_DRAW_MEANS,
+    means = PER_DRAW_MEANS_FINITE_WIDTH if args.finite_width else PER_DRAW_MEANS
+    if args.finite_width:  # refused before any estimate; its row table is then built
+        from freege.validation.finite_width import finite_n_moments
+
+        finite_n_moments(dims)
+    cost = cost_model.draw_cost(dims, bk.dtype, floor=True,
+                                extra_models=int(args.finite_width))
+    each = preflight(cost, draws, "draw", bk, args.yes, each_means=means,
                      after=_figure_seconds(args.plot, cost, bk))
     from freege.validation.runner import validate
 
@@ -177,7 +192,8 @@ def run_validate(args: argparse.Namespace) -> int:
                      f"{d.peak_bytes / 2**20:.1f} MiB")
             bar.update(seconds=d.seconds)
 
-        result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw)
+        result = validate(dims, draws=draws, seed=seed, backend=bk, on_draw=on_draw,
+                          finite_width=args.finite_width)
     summary = result.summary()
     from freege.validation.sampling.outlier import compare
 
@@ -185,7 +201,7 @@ def run_validate(args: argparse.Namespace) -> int:
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
-            **resolved, **summary, "seconds_per_draw_means": PER_DRAW_MEANS}
+            **resolved, **summary, "seconds_per_draw_means": means}
     if args.plot is not None:
         distances = _plot_validation(args.plot, result, preset, dims)
         if distances is not None:
@@ -239,18 +255,37 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
         f"GE {err(moments['ge']['m1'])}",
         f"  m2 empirical / limit - 1:        softmax {err(moments['softmax']['m2'])}, "
         f"GE {err(moments['ge']['m2'])}  (m2 = {d['limiting_m2']:.6g})",
-        f"  seconds per draw:                {d['seconds_per_draw']:.3g}  ({PER_DRAW_MEANS})",
+        f"  seconds per draw:                {d['seconds_per_draw']:.3g}  "
+        f"({d['seconds_per_draw_means']})",
         f"  peak memory per draw:            {d['peak_memory_bytes'] / 2**20:.1f} MiB  "
         f"({d['peak_memory_means']})",
         f"  s_1(MHA)^2/n (theory §4.1):      {pm(d['outlier'])}, limit {d['outlier']['limit']:.6g}"
         f", at this n {d['outlier']['finite_n_mean']:.6g}",
         *([f"  histogram vs limiting density:   L1 softmax {d['density_l1']['softmax']:.4f}, "
            f"GE {d['density_l1']['ge']:.4f}"] if "density_l1" in d else []),
+        *(_finite_width_lines(d["finite_width"], pm) if "finite_width" in d else []),
         "  definitions (theory §6.1; freege docs theory --section 6.1):",
         *(f"    {DEFINITIONS[k]}" for k in ("rel_w1", "ks", "noise_floor", "verdict",
                                               "moment_error")),
         *([f"    {DENSITY_L1}"] if "density_l1" in d else []),
     ])
+
+
+def _finite_width_lines(fw: dict, pm: Callable[[dict], str]) -> list[str]:
+    """The ``--finite-width`` block of the text output (theory §2.3)."""
+    err = fw["moment_rel_error"]
+    m1, m2 = fw["limiting_moments"]
+    return [
+        "  finite width (theory §2.3): conditional GE, each row's own finite-n theta1_i:",
+        f"    relative W1, softmax vs it:    {pm(fw['rel_w1'])}",
+        f"      noise floor, it vs itself:   {pm(fw['noise_floor']['rel_w1'])}",
+        f"    KS, softmax vs it:             {pm(fw['ks'])}",
+        f"    finite-width m1, m2:           {m1:.6g}, {m2:.6g}",
+        f"    m1 empirical / it - 1:         softmax {pm(err['softmax']['m1'])}, "
+        f"conditional GE {pm(err['ge_row_n']['m1'])}",
+        f"    m2 empirical / it - 1:         softmax {pm(err['softmax']['m2'])}, "
+        f"conditional GE {pm(err['ge_row_n']['m2'])}",
+    ]
 
 
 def _plot_validation(path: str, result: Validation, preset: str | None,

@@ -74,7 +74,8 @@ class Cost:
     operations: float = 0.0
 
 
-def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False) -> Cost:
+def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False,
+              extra_models: int = 0) -> Cost:
     """The :class:`Cost` of :func:`freege.validation.sampling.sample.draw` for ``dims`` in
     working precision ``dtype`` (that module's docstring: heads streamed, then one model
     at a time); ``floor``: with the noise floor's third model (``draw(..., floor=True)``:
@@ -90,7 +91,9 @@ def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False) -> Cost:
     (:func:`freege.validation.sampling.eigensolver.eigvalsh`), NumPy's n x n copy, the
     Gram); the second model's output. Below float64 one random
     draw is also staged in float64 (:meth:`Backend.normal`). Plus
-    :data:`COST_OVERHEAD_BYTES`."""
+    :data:`COST_OVERHEAD_BYTES`. ``extra_models``: further Gaussian equivalents of the
+    same draw (``draw(extra=...)``, theory §2.3), each one more n x h dV block in every
+    phase, its own product with W^O, Gram and eigenvalues (their noise is shared)."""
     n, h, dK, dV, dO = dims.n, dims.h, dims.dK, dims.dV, dims.dO
     itemsize = np.dtype(dtype).itemsize
     rows, step = h * dV, output_rows(dims)
@@ -116,10 +119,12 @@ def draw_cost(dims: Dims, dtype: str = "float64", floor: bool = False) -> Cost:
     values = 0 if dims.sharing == "tied" else dV
     normals = (h * n * dK + groups * n * (dK + values) + (k - 1) * h * n * min(n, dV)
                + rows * dO)
-    return Cost(peak_bytes=itemsize * max(heads, output, gram) + staging
+    more = extra_models * block
+    matmul += extra_models * (h * 2 * n * dK * dV + 2 * n * rows * dO + 1.5 * n * n * dO)
+    return Cost(peak_bytes=itemsize * (max(heads, output, gram) + more) + staging
                 + COST_OVERHEAD_BYTES, matmul_flops=float(matmul),
                 elementwise=float(h * n * n + 6 * k * h * n * (dK + dV)),
-                eig_sizes=(n,) * k,
+                eig_sizes=(n,) * (k + extra_models),
                 normals=float(normals),
                 operations=float(DRAW_OPERATIONS[0] * h + DRAW_OPERATIONS[1]
                                  + (FLOOR_OPERATIONS[0] * h + FLOOR_OPERATIONS[1]

@@ -19,7 +19,10 @@ and the GE noise, so the softmax and GE models of the same seed see the *same* w
 whichever of them is computed (theory §6.1).
 
 Gaussian equivalent (theory §2): ``Y_r = (sqrt(theta2) S_r + sqrt(theta1 - theta2) W_r) /
-sqrt(n)``. Where only ``Y_r V_r`` is needed (value and MHA cases) the n x n noise is
+sqrt(n)``. Its conditional, finite-width form (theory §2.3, model ``ge-row``) scales row
+``i`` of the noise to ``sqrt(theta1_i - theta2_i)`` with ``theta1_i = e^{x_i} - 1``,
+``theta2_i = x_i``, ``x_i = beta^2 |q_i|^2 / dK``, from the same weights and the same
+noise draw as ``ge``. Where only ``Y_r V_r`` is needed (value and MHA cases) the n x n noise is
 never formed: conditional on ``V_r = U R`` (thin QR, U with orthonormal columns),
 ``W_r V_r = (W_r U) R`` and ``W_r U`` has i.i.d. N(0, 1) entries, so ``W_r V_r`` is
 sampled *exactly in law* as ``G R`` with ``G`` an n x min(n, dV) Gaussian matrix. This
@@ -77,12 +80,54 @@ MODELS: tuple[str, ...] = ("softmax", "ge")
 #: the noise floor's model: a second GE with the same weights and fresh GE noise (its own
 #: seed stream), so that GE vs this model pairs like softmax vs GE (theory §6.1)
 FLOOR_MODEL = "ge_floor"
+#: the conditional Gaussian equivalent of theory §2.3: the GE with each row's noise
+#: scaled to that row's own coefficients (:func:`row_noise_scale`), from the same weights
+#: and the same noise as ``ge``
+ROW_MODEL = "ge-row"
+#: the conditional GE with the finite-n row coefficient of theory §2.3
+#: (:mod:`freege.validation.sampling.row_coefficient`) in place of ``e^{x_i} - 1``
+ROW_N_MODEL = "ge-row-n"
+#: its diagnostic twin (theory §2.3): each row's theta1 taken from the softmax row it
+#: stands for, ``n |A_i^perp|^2`` (:func:`realised_noise_scale`); needs the softmax
+REALISED_MODEL = "ge-realised"
 
 
 def thetas(beta: float) -> tuple[float, float]:
     """``(theta1, theta2) = (exp(beta^2) - 1, beta^2)`` (theory §2)."""
     b2 = float(beta) ** 2
     return math.expm1(b2), b2
+
+
+def row_noise_scale(xp: Any, q: Any, beta: float) -> Any:
+    """``sqrt(theta1_i - theta2_i)`` for each query row ``q_i`` (theory §2.3): with
+    ``x_i = beta^2 |q_i|^2 / dK``, ``theta1_i = e^{x_i} - 1`` and ``theta2_i = x_i``, the
+    per-row coefficients of the conditional Gaussian equivalent. ``e^x - 1 - x`` is summed
+    as its series below ``x = 1e-3`` (no cancellation)."""
+    x = (q * q).sum(axis=1) * (float(beta) ** 2 / q.shape[1])
+    small = x < 1e-3
+    series = x * x * (0.5 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120 + x / 720))))
+    gap = xp.where(small, series, xp.expm1(x) - x)
+    return xp.sqrt(gap)
+
+
+def finite_n_noise_scale(bk: Backend, q: Any, beta: float, n: int) -> Any:
+    """``sqrt(max(theta_n(x_i) - x_i, 0))``, ``x_i = beta^2 |q_i|^2 / dK``, with the
+    finite-n row coefficient ``theta_n`` of theory §2.3 (interpolated table,
+    :func:`freege.validation.sampling.row_coefficient.theta_n`)."""
+    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+
+    dk = q.shape[1]
+    x = bk.to_numpy((q * q).sum(axis=1)) * (float(beta) ** 2 / dk)
+    theta = theta_n(x, n, x_bound(beta, dk))
+    return bk.xp.asarray(np.sqrt(np.maximum(theta - x, 0.0)), dtype=q.dtype)
+
+
+def realised_noise_scale(xp: Any, theta1_rows: Any, q: Any, beta: float) -> Any:
+    """``sqrt(max(theta1_i - theta2_i, 0))`` with ``theta1_i`` the softmax row's own
+    ``n |A_i^perp|^2`` (``theta1_rows``) and ``theta2_i = beta^2 |q_i|^2 / dK`` (theory
+    §2.3)."""
+    x = (q * q).sum(axis=1) * (float(beta) ** 2 / q.shape[1])
+    return xp.sqrt(xp.maximum(theta1_rows - x, 0.0))
 
 
 def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
@@ -98,7 +143,7 @@ def centred_softmax(xp: Any, scores: Any, beta: float) -> Any:
 
 
 def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
-                           scores: Any | None = None) -> Any:
+                           scores: Any | None = None, row_theta: bool = False) -> Any:
     """``A^perp V`` for ``A^perp = softmax_rows(beta Q K^T / sqrt(dK)) - 1 1^T / n``
     (theory §1), fused so that exp is the only pass over the n x n block: the shift that
     keeps exp in range is a per-row bound ``c_i = beta |q_i| max_j |k_j| / sqrt(dK)``
@@ -110,7 +155,8 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
     row max is subtracted instead (two more passes). ``scores``: an n x n buffer of
     ``q``'s dtype to hold the block (reused across heads: a fresh n x n array costs page
     faults, 9 ms at n = 4096, a quarter of a head's product at dK = 32); it is
-    overwritten. benchmarks/sampling.py."""
+    overwritten. ``row_theta``: return ``(A^perp V, n |A_i^perp|^2)``, the second from
+    one more pass over the block (theory §2.3). benchmarks/sampling.py."""
     n, dk = q.shape
     dv = v.shape[1]
     scale = beta / math.sqrt(dk)
@@ -127,6 +173,7 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
         e = xp.matmul(q * scale, k.T, out=scores)
         e -= e.max(axis=1, keepdims=True)
     xp.exp(e, out=e)
+    squares = (e * e).sum(axis=1) if row_theta else None  # one n x n temporary
     ve = xp.empty((n, dv + 1), dtype=v.dtype)
     ve[:, :dv] = v
     ve[:, dv] = 1.0
@@ -134,6 +181,8 @@ def centred_softmax_values(xp: Any, q: Any, k: Any, v: Any, beta: float,
     del e, ve
     out = prod[:, :dv] / prod[:, dv:]
     out -= v.mean(axis=0, keepdims=True)
+    if row_theta:
+        return out, n * squares / (prod[:, dv] * prod[:, dv]) - 1.0
     return out
 
 
@@ -231,6 +280,9 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
     value_noise = _GEValueNoise(bk, ngen, sq_noise / math.sqrt(n))
     scores = None  # the softmax's n x n block, one buffer for all heads
     with_values = case.startswith(("value", "mha"))
+    ge_models = any(m in models for m in ("ge", ROW_MODEL, ROW_N_MODEL, REALISED_MODEL))
+    if REALISED_MODEL in models and "softmax" not in models:
+        raise ValueError(f"model {REALISED_MODEL} needs the softmax model in the same pass")
     vmean = None
     for hd in _heads(bk, wgen, dims, case):
         terms: dict[str, Any] = {}
@@ -238,29 +290,63 @@ def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
             if hd.new_kv or vmean is None:
                 vmean = hd.V.mean(axis=0)
             vmeans.append(vmean)
+        realised = None
         if with_values:
-            if "ge" in models or FLOOR_MODEL in models:
+            if "softmax" in models:
+                if scores is None:
+                    scores = bk.empty((n, n))
+                terms["softmax"] = centred_softmax_values(
+                    xp, hd.Q, hd.K, hd.V, beta, scores, row_theta=REALISED_MODEL in models)
+                if REALISED_MODEL in models:
+                    terms["softmax"], realised = terms["softmax"]
+            if ge_models or FLOOR_MODEL in models:
                 y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
                 fresh = hd.new_kv
                 if FLOOR_MODEL in models:  # the same factor, its own noise
                     terms[FLOOR_MODEL] = y + value_noise(hd.V, fresh, fgen)
                     fresh = False
+            if ge_models:
+                noise = value_noise(hd.V, fresh)
+                if ROW_MODEL in models:
+                    rows = row_noise_scale(xp, hd.Q, beta) / sq_noise
+                    terms[ROW_MODEL] = y + rows[:, None] * noise
+                if ROW_N_MODEL in models:
+                    rows = finite_n_noise_scale(bk, hd.Q, beta, n) / sq_noise
+                    terms[ROW_N_MODEL] = y + rows[:, None] * noise
+                if realised is not None:
+                    rows = realised_noise_scale(xp, realised, hd.Q, beta) / sq_noise
+                    terms[REALISED_MODEL] = y + rows[:, None] * noise
                 if "ge" in models:
-                    y += value_noise(hd.V, fresh)
+                    y += noise
                     terms["ge"] = y
-            if "softmax" in models:
-                if scores is None:
-                    scores = bk.empty((n, n))
-                terms["softmax"] = centred_softmax_values(xp, hd.Q, hd.K, hd.V, beta, scores)
+                del noise
             yield terms
             continue
         scores = hd.Q @ hd.K.T
         scores /= math.sqrt(dims.dK)
-        for model, gen in (("ge", ngen), (FLOOR_MODEL, fgen)):
-            if model in models:
-                y = sq_sig * scores + sq_noise * bk.normal(gen, (n, n))
+        if REALISED_MODEL in models:
+            soft = centred_softmax(xp, scores.copy(), beta)
+            realised = n * (soft * soft).sum(axis=1)
+        if ge_models:
+            noise = bk.normal(ngen, (n, n))
+            if ROW_MODEL in models:
+                rows = row_noise_scale(xp, hd.Q, beta)
+                terms[ROW_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
+            if ROW_N_MODEL in models:
+                rows = finite_n_noise_scale(bk, hd.Q, beta, n)
+                terms[ROW_N_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
+            if realised is not None:
+                rows = realised_noise_scale(xp, realised, hd.Q, beta)
+                terms[REALISED_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
+            if "ge" in models:
+                y = sq_sig * scores + sq_noise * noise
                 y /= math.sqrt(n)
-                terms[model] = y
+                terms["ge"] = y
+            del noise
+        if FLOOR_MODEL in models:  # the same scores, its own noise
+            y = sq_sig * scores + sq_noise * bk.normal(fgen, (n, n))
+            y /= math.sqrt(n)
+            terms[FLOOR_MODEL] = y
         if "softmax" in models:
             terms["softmax"] = centred_softmax(xp, scores, beta)
         del scores
@@ -440,9 +526,9 @@ def case_eigenvalues(case: str, dims: Dims, *, seed: Seed, model: str = "ge",
     The mean eigenvalue tends to the theory §4 mean m1 of the case. K/V grouping follows
     ``dims.sharing`` (theory §1.1); ``*-tied`` cases set V_r = K_r. ``dtype``: working
     precision (default: the backend's, float64)."""
-    if model not in (*MODELS, FLOOR_MODEL):
-        raise ValueError(f"model must be one of {', '.join((*MODELS, FLOOR_MODEL))} "
-                         f"(got {model!r})")
+    allowed = (*MODELS, FLOOR_MODEL, ROW_MODEL, ROW_N_MODEL)
+    if model not in allowed:
+        raise ValueError(f"model must be one of {', '.join(allowed)} (got {model!r})")
     _check_case(case, dims)
     bk = get_backend(backend, dtype)
     for _model, gram in _grams(case, dims, seed, bk, (model,), lower_only=True):
@@ -458,7 +544,10 @@ class Draw:
     ``outlier``: ``s_1(MHA)^2 / n`` of the softmax model's uncentred MHA (theory §4.1),
     taken from the draw's own ``Z W^O`` in the working dtype. ``ge_floor``: with
     ``floor=True``, the eigenvalues of :data:`FLOOR_MODEL` (the noise floor's second GE:
-    the same weights, fresh GE noise), else None."""
+    the same weights, fresh GE noise), else None. ``ge_row``, ``ge_row_n``
+    and ``ge_realised``: the spectra of the conditional Gaussian equivalent, of the same
+    with the finite-n row coefficient, and of its realised-row twin (theory §2.3) when
+    the draw was asked for them, else None."""
 
     softmax: np.ndarray
     ge: np.ndarray
@@ -466,28 +555,47 @@ class Draw:
     peak_bytes: int
     outlier: float
     ge_floor: np.ndarray | None = None
+    ge_row: np.ndarray | None = None
+    ge_realised: np.ndarray | None = None
+    ge_row_n: np.ndarray | None = None
+
+
+#: the models ``draw(finite_width=True)`` adds (theory §2.3)
+FINITE_WIDTH_MODELS: tuple[str, ...] = (ROW_MODEL, ROW_N_MODEL, REALISED_MODEL)
 
 
 def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
-         dtype: str | None = None, floor: bool = False) -> Draw:
+         dtype: str | None = None, floor: bool = False, finite_width: bool = False,
+         extra: tuple[str, ...] = ()) -> Draw:
     """Sample one draw of theory §6.1 for ``dims`` (``mha``, or ``mha-tied`` when tied):
     both models in one streamed pass over the heads; peak memory O(n^2 + n(h dV + dO)).
     ``dtype``: working precision (default: the backend's, float64). ``floor``: also the
-    noise floor's second GE (:data:`FLOOR_MODEL`; the softmax and GE spectra are those
-    of the same seed without it)."""
+    noise floor's second GE (:data:`FLOOR_MODEL`). ``finite_width``: the
+    conditional Gaussian equivalents of theory §2.3 too (``Draw.ge_row``,
+    ``Draw.ge_row_n``, ``Draw.ge_realised``); ``extra``: some of them only
+    (:data:`FINITE_WIDTH_MODELS`). The softmax and GE spectra are those of the same seed
+    without any of these."""
+    unknown = sorted(set(extra) - set(FINITE_WIDTH_MODELS))
+    if unknown:
+        raise ValueError(f"extra models must be among {', '.join(FINITE_WIDTH_MODELS)} (got "
+                         f"{', '.join(unknown)})")
     bk = get_backend(backend, dtype)
     case = case_for(dims)
+    wanted = FINITE_WIDTH_MODELS if finite_width else extra
+    models = (*MODELS, *(m for m in FINITE_WIDTH_MODELS if m in wanted),
+              *((FLOOR_MODEL,) if floor else ()))
     start = time.perf_counter()
     with bk.memory() as meter:
         spectra: dict[str, np.ndarray] = {}
         tops: dict[str, float] = {}
-        models = (*MODELS, FLOOR_MODEL) if floor else MODELS
         for model, gram in _grams(case, dims, seed, bk, models, tops, lower_only=True):
             spectra[model] = bk.eigvalsh(gram, overwrite=True)
             del gram  # before the next model's arrays are made
         bk.synchronize()
     return Draw(spectra["softmax"], spectra["ge"], time.perf_counter() - start,
-                int(meter.peak_bytes or 0), tops["softmax"], spectra.get(FLOOR_MODEL))
+                int(meter.peak_bytes or 0), tops["softmax"], ge_floor=spectra.get(FLOOR_MODEL),
+                ge_row=spectra.get(ROW_MODEL), ge_realised=spectra.get(REALISED_MODEL),
+                ge_row_n=spectra.get(ROW_N_MODEL))
 
 
 def mha_features(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",

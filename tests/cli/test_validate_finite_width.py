@@ -1,0 +1,27 @@
+"""``freege validate --finite-width`` (theory §2.3)."""
+
+from __future__ import annotations
+
+from tests.cli.helpers import bad, result_json, run_cli
+
+ARGS = ("validate", "--n", "96", "--h", "4", "--dk", "8", "--do", "64", "--draws", "2",
+        "--quiet")
+
+
+def test_finite_width_block_in_json_and_text(capsys):
+    code, out, _ = run_cli(capsys, *ARGS, "--finite-width", "--format", "json")
+    assert code == 0
+    fw = result_json(out, "validate")["finite_width"]
+    assert fw["model"] == "ge-row-n"
+    assert set(fw["moment_rel_error"]) == {"softmax", "ge_row_n"}
+    assert len(fw["limiting_moments"]) == 2 and 0 <= fw["ks"]["mean"] <= 1
+    code, out, _ = run_cli(capsys, *ARGS, "--finite-width")
+    assert code == 0 and "finite width (theory §2.3)" in out
+    code, out, _ = run_cli(capsys, *ARGS, "--format", "json")
+    assert "finite_width" not in result_json(out, "validate")
+
+
+def test_finite_width_refuses_dk_1(capsys):
+    err = bad(capsys, "validate", "--n", "64", "--h", "2", "--dk", "1", "--do", "64",
+              "--draws", "2", "--finite-width")
+    assert "dK must be >= 2" in err
