@@ -36,6 +36,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from freege.errors import ConvergenceError
 from freege.numeric import compiled, law_conventions, law_recipe, roots
 from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
 from freege.numeric.quadrature import Quadrature
@@ -184,6 +185,48 @@ class ExpressionLaw(Law):
             self._cache["s"] = STransform(matrix, tuple,
                                           self._mean30, self.describe)
         return self._cache["s"]
+
+    # ------------------------------------------------------------------ Cauchy transform
+    def _stieltjes_mp_batch(
+        self, zs: list[Any], seeds: np.ndarray | None = None
+    ) -> list[mpmath.mpc]:
+        """:meth:`Law._stieltjes_mp_batch`, and ``G(0)`` where 0 is a regular point (the
+        attention laws' routes treat ``z = 0`` as the branch point it is for them):
+        :meth:`_stieltjes_at_zero`."""
+        zs = [mpmath.mpmathify(v) for v in zs]
+        zeros = [k for k, v in enumerate(zs) if v == 0]
+        if self.equation.zero_singular or not zeros:
+            return super()._stieltjes_mp_batch(zs, seeds)
+        others = [k for k, v in enumerate(zs) if v != 0]
+        out: list[Any] = [None] * len(zs)
+        values = super()._stieltjes_mp_batch(
+            [zs[k] for k in others], None if seeds is None else seeds[others])
+        for k, g in zip(others, values, strict=True):
+            out[k] = g
+        g0 = self._stieltjes_at_zero()
+        for k in zeros:
+            out[k] = g0
+        return out
+
+    def _stieltjes_at_zero(self) -> mpmath.mpc:
+        """``G(0 + i0)`` of a law for which 0 is a regular point: the root of ``P(., 0)``
+        nearest the physical ``G`` at ``delta = 1e-8`` of the support's width (``G`` moves
+        by ``O(delta)``), which must be 100 times nearer than any other root, then
+        verified by :meth:`roots.CauchyEquation.polish`."""
+        prec = mpmath.mp.prec
+        lo, hi = self._hull_mp()
+        delta = (hi - lo) * mpmath.mpf(10) ** -8
+        near = super()._stieltjes_mp_batch([delta])[0]
+        inside = any(a < 0 < b for a, b in self._intervals_mp())
+        with mpmath.workprec(prec + roots.GUARD_BITS):
+            found = sorted(self.equation.all_roots_mp(mpmath.mpf(0)),
+                           key=lambda r: abs(r - near))
+            if len(found) > 1 and not abs(found[1] - near) > 100 * abs(found[0] - near):
+                raise ConvergenceError("Stieltjes transform at 0", "the root next to the "
+                                       "physical branch is not isolated", self.describe)
+            g = self.equation.polish(mpmath.mpf(0), found[0], prec + roots.GUARD_BITS, inside)
+        with mpmath.workprec(prec):
+            return mpmath.mpc(+g.real, -abs(+g.imag)) if inside else mpmath.mpc(+g.real, 0)
 
     # ------------------------------------------------------------------ support, atoms
     def _bounds_mp(self) -> tuple[mpmath.mpf, mpmath.mpf]:

@@ -186,7 +186,7 @@ def test_identity_and_pickling():
     assert again.pdf(0.5) == law.pdf(0.5)
     assert law != algebra.parse("semicircle(1) + mp(1/2)").law(dps=20)
     assert law.with_dps(20) == algebra.parse("semicircle(1) + mp(1/2)").law(dps=20)
-    assert law.with_dps(20).recipe() == ("expression", law.text, 20)
+    assert law.with_dps(20).recipe() == ("expression", (law.text, 20))
 
 
 def test_refusals():
