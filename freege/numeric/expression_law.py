@@ -115,7 +115,7 @@ class ExpressionLaw(Law):
             self._cauchy_poly, (), tuple, mean=float(self._mean30), describe=self.describe,
             matrix=self._cauchy_matrix(), cache_key=f"cauchy-algebra-{self._key}",
             zero_singular=bool(expr.is_positive) or any(x == 0 for x, _ in exact_atoms))
-        self.quadrature = Quadrature(self._intervals_mp, self._hard_order, self._pdf_f64,
+        self.quadrature = Quadrature(self._pieces_mp, self._hard_order, self._pdf_f64,
                                      self._pdf_mp_batch, self.describe)
 
     def __repr__(self) -> str:
@@ -243,6 +243,24 @@ class ExpressionLaw(Law):
                 bounds = self._bounds_mp()
             self._cache[key] = roots.support_intervals(self.equation, self._edge_dps(),
                                                        bounds)
+        return self._cache[key]
+
+    def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals cut at the real zeros of the leading coefficient inside
+        them (a root of ``P`` escapes to infinity there: the density may be singular,
+        e.g. at 0 for a compound free Poisson law whose jump law reaches 0), so that the
+        quadrature's panels end at every singular point (theory §7.1)."""
+        key = ("pieces", self._edge_dps())
+        if key not in self._cache:
+            with mpmath.workdps(self._edge_dps()):
+                cuts = [mpmath.mpf(r.numerator) / r.denominator
+                        for r in self.equation.lead_real_roots()]
+            out = []
+            for a, b in self._intervals_mp():
+                inner = sorted(c for c in cuts if a < c < b)
+                ends = [a, *inner, b]
+                out += list(zip(ends, ends[1:], strict=False))
+            self._cache[key] = out
         return self._cache[key]
 
     def _atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:

@@ -91,3 +91,15 @@ def test_refusals():
         algebra.parse("mp(1)").law(dps=3)
     with pytest.raises(ValueError, match="mean 0"):
         algebra.parse("semicircle(1)").law().s_transform(0.1)
+
+
+def test_singular_point_inside_the_support():
+    """A compound free Poisson law whose jump law reaches 0 has a density singular at 0,
+    inside its support: one support interval, and the quadrature cuts its panels there
+    (mass 1, the exact second moment)."""
+    expr = algebra.parse("poisson(1, 2*semicircle(1/4) - 1)")
+    law = expr.law()
+    (a, b), = law.intervals()
+    assert a < 0 < b
+    assert abs(law.mass() - 1) < 1e-12
+    assert law.expect(lambda x: x**2) == pytest.approx(float(expr.moments(2)[1]), rel=1e-12)

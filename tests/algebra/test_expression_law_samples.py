@@ -4,10 +4,9 @@ the moments of the numeric law (the series at infinity of its Cauchy polynomial,
 order), its support intervals and edges, and its atoms with their masses.
 
 The quadrature (cdf, mass, expect) is checked on the peers' laws
-(tests/algebra/test_expression_law.py), not here: random expressions reach two cases it
-does not handle yet (docs/algebra.md, Limits) -- a singular point inside the support (a
-compound free Poisson law whose jump law's support touches 0) and slow hard edges of
-high-degree polynomials."""
+(tests/algebra/test_expression_law.py), not here: on random expressions it can take
+seconds per law (hard edges of high-degree Cauchy polynomials, docs/algebra.md, Limits),
+more than this file's budget."""
 
 from __future__ import annotations
 
