@@ -50,6 +50,10 @@ def test_atoms_anywhere_and_negative_support():
     assert shifted.cdf(1.0) == pytest.approx(0.5, abs=1e-15)
     assert shifted.ppf(0.25) == 1.0 and shifted.ppf(0.75) > 1.0
     assert shifted.expect(lambda x: x) == pytest.approx(3.0, rel=1e-12)
+    fine = shifted.with_dps(20)
+    with mpmath.workdps(20):
+        assert fine.ppf(mpmath.mpf(1) / 4) == 1 and fine.cdf(1) == mpmath.mpf(1) / 2
+        assert fine.ppf(fine.cdf(5)) == pytest.approx(5, rel=1e-15)
     mirrored = algebra.parse("-mp(1/2)").law()
     plain = algebra.parse("mp(1/2)").law()
     (a, b), = mirrored.intervals()
