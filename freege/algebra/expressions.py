@@ -175,6 +175,15 @@ class LawExpr:
         """Whether the law is provably supported on ``[0, inf)``."""
         return _nonneg(self.bounds()[0])
 
+    # ------------------------------------------------------------------ numbers
+    def law(self, dps: int | None = None) -> Any:
+        """The numeric law (:class:`freege.numeric.expression_law.ExpressionLaw`, the
+        methods of :class:`freege.numeric.law.Law`): float64 (``dps=None``) or mpmath at
+        ``dps`` digits; needs numeric parameters (a ValueError otherwise)."""
+        from freege.numeric.expression_law import expression_law
+
+        return expression_law(self, dps)
+
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:
         raise NotImplementedError  # pragma: no cover - overridden
@@ -376,25 +385,25 @@ def _wrapped(expr: LawExpr, compound: tuple[type, ...]) -> str:
 class Affine(LawExpr):
     """The law of ``scale X + shift`` (``scale != 0``)."""
 
-    law: LawExpr
+    base: LawExpr
     scale: Number
     shift: Number
 
     def _build(self) -> FreeLaw:
-        return laws.affine(self.law.free_law, self.scale, self.shift)
+        return laws.affine(self.base.free_law, self.scale, self.shift)
 
     def symbols_used(self) -> set[sp.Symbol]:
-        return _symbols_of(self.law, self.scale, self.shift)
+        return _symbols_of(self.base, self.scale, self.shift)
 
     def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return affine(self.law._subs(mapping), self.scale.subs(mapping),
+        return affine(self.base._subs(mapping), self.scale.subs(mapping),
                       self.shift.subs(mapping))
 
     def _atoms(self) -> Atoms:
-        return tuple((self.scale * x + self.shift, p) for x, p in self.law.atoms())
+        return tuple((self.scale * x + self.shift, p) for x, p in self.base.atoms())
 
     def bounds(self) -> tuple[sp.Expr, sp.Expr]:
-        lo, hi = self.law.bounds()
+        lo, hi = self.base.bounds()
         a, b = self.scale, self.shift
         if a.is_positive:
             return a * lo + b, a * hi + b
@@ -404,7 +413,7 @@ class Affine(LawExpr):
 
     def __str__(self) -> str:
         a, b = self.scale, self.shift
-        inner = _wrapped(self.law, (Affine, FreeAdd, FreeMult))
+        inner = _wrapped(self.base, (Affine, FreeAdd, FreeMult))
         head = inner if a == 1 else f"-{inner}" if a == -1 else f"{number_text(a)}*{inner}"
         if b == 0:
             return head
@@ -499,27 +508,27 @@ class Pushforward(LawExpr):
     """The law of ``phi(X)``, ``phi(x) = c_0 + c_1 x + c_2 x^2`` (``coeffs`` ascending,
     ``c_2 != 0``)."""
 
-    law: LawExpr
+    base: LawExpr
     coeffs: tuple[Number, Number, Number]
 
     def _build(self) -> FreeLaw:
-        return additive.quadratic_image(self.law.free_law, self.coeffs)
+        return additive.quadratic_image(self.base.free_law, self.coeffs)
 
     def symbols_used(self) -> set[sp.Symbol]:
-        return _symbols_of(self.law, *self.coeffs)
+        return _symbols_of(self.base, *self.coeffs)
 
     @property
     def polynomial(self) -> sp.Expr:
         return sum((c * X**j for j, c in enumerate(self.coeffs)), sp.Integer(0))
 
     def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return pushforward(self.law._subs(mapping), [c.subs(mapping) for c in self.coeffs])
+        return pushforward(self.base._subs(mapping), [c.subs(mapping) for c in self.coeffs])
 
     def _atoms(self) -> Atoms:
-        return tuple((self.polynomial.subs(X, x), p) for x, p in self.law.atoms())
+        return tuple((self.polynomial.subs(X, x), p) for x, p in self.base.atoms())
 
     def bounds(self) -> tuple[sp.Expr, sp.Expr]:
-        lo, hi = self.law.bounds()
+        lo, hi = self.base.bounds()
         c0, c1, c2 = self.coeffs
         if any(not is_number(v) for v in (lo, hi, c0, c1, c2)) or not lo.is_finite:
             return -sp.oo, sp.oo
@@ -528,7 +537,7 @@ class Pushforward(LawExpr):
         return min(values), max(values)
 
     def __str__(self) -> str:
-        return f"pushforward({self.law}, {sp.sstr(self.polynomial).replace('**', '^')})"
+        return f"pushforward({self.base}, {sp.sstr(self.polynomial).replace('**', '^')})"
 
 
 # ---------------------------------------------------------------------- constructors
@@ -584,7 +593,7 @@ def affine(law: LawExpr, scale: Any = 1, shift: Any = 0) -> LawExpr:
     if a == 0:
         raise ValueError("scale must not be 0")
     if isinstance(law, Affine):
-        law, a, b = law.law, a * law.scale, a * law.shift + b
+        law, a, b = law.base, a * law.scale, a * law.shift + b
     if a == 1 and b == 0:
         return law
     return Affine(law, a, b)

@@ -171,3 +171,9 @@ def parse(text: str) -> LawExpr:
     if not isinstance(result, LawExpr):
         raise ValueError(f"expression: {text!r} is a number, not a law")
     return result
+
+
+def law_of(text: str, dps: int | None) -> Any:
+    """The numeric law of the expression written ``text`` (``parse(text).law(dps)``): what
+    a pickled expression law is rebuilt from (:mod:`freege.numeric.law_recipe`)."""
+    return parse(text).law(dps)

@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "(theory §6.2)"),
     "chain": ("chain", "the multi-head equivalence chain, step by step, and the leading "
               "singular value (theory §2.2, §4.1)"),
-    "law": ("law", "moments, support, atoms and density of a theory §4 law"),
+    "law": ("law", "moments, support, atoms and density of a theory §4 law or an expression"),
     "readout": ("readout", "theory §5 readout predictions: dof, ridge error, loss, arrival "
                 "time"),
     "reproduce": ("reproduce", "the theory §6.3 readout experiments, theory side"),

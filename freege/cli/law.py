@@ -127,6 +127,9 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
     given, every ratio option must agree with the ratio the dimensions imply (relative
     tolerance :data:`CONSISTENCY_RTOL`); the exact dimensions are then used.
     """
+    for flag, value in (("--case", args.case), ("--beta", args.beta), ("--h", args.h)):
+        if value is None:
+            raise ValueError(f"the law options need {flag} (or give the law as --expr)")
     beta = real_option("--beta", args.beta, BETA)
     h = int(parse_number("--h", args.h, HEADS))
     args.sharing = _sharing(args.case, args.sharing)
@@ -230,7 +233,7 @@ def law_summary(the_law: Law, xs: list) -> dict:
     ``xs`` (theory §4, §7)."""
     mean, m2 = the_law.mean(), the_law.moment(2)
     with mpmath.workdps(the_law.dps or 15):
-        mbar2 = m2 / mean**2
+        mbar2 = m2 / mean**2 if mean != 0 else None  # a law of mean 0 (--expr) has none
     pdf = the_law.pdf(np.array(xs, dtype=object if the_law.dps else float)) if xs else []
     return {
         "mean": mean, "m2": m2, "mbar2": mbar2,
@@ -327,7 +330,45 @@ def plot_density(path: str, grid: DensityGrid, title: str) -> None:
                      xscale=grid.xscale)
 
 
+#: the law options ``--expr`` replaces (one or the other)
+_CASE_OPTIONS = ("case", "beta", "h", "gK", "gV", "gO", "n", "dK", "dV", "dO", "sharing",
+                 "h_kv")
+
+
+def run_expression(args: argparse.Namespace) -> int:
+    """``freege law --expr TEXT``: the law of an expression of the law algebra
+    (docs/algebra.md), read by :func:`freege.algebra.parse` (no ``eval``)."""
+    given = [f"--{name.replace('_', '-').lower()}" for name in _CASE_OPTIONS
+             if getattr(args, name, None) is not None]
+    if given:
+        raise ValueError(f"--expr and {given[0]} are mutually exclusive: give the law as "
+                         f"an expression or as a theory §4 case")
+    if args.certify:
+        raise ValueError("--certify is not available for --expr laws yet")
+    from freege import algebra
+
+    expr = algebra.parse(args.expr)
+    if args.normalized:
+        mean = expr.mean
+        if mean == 0:
+            raise ValueError(f"--normalized: {expr} has mean 0")
+        expr = expr / mean
+    if args.plot is not None:
+        check_plot_target(args.plot)
+    xs = points("--pdf", args.pdf, args.dps)
+    the_law = expr.law(None if args.dps is None else args.dps + GUARD_DIGITS)
+    data = law_summary(the_law, xs)
+    title = f"law of {expr}"
+    grid = density_grid(the_law, args.xscale) if args.plot is not None else None
+    emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
+    if grid is not None:
+        plot_density(args.plot, grid, title)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.expr is not None:
+        return run_expression(args)
     spec = law_spec(args)
     if args.certify:  # rigorous balls (python-flint), imported only on this path
         from freege.cli import certify_output
@@ -362,11 +403,16 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "law", help="moments, support, atoms and density of a theory §4 law",
-        description="Evaluate a theory §4 limiting law: mean, m2, mbar2 = m2/m1^2, support, "
-        "atoms and the density at the --pdf points.",
+        "law", help="moments, support, atoms and density of a theory §4 law or an expression",
+        description="Evaluate a theory §4 limiting law (--case and the law options) or any "
+        "law of the algebra (--expr): mean, m2, mbar2 = m2/m1^2, support, atoms and the "
+        "density at the --pdf points.",
     )
-    add_law_options(parser, CASES)
+    add_law_options(parser, CASES, required=False)
+    parser.add_argument("--expr", metavar="TEXT",
+                        help='instead of the law options: an expression of the law algebra '
+                        '(docs/algebra.md), e.g. "mp(1/2) * mp(1/2)" (* is free '
+                        'multiplicative, + free additive convolution)')
     parser.add_argument("--pdf", nargs="+", metavar="X", help="points where to evaluate the "
                         "density (0 outside the support)")
     add_plot_option(parser, "draw the density (.png, .svg or .pdf)")

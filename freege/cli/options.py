@@ -135,17 +135,20 @@ def add_law_options(
     cases: tuple[str, ...],
     default_case: str | None = None,
     normalized_option: bool = True,
+    required: bool = True,
 ) -> None:
     """Add the law options (theory §1.1, §1.2, §4) to ``parser``. Values are kept as text
     here and validated by :func:`freege.cli.law.law_spec`, so every message names the
-    option."""
+    option. ``required=False`` leaves ``--case --beta --h`` optional for argparse (a
+    command that takes a law another way, ``freege law --expr``, checks them itself)."""
     group = parser.add_argument_group("law", "the theory §4 law: give ratios or dimensions")
     group.add_argument(
-        "--case", choices=cases, default=default_case, required=default_case is None,
+        "--case", choices=cases, default=default_case,
+        required=required and default_case is None,
         help="theory §4 case" + (f" (default: {default_case})" if default_case else ""),
     )
-    group.add_argument("--beta", required=True, help="inverse temperature beta > 0")
-    group.add_argument("--h", required=True, help="number of heads h >= 1 (integer)")
+    group.add_argument("--beta", required=required, help="inverse temperature beta > 0")
+    group.add_argument("--h", required=required, help="number of heads h >= 1 (integer)")
     group.add_argument("--gK", help="gK = h dK / n > 0")
     group.add_argument("--gV", help="gV = h dV / n > 0 (default gK when tied)")
     group.add_argument("--gO", help="gO = dO / n > 0")

@@ -74,7 +74,7 @@ def _source(exprs: Any, arguments: tuple[str, ...]) -> str:
             return "[" + ", ".join(render(v) for v in e) + "]"
         return "(" + printer.doprint(sp.sympify(e)) + ")"
 
-    return (f"def f({', '.join(arguments)}, _q):\n"
+    return (f"def f({', '.join([*arguments, '_q'])}):\n"
             f"    return {render(exprs)}\n")
 
 

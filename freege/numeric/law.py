@@ -288,9 +288,8 @@ class Law:
         values = []
         for extra in (10, 20):
             with mpmath.workdps(digits + extra):
-                rows = _cauchy_matrix(self.case, self.normalized)(
-                    *self.parameter_values(), compiled.mp_rational)
-                values.append(law_moments.laurent_moments(rows, q, self.describe))
+                values.append(law_moments.laurent_moments(self._cauchy_rows(), q,
+                                                          self.describe))
         low, high = values
         # the symbolic moments are evaluated at p digits: a few units of rounding allowed
         checks = [(f"m_{q} at two precisions", low[q], high[q], digits)]
@@ -302,6 +301,12 @@ class Law:
                                        f"{mpmath.nstr(abs(a - b) / abs(b), 3)} (relative)",
                                        self.describe)
         return +high[q]
+
+    def _cauchy_rows(self) -> list[list[Any]]:
+        """The Cauchy polynomial's coefficient matrix at the ambient precision (the hook a
+        law of another kind overrides, :mod:`freege.numeric.expression_law`)."""
+        return _cauchy_matrix(self.case, self.normalized)(*self.parameter_values(),
+                                                          compiled.mp_rational)
 
     def mean(self) -> Any:
         """``m_1`` (1 for a normalized law)."""
@@ -441,7 +446,7 @@ class Law:
             w = b - a
             floor = roots.NEAR_ZERO * self.equation.scale()
             xs = a + w * np.linspace(0.05, 0.95, 19)
-            xs = xs[(xs > a) & (xs < b) & (xs >= floor)]
+            xs = xs[(xs > a) & (xs < b) & (np.abs(xs) >= floor)]
             g, _ = self._tracked_f64(xs + 0j)
             good = np.isfinite(g) & (g.imag < 0)
             xs, g = list(xs[good]), list(g[good])
@@ -455,7 +460,7 @@ class Law:
                 if not prev.size:
                     break
                 nxt = edge + sign * w * step
-                alive = (nxt > a) & (nxt < b) & (nxt >= floor) & (nxt != prev)
+                alive = (nxt > a) & (nxt < b) & (np.abs(nxt) >= floor) & (nxt != prev)
                 if not alive.any():
                     break
                 gn, _, ok = self.equation.continue_f64(nxt[alive], prev[alive], prev_g[alive])

@@ -133,7 +133,7 @@ def panels(a: Any, b: Any, edge: HardEdge | None) -> list[Panel]:
             return [Panel(a, c, 1, power), upper]
         bottom = edge.reach / 64
         return [Panel(a, bottom, 1, power), *_geometric(bottom, c, 16), upper]
-    if a >= TINY_EDGE * (b - a):
+    if a < 0 or a >= TINY_EDGE * (b - a):  # 0 is no singular point below a < 0
         return [Panel(a, c - a, 1, 2), upper]
     return [Panel(a, a, 1, 2), *_geometric(2 * a, c, 2), upper]
 

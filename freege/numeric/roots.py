@@ -977,20 +977,29 @@ def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
     return polynomial_roots(poly, dps)[1]
 
 
-def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """Intervals of the continuous part on ``[0, inf)``, edges to ``dps`` digits.
+def support_intervals(
+    eq: CauchyEquation, dps: int, bounds: tuple[mpmath.mpf, mpmath.mpf] | None = None
+) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Intervals of the continuous part on ``[0, inf)`` (or, with ``bounds = (lo, hi)``, an
+    enclosure of the support, on ``[lo, hi]``), edges to ``dps`` digits.
 
-    Candidates are 0, the real zeros of the leading coefficient and of the discriminant
-    (theory §7.1: edges are double roots of ``P``); an interval between consecutive
-    candidates belongs to the support when ``G`` at its midpoint (tracked, then refined at
-    ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged, so a
-    discriminant root where the density does not switch on/off is not an edge.
+    Candidates are 0 (when in range), the real zeros of the leading coefficient and of the
+    discriminant (theory §7.1: edges are double roots of ``P``); an interval between
+    consecutive candidates belongs to the support when ``G`` at its midpoint (tracked, then
+    refined at ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged,
+    so a discriminant root where the density does not switch on/off is not an edge.
     """
     with mpmath.workdps(dps):
-        cands = {mpmath.mpf(0)}
-        cands.update(r for r in eq.discriminant_real_roots(dps) if r > 0)
-        cands.update(mpmath.mpf(r.numerator) / r.denominator
-                     for r in eq.lead_real_roots() if r > 0)
+        if bounds is None:
+            inside = lambda r: r > 0  # noqa: E731
+            cands = {mpmath.mpf(0)}
+        else:
+            lo, hi = bounds
+            inside = lambda r: lo <= r <= hi  # noqa: E731
+            cands = {mpmath.mpf(0)} if lo <= 0 <= hi else set()
+        cands.update(r for r in eq.discriminant_real_roots(dps) if inside(r))
+        lead = (mpmath.mpf(r.numerator) / r.denominator for r in eq.lead_real_roots())
+        cands.update(r for r in lead if inside(r))
     cands = sorted(cands)
     intervals: list[tuple[mpmath.mpf, mpmath.mpf]] = []
     for a, b in zip(cands, cands[1:], strict=False):

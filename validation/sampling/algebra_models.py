@@ -98,11 +98,11 @@ def sample_matrix(expr: LawExpr, n: int, backend: Backend, gen: Any) -> Any:
             return (x * _diagonal(expr.jump.points, m, backend)[None, :]) @ x.T / n
         return x @ sample_matrix(expr.jump, m, backend, gen) @ x.T / n
     if isinstance(expr, Affine):
-        inner = sample_matrix(expr.law, n, backend, gen)
+        inner = sample_matrix(expr.base, n, backend, gen)
         return (float(_exact(expr.scale)) * inner
                 + float(_exact(expr.shift)) * xp.eye(n, dtype=backend.dtype))
     if isinstance(expr, Pushforward):
-        inner = sample_matrix(expr.law, n, backend, gen)
+        inner = sample_matrix(expr.base, n, backend, gen)
         c0, c1, c2 = (float(_exact(c)) for c in expr.coeffs)
         return c2 * (inner @ inner) + c1 * inner + c0 * xp.eye(n, dtype=backend.dtype)
     if isinstance(expr, FreeAdd):
