@@ -15,8 +15,9 @@ evaluation integrates only the short piece between ``x0`` and ``x`` (a few dozen
 evaluations). The root is then found by :func:`freege.numeric.solve.find_root` on a
 bracket around ``x0`` that is verified by a sign change (widened by factors of 1024,
 within the support interval, until it holds; else :class:`ConvergenceError`), Newton
-steps with the density as derivative. The float64 guess only places the bracket: the
-result is the verified root at working precision.
+steps with the density as derivative, to ``2^(RTOL_BITS - prec)`` relative. The
+float64 guess only places the bracket: the result is the verified root at working
+precision.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from freege.numeric.solve import find_root
 FIRST_BRACKET = 2.0**-30
 #: the bracket's growth factor while it holds no sign change
 WIDEN = 1024
+#: the root's relative tolerance is ``2^(RTOL_BITS - prec)`` (the cdf's own is ``2^(4 - prec)``)
+RTOL_BITS = 6
 
 
 def ppf_mp(
@@ -93,7 +96,8 @@ def ppf_mp(
         return lo
     if g(hi) == 0:
         return hi
-    return find_root(g, (lo, hi), quantity=quantity, params=describe, df=density)
+    return find_root(g, (lo, hi), quantity=quantity, params=describe, df=density,
+                     rtol=mpmath.ldexp(1, RTOL_BITS - mpmath.mp.prec))
 
 
 __all__ = ["ppf_mp"]

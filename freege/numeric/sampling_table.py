@@ -8,8 +8,10 @@ make that integrand analytic in ``v``, theory §7.1). The table cuts each piece 
 that antiderivative in ``t = (v - v_j)/h_j``. A cell is accepted only when the sum of the
 moduli of the dropped Taylor coefficients (degrees ``DEGREE + 1`` to the series' degree,
 an upper bound of the truncation error on ``t`` in ``[0, 1]``) is at most
-:data:`U_TOL`; other cells are halved, at most :data:`MAX_DEPTH` times and up to
-:data:`MAX_CELLS` cells (then :class:`freege.errors.ConvergenceError`).
+``3/4`` of :data:`U_TOL` (the other quarter: trailing Legendre coefficients dropped
+first, the float64 rounding noise of a long series); other cells are halved, at most
+:data:`MAX_DEPTH` times and up to :data:`MAX_CELLS` cells (then
+:class:`freege.errors.ConvergenceError`).
 
 Sampling a uniform ``u``: below the atom at 0 the sample is 0 (the atom is drawn with its
 mass); otherwise the cell holding ``u - atom`` is found by bisection of the cells' cdf
@@ -34,8 +36,8 @@ from freege.errors import ConvergenceError
 
 #: degree of the local Taylor polynomial of the cdf on a cell
 DEGREE = 5
-#: bound on a cell's truncation error (absolute, in probability)
-U_TOL = 2.0**-50
+#: bound on the table's error (absolute, in probability; the float64 cdf's own is ~1e-14)
+U_TOL = 2.0**-48
 #: cells per piece before refinement
 START_CELLS = 16
 #: most halvings of a cell
@@ -46,41 +48,51 @@ MAX_CELLS = 2**16
 MAX_STEPS = 200
 
 
-def _taylor(anti: np.ndarray, starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Taylor coefficients ``A^(k)(v_j) h_j^k / k!`` (``k = 0..deg``, one row per cell) of
-    the Legendre series ``anti`` in ``t = 2v - 1``; ``d/dv = 2 d/dt``."""
-    deg = max(len(anti) - 1, DEGREE)
-    out = np.zeros((starts.size, deg + 1))
-    series = np.asarray(anti, dtype=float)
-    scale = np.ones(starts.size)
+def _taylor(series: np.ndarray, starts: np.ndarray, width: float) -> np.ndarray:
+    """Taylor coefficients ``A^(k)(v_j) h^k / k!`` (``k = 0..deg``, one row per cell of
+    width ``h``) of the Legendre series ``series`` in ``t = 2v - 1`` (``d/dv = 2 d/dt``);
+    the scaling is applied to the series before each evaluation, so nothing overflows."""
+    deg = max(len(series) - 1, DEGREE)
+    derivatives = np.zeros((deg + 1, deg + 1))  # column k: the k-th scaled derivative
     for k in range(deg + 1):
-        out[:, k] = legendre.legval(2 * starts - 1, series) * scale if series.size else 0.0
-        series = legendre.legder(series) * 2 if series.size > 1 else np.zeros(0)
-        scale = scale * widths / (k + 1)
-    return out
+        if not series.size:
+            break
+        derivatives[: series.size, k] = series
+        series = legendre.legder(series) * (2 * width / (k + 1)) if series.size > 1 else (
+            np.zeros(0))
+    return legendre.legvander(2 * starts - 1, deg) @ derivatives
+
+
+def _truncated(anti: np.ndarray) -> np.ndarray:
+    """``anti`` without its trailing coefficients whose moduli sum to at most
+    ``U_TOL / 4`` (``|P_k| <= 1`` on ``[-1, 1]``: the function moves by at most that)."""
+    tails = np.cumsum(np.abs(np.asarray(anti, dtype=float))[::-1])[::-1]
+    keep = int(np.count_nonzero(tails > U_TOL / 4))
+    return np.asarray(anti, dtype=float)[: max(keep, 1)]
 
 
 def _cells(anti: np.ndarray, describe: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(starts, widths, coefficients)`` of the accepted cells of one piece, in
     increasing ``v`` (see the module docstring)."""
+    series = _truncated(anti)
     starts = np.arange(START_CELLS) / START_CELLS
-    widths = np.full(START_CELLS, 1.0 / START_CELLS)
+    width = 1.0 / START_CELLS
     done: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for _ in range(MAX_DEPTH + 1):
-        coef = _taylor(anti, starts, widths)
+        coef = _taylor(series, starts, width)
         # the dropped terms bound the truncation error; the kept ones' rounding is ~eps
         tail = np.sum(np.abs(coef[:, DEGREE + 1:]), axis=1)
-        good = tail <= U_TOL
-        done.append((starts[good], widths[good], coef[good, : DEGREE + 1]))
+        good = tail <= 3 * U_TOL / 4
+        done.append((starts[good], np.full(np.count_nonzero(good), width),
+                     coef[good, : DEGREE + 1]))
         if good.all():
             s, w, c = (np.concatenate(parts) for parts in zip(*done, strict=True))
             order = np.argsort(s)
             return s[order], w[order], c[order]
         if np.count_nonzero(~good) > MAX_CELLS // 2:
             break
-        half = widths[~good] / 2
-        starts = np.concatenate([starts[~good], starts[~good] + half])
-        widths = np.concatenate([half, half])
+        width /= 2
+        starts = np.concatenate([starts[~good], starts[~good] + width])
     raise ConvergenceError("inverse-cdf table", f"a cell's cdf series did not reach "
                            f"{U_TOL:.1e} within {MAX_DEPTH} halvings and {MAX_CELLS} cells",
                            describe)
