@@ -393,13 +393,16 @@ class Quadrature:
     def _gl_f64_part(self, panel: Panel, lo: float, hi: float, n: int,
                      func: Callable) -> Any:
         """Gauss-Legendre with ``n`` nodes of ``pdf dx/dv func`` over ``v`` in ``[lo, hi]``
-        (the density at the nodes cached per law: many ``func`` share it)."""
-        v, w = _gl_f64(n)
-        v = lo + (hi - lo) * v
+        (the nodes and the weighted density at them cached per law: many ``func`` share
+        them)."""
         key = ("nodes", panel, lo, hi, n)
         if key not in self._cache:
-            self._cache[key] = self.density_f64(panel.x(v)) * panel.dx(v)
-        return np.sum(w * self._cache[key] * func(panel.x(v))).item() * (hi - lo)
+            v, w = _gl_f64(n)
+            v = lo + (hi - lo) * v
+            x = panel.x(v)
+            self._cache[key] = (x, w * self.density_f64(x) * panel.dx(v))
+        x, weights = self._cache[key]
+        return np.sum(weights * func(x)).item() * (hi - lo)
 
     def entropy_f64(self) -> float:
         """``-int pdf log pdf`` over the continuous part (float64). The integrand has a

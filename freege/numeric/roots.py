@@ -286,16 +286,21 @@ class CauchyEquation:
         return p, dp
 
     def _dz(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """``P_z(G, z)`` (vectorised)."""
+        """``P_z(G, z)`` (vectorised: the coefficients in G of ``P_z(., z)`` by Horner in z
+        over the rows of the differentiated matrix, then Horner in G)."""
         nz = self.A.shape[1]
+        if nz < 2:
+            return np.zeros(np.broadcast(zs, g).shape, dtype=complex)
         dA = self.A[:, 1:] * np.arange(1, nz)[None, :]
-        out = np.zeros(zs.shape, dtype=complex)
+        zs = np.asarray(zs, dtype=complex)
+        c = np.zeros((zs.size, self.degree + 1), dtype=complex)
+        for j in range(dA.shape[1] - 1, -1, -1):
+            c = c * zs.reshape(-1, 1) + dA[:, j][None, :]
+        out = np.zeros(zs.size, dtype=complex)
+        gs = np.broadcast_to(np.asarray(g, dtype=complex), zs.shape).reshape(-1)
         for i in range(self.degree, -1, -1):
-            ci = np.zeros(zs.shape, dtype=complex)
-            for j in range(dA.shape[1] - 1, -1, -1):
-                ci = ci * zs + dA[i, j]
-            out = out * g + ci
-        return out
+            out = out * gs + c[:, i]
+        return out.reshape(zs.shape)
 
     def all_roots_f64(self, zs: np.ndarray) -> np.ndarray:
         """All roots of ``P(., z)`` for each z (companion eigenvalues), ``(N, degree)``;
