@@ -429,20 +429,29 @@ class Quadrature:
     def entropy_mp(self) -> mpmath.mpf:
         """``-int pdf log pdf`` over the continuous part at the ambient precision:
         tanh-sinh in each panel's ``v`` (the ``v log v`` end point singularity of
-        :meth:`entropy_f64`), nodes out to ``10^-(dps + 5)`` of the ends, the density at a
-        whole level's new nodes in one batch; the step is halved from 1/2 until two levels
-        agree to ``2^(12 - prec)`` relative (at most :data:`ENTROPY_LEVELS` halvings, else
-        :class:`ConvergenceError`)."""
+        :meth:`entropy_f64`), the density at a whole level's new nodes in one batch. Nodes
+        reach ``10^-(dps + 5)`` of the ends, except next to a soft edge (a panel anchored
+        away from 0), where ``pdf dx/dv ~ v^2`` and ``v >= 10^-((dps + 5)/3)`` leaves out
+        less than ``10^-(dps + 5)`` (and spares root polishes at a near-double root). The
+        step is halved from 1/2; a level is accepted with mpmath's tanh-sinh error
+        estimate ``exp(D1^2/D2)`` (``D1``, ``D2``: logs of its differences to the two
+        levels before) at most ``2^(12 - prec)`` relative; at most
+        :data:`ENTROPY_LEVELS` halvings, else :class:`ConvergenceError`."""
         return mpmath.fsum(self._entropy_panel_mp(p) for p in self._panels(True))
 
     def _entropy_panel_mp(self, panel: Panel) -> mpmath.mpf:
         tol = mpmath.ldexp(1, 12 - mpmath.mp.prec)
-        # |s| where v = 1/(1 + exp(-2s)) is 10^-(dps + 5) from an end
-        t_max = mpmath.asinh(2 / mpmath.pi * (mpmath.mp.dps + 5) * mpmath.log(10) / 2)
-        total, prev, h = mpmath.mpf(0), None, mpmath.mpf(1) / 2
+        digits = mpmath.mp.dps + 5
+
+        def t_of(share: Any) -> Any:  # t where v = 1/(1 + exp(-2 s)) is 10^-(share digits)
+            return mpmath.asinh(2 / mpmath.pi * share * digits * mpmath.log(10) / 2)
+
+        t_hi = t_of(1)  # the inner end (v -> 1): 10^-(dps + 5)
+        t_lo = t_of(mpmath.mpf(1) / 3) if panel.anchor != 0 and panel.lo == 0 else t_hi
+        total, values, h = mpmath.mpf(0), [], mpmath.mpf(1) / 2
         for level in range(ENTROPY_LEVELS + 1):
-            k_max = int(t_max / h)
-            ks = range(-k_max, k_max + 1) if level == 0 else range(-k_max | 1, k_max + 1, 2)
+            k_lo, k_hi = int(t_lo / h), int(t_hi / h)
+            ks = [k for k in range(-k_lo, k_hi + 1) if level == 0 or k % 2]
             vs, ws = [], []
             for k in ks:
                 t = k * h
@@ -452,11 +461,15 @@ class Quadrature:
             dens = self.density_mp([panel.x(v) for v in vs])
             total += mpmath.fsum(-w * d * mpmath.log(d) * panel.dx(v)
                                  for w, d, v in zip(ws, dens, vs, strict=True) if d > 0)
-            value = total * h
-            if prev is not None and abs(value - prev) <= tol * max(1, abs(value)):
-                return value
-            prev, h = value, h / 2
-        raise self._fail("entropy", panel, 2 * int(t_max / h) + 1, abs(value - prev))
+            values.append(total * h)
+            h /= 2
+            if len(values) >= 3:
+                d1, d2 = abs(values[-1] - values[-2]), abs(values[-1] - values[-3])
+                scale = max(1, abs(values[-1]))
+                if d1 == 0 or (d1 < d2 < scale and mpmath.exp(mpmath.log(d1 / scale) ** 2
+                                                      / mpmath.log(d2 / scale)) <= tol):
+                    return values[-1]
+        raise self._fail("entropy", panel, len(vs), abs(values[-1] - values[-2]))
 
     # ------------------------------------------------------------------ mpmath
     def _tol_mp(self) -> mpmath.mpf:
