@@ -74,6 +74,8 @@ COEFF_DPS = 40
 NEAR_ZERO = 1e-6
 #: guard bits of every mpmath root polish
 GUARD_BITS = 20
+#: the coefficient matrix is evaluated at a multiple of this many bits, then rounded
+MATRIX_BITS = 128
 
 
 @functools.lru_cache(maxsize=64)
@@ -156,6 +158,7 @@ class CauchyEquation:
             matrix = lambda *args: lambdified(*args[:-1])  # noqa: E731 -- no _q needed
         self._matrix = matrix
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
+        self._abs_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
         self._radius: float | None = None
@@ -190,13 +193,26 @@ class CauchyEquation:
         return out
 
     def matrix_mp(self) -> list[list[mpmath.mpf]]:
+        """The coefficient matrix at the ambient precision: evaluated once at the next
+        multiple of :data:`MATRIX_BITS` bits (the polishes run at many nearby precisions)
+        and rounded to this one (cached per precision)."""
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
-            self._mp_cache[prec] = [
-                [mpmath.mpf(c) for c in row]
-                for row in self._matrix(*self.values(), compiled.mp_rational)
-            ]
+            top = -(-prec // MATRIX_BITS) * MATRIX_BITS
+            if top not in self._mp_cache:
+                with mpmath.workprec(top):
+                    self._mp_cache[top] = [
+                        [mpmath.mpf(c) for c in row]
+                        for row in self._matrix(*self.values(), compiled.mp_rational)]
+            self._mp_cache[prec] = [[+c for c in row] for row in self._mp_cache[top]]
         return self._mp_cache[prec]
+
+    def _abs_matrix_mp(self) -> list[list[mpmath.mpf]]:
+        """``|A_ij|`` at the ambient precision, rows descending in ``z`` (cached)."""
+        prec = mpmath.mp.prec
+        if prec not in self._abs_cache:
+            self._abs_cache[prec] = [[abs(c) for c in row[::-1]] for row in self.matrix_mp()]
+        return self._abs_cache[prec]
 
     def coeffs_mp(self, zv: mpmath.mpc | mpmath.mpf) -> list[mpmath.mpc]:
         """Coefficients of ``P(., z)`` at the ambient precision (ascending in G)."""
@@ -563,7 +579,7 @@ class CauchyEquation:
     def _abs_row_sums(self, zv: mpmath.mpc) -> list[mpmath.mpf]:
         """``sum_j |A_ij| |z|^j`` (ascending in i): the size of every term of ``P``."""
         az = abs(zv)
-        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self.matrix_mp()]
+        return [mpmath.polyval(row, az) for row in self._abs_matrix_mp()]
 
     def _bits_lost(self, zv: mpmath.mpc, g: mpmath.mpc, prec: int, real: bool) -> float:
         with mpmath.workprec(prec + GUARD_BITS):
