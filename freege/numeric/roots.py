@@ -1003,9 +1003,11 @@ def support_intervals(eq: CauchyEquation, dps: int) -> list[tuple[mpmath.mpf, mp
 
     Candidates are 0, the real zeros of the leading coefficient and of the discriminant
     (theory §7.1: edges are double roots of ``P``); an interval between consecutive
-    candidates belongs to the support when ``G`` at its midpoint (tracked, then refined at
-    ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged, so a
-    discriminant root where the density does not switch on/off is not an edge.
+    candidates belongs to the support when ``G`` at its midpoint (all midpoints tracked in
+    one float64 batch) is non-real: for a float64 law (``dps <= FLOAT64_EDGE_DPS``) decided
+    in float64 where :func:`_inside_f64` settles it, otherwise (and for every dps law) by
+    the root refined at ``max(dps, 30)`` digits. Adjacent support intervals are merged, so
+    a discriminant root where the density does not switch on/off is not an edge.
     """
     with mpmath.workdps(dps):
         cands = {mpmath.mpf(0)}
