@@ -16,9 +16,14 @@ counterpart):
     eigenvalues, branch followed along x); and the whole ``freege law ... --pdf`` process
     (warm cache) against that baseline as a process;
   * a hard edge (gK = gV = 1, gO = 2): float64 density, cdf and mass against dps 30;
-  * issue 16 (also alone with ``--issue16``): float64 pdf at 1,000 points on a fresh and a
-    reused Law against a batched companion-matrix density written here, both against 30
-    digits; ``flow_loss`` at 100 times on a fresh Law against a 512-node Gauss-Legendre.
+  * issue 28 (also alone with ``--fresh``), as a user meets it: construction and support
+    location inside the clock, baselines hand-written numpy (never freege's pdf), cases
+    interleaved ``--repeat`` times, medians, one BLAS thread: float64 pdf at 1,000
+    Chebyshev points on a fresh law against a batched companion-matrix density written
+    here (its coefficients computed outside the clock, and a variant that computes them
+    inside), both against 30 digits; ``flow_loss`` at 100 times on a fresh law against a
+    hand-written 512-node Gauss-Legendre over that density; ``rvs(10^6)`` (fresh and
+    reused law) against ``scipy.stats.gamma(2).rvs(10^6)``.
 Peers, on the same law:
   * a dense random-matrix estimate: softmax MHA at n = 2,000 tokens with the same ratios
     (dK = dV = 500, dO = 4,000; one draw), eigenvalues of its Gram by ``eigvalsh``;
@@ -49,6 +54,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from freege.extras import blas_threads  # noqa: E402
 from freege.numeric import readout  # noqa: E402
 from freege.numeric.law import law  # noqa: E402
 from freege.params import Dims, Ratios  # noqa: E402
@@ -219,54 +225,129 @@ def companion_density(A: np.ndarray, xs: np.ndarray) -> np.ndarray:
     return np.abs(g.imag) / np.pi
 
 
-def issue16_side(report: dict[str, Any]) -> None:
-    """Issue 16 item 2, side by side: float64 pdf at 1,000 points (a fresh Law, its
-    construction and support location not timed, and the same Law again) against
-    :func:`companion_density` on the same coefficient matrix, both against 30 digits away
-    from the edges; ``flow_loss`` at 100 times on a fresh Law against a 512-node
-    Gauss-Legendre rule in ``x = (a + b)/2 - (b - a)/2 cos(pi s)`` over the density."""
-    def fresh() -> Any:
-        the_law = law("mha", RATIOS, normalized=True)
-        the_law.intervals()
-        return the_law
+def hand_coefficients() -> np.ndarray:
+    """The coefficient matrix ``A[i, j]`` of ``G^i z^j`` of issue 28's law (normalized
+    MHA, beta = 1, h = 12, ratios 1.5) by hand: the exact polynomial's coefficients
+    (sympy expressions in the parameters) evaluated at float64 parameter values."""
+    from freege.numeric import _symbolic
 
-    first = fresh()
-    (a, b), = first.intervals()
-    xs = np.linspace(a, b, 1002)[1:-1]
-    pdf_fresh, report["i16_pdf_1000_fresh_law_s"] = timed(lambda: first.pdf(xs))
-    _, report["i16_pdf_1000_reused_law_s"] = timed(lambda: first.pdf(xs), repeat=3)
-    A = first.equation.A
-    base, report["i16_companion_pdf_1000_s"] = timed(lambda: companion_density(A, xs),
-                                                     repeat=3)
-    ref_law = law("mha", RATIOS, normalized=True, dps=30)
+    poly = _symbolic.cauchy_polynomial("mha", True)
+    values = dict(zip(_symbolic.PARAMETERS, (math.expm1(1.0), 1.0, 12.0, 1.5, 1.5, 1.5),
+                      strict=True))
+    A = np.zeros((poly.degree(poly.gens[0]) + 1, poly.degree(poly.gens[1]) + 1))
+    for (i, j), c in poly.terms():
+        A[i, j] = float(c.evalf(subs=values))
+    return A
+
+
+def interleaved(cases: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Median wall time of each case, the cases run in turn ``repeat`` times (so a change
+    of the machine's load hits them alike)."""
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, fn in cases.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(ts)) for name, ts in times.items()}
+
+
+def fresh_side(report: dict[str, Any], repeat: int = 7) -> None:
+    """Issue 28, measured as a user meets it, side by side (interleaved, medians): on a
+    FRESH normalized MHA law (beta = 1, h = 12, ratios 1.5; its construction and support
+    location inside the clock) the float64 pdf at 1,000 Chebyshev points of the support
+    against :func:`companion_density` (hand-written numpy; its coefficient matrix
+    :func:`hand_coefficients` built outside the clock, and a variant that builds it inside);
+    ``flow_loss`` at 100 times on a fresh law against a hand-written 512-node
+    Gauss-Legendre rule in ``x = (a + b)/2 - (b - a)/2 cos(pi s)`` over
+    :func:`companion_density` (the support's ends given to the baseline, not located);
+    ``rvs(10^6)`` on a fresh and on a reused law against ``scipy.stats.gamma(2).rvs(10^6)``.
+    Accuracy: both densities against 30 digits away from the edges."""
+    import scipy.stats
+
+    ref = law("mha", ISSUE7, normalized=True)
+    (a, b), = ref.intervals()
+    k = np.arange(1000)
+    xs = np.sort(a + (b - a) * (1 - np.cos((k + 0.5) * np.pi / 1000)) / 2)
+    A = hand_coefficients()
+    times = np.logspace(-2, 2, 100)
+    s, w = np.polynomial.legendre.leggauss(512)
+    s, w = (s + 1) / 2, w / 2
+    gx = (a + b) / 2 - (b - a) / 2 * np.cos(np.pi * s)
+    gw = w * (b - a) / 2 * np.pi * np.sin(np.pi * s)
+    order = np.argsort(gx)
+
+    def hand_loss(coeffs: np.ndarray) -> np.ndarray:
+        dens = np.empty(gx.size)
+        dens[order] = companion_density(coeffs, gx[order])
+        weight = gw * dens
+        return np.array([np.sum(weight * np.exp(-2 * t * gx)) for t in times])
+
+    reused = law("mha", ISSUE7, normalized=True)
+    reused.rvs(10, random_state=0)  # its table built before the clock
+    out: dict[str, Any] = {}
+    cases = {
+        "pdf_1000_fresh_law": lambda: out.__setitem__(
+            "pdf", law("mha", ISSUE7, normalized=True).pdf(xs)),
+        "companion_pdf_1000": lambda: out.__setitem__("base", companion_density(A, xs)),
+        "companion_pdf_1000_with_coefficients": lambda: companion_density(
+            hand_coefficients(), xs),
+        "flow_loss_100_fresh_law": lambda: out.__setitem__("loss", [
+            readout.flow_loss(fl, t) for fl in [law("mha", ISSUE7, normalized=True)]
+            for t in times]),
+        "gauss_legendre_512": lambda: out.__setitem__("gl", hand_loss(A)),
+        "gauss_legendre_512_with_coefficients": lambda: hand_loss(hand_coefficients()),
+        "rvs_1e6_fresh_law": lambda: law("mha", ISSUE7, normalized=True).rvs(
+            10**6, random_state=1),
+        "rvs_1e6_reused_law": lambda: reused.rvs(10**6, random_state=1),
+        "scipy_gamma2_rvs_1e6": lambda: scipy.stats.gamma(2).rvs(10**6, random_state=1),
+    }
+    for name, value in interleaved(cases, repeat).items():
+        report[f"i28_{name}_s"] = value
+    r = report
+    r["i28_pdf_fresh_over_companion"] = r["i28_pdf_1000_fresh_law_s"] / r[
+        "i28_companion_pdf_1000_s"]
+    r["i28_pdf_fresh_over_companion_with_coefficients"] = r["i28_pdf_1000_fresh_law_s"] / r[
+        "i28_companion_pdf_1000_with_coefficients_s"]
+    r["i28_flow_loss_fresh_over_gauss_legendre"] = r["i28_flow_loss_100_fresh_law_s"] / r[
+        "i28_gauss_legendre_512_s"]
+    r["i28_flow_loss_fresh_over_gauss_legendre_with_coefficients"] = r[
+        "i28_flow_loss_100_fresh_law_s"] / r["i28_gauss_legendre_512_with_coefficients_s"]
+    r["i28_rvs_fresh_over_gamma"] = r["i28_rvs_1e6_fresh_law_s"] / r["i28_scipy_gamma2_rvs_1e6_s"]
+    r["i28_rvs_reused_over_gamma"] = r["i28_rvs_1e6_reused_law_s"] / r[
+        "i28_scipy_gamma2_rvs_1e6_s"]
+    ref30 = law("mha", ISSUE7, normalized=True, dps=30)
     away = (xs > a + 1e-3 * (b - a)) & (xs < b - 1e-3 * (b - a))
     with mpmath.workdps(30):
-        ref = np.array([float(v) for v in ref_law.pdf([mpmath.mpf(v) for v in xs[away]])])
-    report["i16_pdf_max_rel_err_freege"] = float(np.max(np.abs(pdf_fresh[away] / ref - 1)))
-    report["i16_pdf_max_rel_err_companion"] = float(np.max(np.abs(base[away] / ref - 1)))
-    report["i16_pdf_fresh_over_companion"] = (report["i16_pdf_1000_fresh_law_s"]
-                                              / report["i16_companion_pdf_1000_s"])
-    report["i16_pdf_reused_over_companion"] = (report["i16_pdf_1000_reused_law_s"]
-                                               / report["i16_companion_pdf_1000_s"])
-    times = np.logspace(-2, 2, 100)
-    loss_law = fresh()
-    loss, report["i16_flow_loss_100_fresh_law_s"] = timed(
-        lambda: [readout.flow_loss(loss_law, t) for t in times])
+        exact = np.array([float(v) for v in ref30.pdf([mpmath.mpf(v) for v in xs[away]])])
+    r["i28_pdf_max_rel_err_freege"] = float(np.max(np.abs(out["pdf"][away] / exact - 1)))
+    r["i28_pdf_max_rel_err_companion"] = float(np.max(np.abs(out["base"][away] / exact - 1)))
+    r["i28_flow_loss_max_diff_vs_gauss_legendre"] = float(np.max(np.abs(
+        np.array(out["loss"]) - out["gl"])))
 
-    gl_law = fresh()  # built and its support located outside the timing, like loss_law
 
-    def gauss_legendre() -> np.ndarray:
-        s, w = np.polynomial.legendre.leggauss(512)
-        s, w = (s + 1) / 2, w / 2
-        x = (a + b) / 2 - (b - a) / 2 * np.cos(np.pi * s)
-        weight = w * gl_law.pdf(x) * (b - a) / 2 * np.pi * np.sin(np.pi * s)
-        return np.array([np.sum(weight * np.exp(-2 * t * x)) for t in times])
-
-    gl, report["i16_gauss_legendre_512_s"] = timed(gauss_legendre)
-    report["i16_flow_loss_over_gauss_legendre"] = (report["i16_flow_loss_100_fresh_law_s"]
-                                                   / report["i16_gauss_legendre_512_s"])
-    report["i16_flow_loss_max_diff_vs_gauss_legendre"] = float(np.max(np.abs(
-        np.array(loss) - gl)))
+def fresh_table(r: dict[str, Any]) -> str:
+    """The issue 28 comparisons as a table (medians of interleaved runs)."""
+    rows = [("pdf at 1,000 points, fresh law", "pdf_1000_fresh_law", "companion_pdf_1000",
+             "companion_pdf_1000_with_coefficients"),
+            ("flow_loss at 100 times, fresh law", "flow_loss_100_fresh_law",
+             "gauss_legendre_512", "gauss_legendre_512_with_coefficients"),
+            ("rvs(10^6), fresh law", "rvs_1e6_fresh_law", "scipy_gamma2_rvs_1e6", None),
+            ("rvs(10^6), reused law", "rvs_1e6_reused_law", "scipy_gamma2_rvs_1e6", None)]
+    lines = [f"{'call':<36} {'freege s':>9} {'baseline s':>10} {'ratio':>6} "
+             f"{'baseline+coeffs s':>17} {'ratio':>6}"]
+    for label, ours, base, with_coeffs in rows:
+        mine, theirs = r[f"i28_{ours}_s"], r[f"i28_{base}_s"]
+        line = f"{label:<36} {mine:>9.4f} {theirs:>10.4f} {mine / theirs:>6.2f}"
+        if with_coeffs:
+            both = r[f"i28_{with_coeffs}_s"]
+            line += f" {both:>17.4f} {mine / both:>6.2f}"
+        lines.append(line)
+    lines.append(f"pdf max rel err vs 30 digits: freege "
+                 f"{r['i28_pdf_max_rel_err_freege']:.2e}, companion "
+                 f"{r['i28_pdf_max_rel_err_companion']:.2e}; flow_loss vs Gauss-Legendre "
+                 f"{r['i28_flow_loss_max_diff_vs_gauss_legendre']:.2e}")
+    return "\n".join(lines)
 
 
 def hard_edge_side(report: dict[str, Any]) -> None:
@@ -375,21 +456,25 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--freealg-python", help="python of a venv with freealg installed")
     parser.add_argument("--n", type=int, default=2000, help="tokens of the dense estimate")
-    parser.add_argument("--issue16", action="store_true",
-                        help="only the issue 16 comparisons (pdf and flow_loss vs peers)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="only the issue 28 comparisons (fresh law vs hand-written peers)")
+    parser.add_argument("--repeat", type=int, default=7, help="interleaved repetitions")
     args = parser.parse_args()
     report: dict[str, Any] = {}
-    if args.issue16:
-        issue16_side(report)
-        print("\n".join(f"  {k:<44} {v:.4g}" for k, v in report.items()))
-        return
-    the_law, xs, pdf = freege_side(report)
-    issue7_side(report)
-    issue16_side(report)
-    hard_edge_side(report)
-    eig = dense_side(report, the_law, args.n, xs)
-    freealg_side(report, args.freealg_python, eig, xs, pdf)
+    with blas_threads(1):
+        if args.fresh:
+            fresh_side(report, args.repeat)
+            print(fresh_table(report))
+            return
+        the_law, xs, pdf = freege_side(report)
+        issue7_side(report)
+        fresh_side(report, args.repeat)
+        hard_edge_side(report)
+        eig = dense_side(report, the_law, args.n, xs)
+        freealg_side(report, args.freealg_python, eig, xs, pdf)
     print(summary(report))
+    print()
+    print(fresh_table(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, default=float))
 

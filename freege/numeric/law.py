@@ -36,10 +36,10 @@ import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled, law_conventions, law_moments, law_recipe, roots
+from freege.numeric import compiled, law_conventions, law_moments, law_recipe, quantile, roots
 from freege.numeric.quadrature import HardEdge, Quadrature
 from freege.numeric.s_transform import STransform
-from freege.numeric.solve import find_root
+from freege.numeric.sampling_table import InverseCdfTable
 from freege.params import CASES, TIED_CASES, Dims, Ratios, check_case, to_mpf
 
 #: the precision floor of the mpmath mode (below it float64 is the better tool)
@@ -714,7 +714,8 @@ class Law:
         the atom at 0; ``ppf(0)``, ``ppf(1)`` the ends of the support), nan elsewhere
         (scipy.stats, :mod:`freege.numeric.law_conventions`): float64 by inverting the
         quadrature's cdf series (:meth:`freege.numeric.quadrature.Quadrature.ppf_f64`),
-        mpmath by :func:`freege.numeric.solve.find_root` (verified bracket)."""
+        mpmath from that float64 quantile (:func:`freege.numeric.quantile.ppf_mp`: a
+        verified bracket around it)."""
         if self.dps is None:
             qs = law_conventions.probabilities_f64(q)
             return _shape(self._ppf_f64(qs.ravel()), qs)
@@ -746,17 +747,20 @@ class Law:
             return ivs[0][0]
         if q >= 1:
             return ivs[-1][1]
-        below = atom
-        for a, b in ivs:
-            upto = self._cdf_mp(b)
-            if q <= upto:
-                if q <= below:
-                    return a
-                return find_root(lambda x: self._cdf_mp(x) - q, (a, b),
-                                 df=lambda x: self._pdf_mp_batch([x])[0],
-                                 quantity=f"ppf({mpmath.nstr(q, 10)})", params=self.describe)
-            below = upto
-        return ivs[-1][1]
+        return quantile.ppf_mp(self.quadrature, q - atom, 1 - atom, self._ppf_guess(q), ivs,
+                               lambda x: self._pdf_mp_batch([x])[0],
+                               f"ppf({mpmath.nstr(q, 10)})", self.describe)
+
+    def _ppf_guess(self, q: mpmath.mpf) -> float:
+        """The float64 quantile that starts the working-precision one
+        (:func:`freege.numeric.quantile.ppf_mp`)."""
+        return float(self._float64().ppf(float(q)))
+
+    def _float64(self) -> Law:
+        """This law in float64 (kept: a pure function of the law)."""
+        if "f64" not in self._cache:
+            self._cache["f64"] = self.with_dps(None)
+        return self._cache["f64"]
 
     def isf(self, q: Any) -> Any:
         """Inverse survival function, ``ppf(1 - q)`` (nan outside ``[0, 1]``)."""
@@ -784,12 +788,17 @@ class Law:
 
     def rvs(self, size: Any = None, random_state: Any = None) -> Any:
         """Samples by inverse cdf of uniform draws (float64): ``random_state`` an int seed,
-        a ``numpy.random.Generator`` or None (a fresh one)."""
+        a ``numpy.random.Generator`` or None (a fresh one). The atom at 0 is drawn with its
+        mass; the rest inverts the float64 cdf through a verified table
+        (:mod:`freege.numeric.sampling_table`: within ``U_TOL`` in probability), built once
+        per law from its quadrature series (a pure function of the law)."""
         rng = (random_state if isinstance(random_state, np.random.Generator)
                else np.random.default_rng(random_state))
-        f64 = self if self.dps is None else self.with_dps(None)
-        u = rng.random(size)
-        return f64.ppf(u)
+        f64 = self if self.dps is None else self._float64()
+        if "table" not in f64._cache:
+            f64._cache["table"] = InverseCdfTable(f64.quadrature.series_f64(),
+                                                  float(f64._atom_mp()), f64.describe)
+        return f64._cache["table"].sample(rng.random(size))
 
     # ------------------------------------------------------------------ expectation
     def expect(self, func: Callable[..., Any] | None = None, args: tuple = (),

@@ -64,6 +64,8 @@ TINY_EDGE = 1e-2
 F64_TOL = 1e-14
 #: a hard edge whose series' singularity is nearer than this (in ``v``) gets geometric panels
 CROSSOVER = 1e-2
+#: most halvings of the tanh-sinh step of a working-precision entropy
+ENTROPY_LEVELS = 9
 
 DensityF64 = Callable[[np.ndarray], np.ndarray]
 DensityMP = Callable[[list], list]
@@ -278,9 +280,10 @@ class Quadrature:
             return [piece for half in panel.halves()
                     for piece in self._pieces(half, integrate, depth + 1, ADAPTIVE_NODES)]
 
-    def _series_f64(self) -> list[tuple[Panel, float, np.ndarray]]:
+    def series_f64(self) -> list[tuple[Panel, float, np.ndarray]]:
         """Every piece of every panel (:meth:`_pieces`) with its mass and the Legendre
-        series (in ``t = 2v - 1``) of its antiderivative, zero at ``v = 0``."""
+        series (in ``t = 2v - 1``) of its antiderivative, zero at ``v = 0``; cached per
+        law (a pure function of the law)."""
         key = "series"
         if key not in self._cache:
             out = []
@@ -296,13 +299,13 @@ class Quadrature:
 
     def mass_f64(self) -> float:
         """Mass of the continuous part (float64)."""
-        return float(sum(total for _, total, _ in self._series_f64()))
+        return float(sum(total for _, total, _ in self.series_f64()))
 
     def cdf_f64(self, xs: np.ndarray) -> np.ndarray:
         """``int_{-inf}^x pdf`` (continuous part only) at each ``x``, float64."""
         xs = np.asarray(xs, dtype=float)
         out = np.zeros(xs.shape)
-        for panel, total, anti in self._series_f64():
+        for panel, total, anti in self.series_f64():
             lo, hi = panel.bounds()
             out += np.where(xs >= hi, total, 0.0)
             part = (xs > lo) & (xs < hi)
@@ -320,7 +323,8 @@ class Quadrature:
         targets = np.asarray(targets, dtype=float)
         out = np.full(targets.shape, np.nan)
         below = 0.0
-        pieces = self._series_f64()
+        # in increasing x: the halves of an upper panel (sign -1) come from its anchor down
+        pieces = sorted(self.series_f64(), key=lambda piece: piece[0].bounds()[0])
         for k, (panel, total, anti) in enumerate(pieces):
             last = k == len(pieces) - 1
             here = (targets >= below) & ((targets < below + total) | last) & np.isnan(out)
@@ -389,13 +393,16 @@ class Quadrature:
     def _gl_f64_part(self, panel: Panel, lo: float, hi: float, n: int,
                      func: Callable) -> Any:
         """Gauss-Legendre with ``n`` nodes of ``pdf dx/dv func`` over ``v`` in ``[lo, hi]``
-        (the density at the nodes cached per law: many ``func`` share it)."""
-        v, w = _gl_f64(n)
-        v = lo + (hi - lo) * v
+        (the nodes and the weighted density at them cached per law: many ``func`` share
+        them)."""
         key = ("nodes", panel, lo, hi, n)
         if key not in self._cache:
-            self._cache[key] = self.density_f64(panel.x(v)) * panel.dx(v)
-        return np.sum(w * self._cache[key] * func(panel.x(v))).item() * (hi - lo)
+            v, w = _gl_f64(n)
+            v = lo + (hi - lo) * v
+            x = panel.x(v)
+            self._cache[key] = (x, w * self.density_f64(x) * panel.dx(v))
+        x, weights = self._cache[key]
+        return np.sum(weights * func(x)).item() * (hi - lo)
 
     def entropy_f64(self) -> float:
         """``-int pdf log pdf`` over the continuous part (float64). The integrand has a
@@ -420,14 +427,49 @@ class Quadrature:
         return total
 
     def entropy_mp(self) -> mpmath.mpf:
-        """``-int pdf log pdf`` over the continuous part at the ambient precision
-        (``mpmath.quad``, tanh-sinh, in each panel's ``v``)."""
-        def integrand(panel: Panel) -> Callable[[Any], Any]:
-            def f(v: Any) -> Any:
-                d = self.density_mp([panel.x(v)])[0]
-                return -d * mpmath.log(d) * panel.dx(v) if d > 0 else mpmath.mpf(0)
-            return f
-        return mpmath.fsum(mpmath.quad(integrand(p), [0, 1]) for p in self._panels(True))
+        """``-int pdf log pdf`` over the continuous part at the ambient precision:
+        tanh-sinh in each panel's ``v`` (the ``v log v`` end point singularity of
+        :meth:`entropy_f64`), the density at a whole level's new nodes in one batch. Nodes
+        reach ``10^-(dps + 5)`` of the ends, except next to a soft edge (a panel anchored
+        away from 0), where ``pdf dx/dv ~ v^2`` and ``v >= 10^-((dps + 5)/3)`` leaves out
+        less than ``10^-(dps + 5)`` (and spares root polishes at a near-double root). The
+        step is halved from 1/2; a level is accepted with mpmath's tanh-sinh error
+        estimate ``exp(D1^2/D2)`` (``D1``, ``D2``: logs of its differences to the two
+        levels before) at most ``2^(12 - prec)`` relative; at most
+        :data:`ENTROPY_LEVELS` halvings, else :class:`ConvergenceError`."""
+        return mpmath.fsum(self._entropy_panel_mp(p) for p in self._panels(True))
+
+    def _entropy_panel_mp(self, panel: Panel) -> mpmath.mpf:
+        tol = mpmath.ldexp(1, 12 - mpmath.mp.prec)
+        digits = mpmath.mp.dps + 5
+
+        def t_of(share: Any) -> Any:  # t where v = 1/(1 + exp(-2 s)) is 10^-(share digits)
+            return mpmath.asinh(2 / mpmath.pi * share * digits * mpmath.log(10) / 2)
+
+        t_hi = t_of(1)  # the inner end (v -> 1): 10^-(dps + 5)
+        t_lo = t_of(mpmath.mpf(1) / 3) if panel.anchor != 0 and panel.lo == 0 else t_hi
+        total, values, h = mpmath.mpf(0), [], mpmath.mpf(1) / 2
+        for level in range(ENTROPY_LEVELS + 1):
+            k_lo, k_hi = int(t_lo / h), int(t_hi / h)
+            ks = [k for k in range(-k_lo, k_hi + 1) if level == 0 or k % 2]
+            vs, ws = [], []
+            for k in ks:
+                t = k * h
+                s = mpmath.pi / 2 * mpmath.sinh(t)
+                vs.append(1 / (1 + mpmath.exp(-2 * s)))
+                ws.append(mpmath.pi / 4 * mpmath.cosh(t) / mpmath.cosh(s) ** 2)
+            dens = self.density_mp([panel.x(v) for v in vs])
+            total += mpmath.fsum(-w * d * mpmath.log(d) * panel.dx(v)
+                                 for w, d, v in zip(ws, dens, vs, strict=True) if d > 0)
+            values.append(total * h)
+            h /= 2
+            if len(values) >= 3:
+                d1, d2 = abs(values[-1] - values[-2]), abs(values[-1] - values[-3])
+                scale = max(1, abs(values[-1]))
+                if d1 == 0 or (d1 < d2 < scale and mpmath.exp(mpmath.log(d1 / scale) ** 2
+                                                      / mpmath.log(d2 / scale)) <= tol):
+                    return values[-1]
+        raise self._fail("entropy", panel, len(vs), abs(values[-1] - values[-2]))
 
     # ------------------------------------------------------------------ mpmath
     def _tol_mp(self) -> mpmath.mpf:
@@ -457,11 +499,11 @@ class Quadrature:
             prev, n = total, 2 * n
 
     def _splits_f64(self, k: int) -> list[tuple[float, float]] | None:
-        """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`_series_f64`), or
+        """The ``u`` ranges of the float64 pieces of panel ``k`` (:meth:`series_f64`), or
         None when float64 did not split it, did not converge, or cut the support into
         other panels."""
         try:
-            f64_panels, series = self._panels(False), self._series_f64()
+            f64_panels, series = self._panels(False), self.series_f64()
         except (ConvergenceError, ArithmeticError, ValueError):  # no guide
             return None
         if len(f64_panels) != len(self._panels(True)):

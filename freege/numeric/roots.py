@@ -74,6 +74,8 @@ COEFF_DPS = 40
 NEAR_ZERO = 1e-6
 #: guard bits of every mpmath root polish
 GUARD_BITS = 20
+#: the coefficient matrix is evaluated at a multiple of this many bits, then rounded
+MATRIX_BITS = 128
 
 
 @functools.lru_cache(maxsize=64)
@@ -156,6 +158,7 @@ class CauchyEquation:
             matrix = lambda *args: lambdified(*args[:-1])  # noqa: E731 -- no _q needed
         self._matrix = matrix
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
+        self._abs_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
         self._disc_cache: dict[int, sp.Poly] = {}
         self._radius: float | None = None
@@ -190,13 +193,26 @@ class CauchyEquation:
         return out
 
     def matrix_mp(self) -> list[list[mpmath.mpf]]:
+        """The coefficient matrix at the ambient precision: evaluated once at the next
+        multiple of :data:`MATRIX_BITS` bits (the polishes run at many nearby precisions)
+        and rounded to this one (cached per precision)."""
         prec = mpmath.mp.prec
         if prec not in self._mp_cache:
-            self._mp_cache[prec] = [
-                [mpmath.mpf(c) for c in row]
-                for row in self._matrix(*self.values(), compiled.mp_rational)
-            ]
+            top = -(-prec // MATRIX_BITS) * MATRIX_BITS
+            if top not in self._mp_cache:
+                with mpmath.workprec(top):
+                    self._mp_cache[top] = [
+                        [mpmath.mpf(c) for c in row]
+                        for row in self._matrix(*self.values(), compiled.mp_rational)]
+            self._mp_cache[prec] = [[+c for c in row] for row in self._mp_cache[top]]
         return self._mp_cache[prec]
+
+    def _abs_matrix_mp(self) -> list[list[mpmath.mpf]]:
+        """``|A_ij|`` at the ambient precision, rows descending in ``z`` (cached)."""
+        prec = mpmath.mp.prec
+        if prec not in self._abs_cache:
+            self._abs_cache[prec] = [[abs(c) for c in row[::-1]] for row in self.matrix_mp()]
+        return self._abs_cache[prec]
 
     def coeffs_mp(self, zv: mpmath.mpc | mpmath.mpf) -> list[mpmath.mpc]:
         """Coefficients of ``P(., z)`` at the ambient precision (ascending in G)."""
@@ -286,16 +302,21 @@ class CauchyEquation:
         return p, dp
 
     def _dz(self, zs: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """``P_z(G, z)`` (vectorised)."""
+        """``P_z(G, z)`` (vectorised: the coefficients in G of ``P_z(., z)`` by Horner in z
+        over the rows of the differentiated matrix, then Horner in G)."""
         nz = self.A.shape[1]
+        if nz < 2:
+            return np.zeros(np.broadcast(zs, g).shape, dtype=complex)
         dA = self.A[:, 1:] * np.arange(1, nz)[None, :]
-        out = np.zeros(zs.shape, dtype=complex)
+        zs = np.asarray(zs, dtype=complex)
+        c = np.zeros((zs.size, self.degree + 1), dtype=complex)
+        for j in range(dA.shape[1] - 1, -1, -1):
+            c = c * zs.reshape(-1, 1) + dA[:, j][None, :]
+        out = np.zeros(zs.size, dtype=complex)
+        gs = np.broadcast_to(np.asarray(g, dtype=complex), zs.shape).reshape(-1)
         for i in range(self.degree, -1, -1):
-            ci = np.zeros(zs.shape, dtype=complex)
-            for j in range(dA.shape[1] - 1, -1, -1):
-                ci = ci * zs + dA[i, j]
-            out = out * g + ci
-        return out
+            out = out * gs + c[:, i]
+        return out.reshape(zs.shape)
 
     def all_roots_f64(self, zs: np.ndarray) -> np.ndarray:
         """All roots of ``P(., z)`` for each z (companion eigenvalues), ``(N, degree)``;
@@ -558,7 +579,7 @@ class CauchyEquation:
     def _abs_row_sums(self, zv: mpmath.mpc) -> list[mpmath.mpf]:
         """``sum_j |A_ij| |z|^j`` (ascending in i): the size of every term of ``P``."""
         az = abs(zv)
-        return [mpmath.polyval([abs(c) for c in row[::-1]], az) for row in self.matrix_mp()]
+        return [mpmath.polyval(row, az) for row in self._abs_matrix_mp()]
 
     def _bits_lost(self, zv: mpmath.mpc, g: mpmath.mpc, prec: int, real: bool) -> float:
         with mpmath.workprec(prec + GUARD_BITS):
@@ -985,35 +1006,70 @@ def support_intervals(
 
     Candidates are 0 (when in range), the real zeros of the leading coefficient and of the
     discriminant (theory §7.1: edges are double roots of ``P``); an interval between
-    consecutive candidates belongs to the support when ``G`` at its midpoint (tracked, then
-    refined at ``max(dps, 30)`` digits) is non-real. Adjacent support intervals are merged,
-    so a discriminant root where the density does not switch on/off is not an edge.
+    consecutive candidates belongs to the support when ``G`` at its midpoint (all midpoints
+    tracked in one float64 batch) is non-real: for a float64 law
+    (``dps <= FLOAT64_EDGE_DPS``) decided in float64 where :func:`_inside_f64` settles it,
+    otherwise (and for every dps law) by the root refined at ``max(dps, 30)`` digits.
+    Adjacent support intervals are merged, so a discriminant root where the density does
+    not switch on/off is not an edge.
     """
     with mpmath.workdps(dps):
         if bounds is None:
-            inside = lambda r: r > 0  # noqa: E731
+            in_range = lambda r: r > 0  # noqa: E731
             cands = {mpmath.mpf(0)}
         else:
             lo, hi = bounds
-            inside = lambda r: lo <= r <= hi  # noqa: E731
+            in_range = lambda r: lo <= r <= hi  # noqa: E731
             cands = {mpmath.mpf(0)} if lo <= 0 <= hi else set()
-        cands.update(r for r in eq.discriminant_real_roots(dps) if inside(r))
+        cands.update(r for r in eq.discriminant_real_roots(dps) if in_range(r))
         lead = (mpmath.mpf(r.numerator) / r.denominator for r in eq.lead_real_roots())
-        cands.update(r for r in lead if inside(r))
+        cands.update(r for r in lead if in_range(r))
     cands = sorted(cands)
+    pairs = list(zip(cands, cands[1:], strict=False))
+    mids = [(a + b) / 2 for a, b in pairs]
+    seeds, decided = _inside_f64(eq, np.array([float(m) for m in mids]))
     intervals: list[tuple[mpmath.mpf, mpmath.mpf]] = []
-    for a, b in zip(cands, cands[1:], strict=False):
-        mid = (a + b) / 2
-        seed = eq.stieltjes_f64(np.array([float(mid)]))[0][0]
-        with mpmath.workdps(max(dps, RESCUE_DPS)):
-            g = eq.stieltjes_mp(mpmath.mpf(mid), seed)
-            inside = -mpmath.im(g) > mpmath.mpf(10) ** (-(max(dps, RESCUE_DPS) * 2) // 3) * abs(g)
+    for (a, b), mid, seed, known in zip(pairs, mids, seeds, decided, strict=True):
+        if known is not None and dps <= FLOAT64_EDGE_DPS:
+            inside = known
+        else:
+            with mpmath.workdps(max(dps, RESCUE_DPS)):
+                g = eq.stieltjes_mp(mpmath.mpf(mid), seed)
+                inside = -mpmath.im(g) > mpmath.mpf(10) ** (-(max(dps, RESCUE_DPS) * 2) // 3
+                                                          ) * abs(g)
         if inside:
             if intervals and intervals[-1][1] == a:
                 intervals[-1] = (intervals[-1][0], b)
             else:
                 intervals.append((a, b))
     return intervals
+
+
+def _inside_f64(eq: CauchyEquation, xs: np.ndarray) -> tuple[np.ndarray, list[bool | None]]:
+    """The tracked float64 ``G(x + i0)`` at real points (one batch) and, where float64
+    settles it, whether ``x`` is inside the support: inside when ``-Im G`` exceeds
+    ``1e-6 |G|`` and a thousand times its error estimate; outside when Newton in real
+    arithmetic from ``Re G`` reaches a real root ``r`` with ``|r - G|`` within a fifth of
+    the separation Smale's gamma guarantees around ``r`` (so the tracked root is that real
+    root, :func:`_gamma`); None otherwise (the caller decides at 30 digits)."""
+    if not xs.size:
+        return np.zeros(0, dtype=complex), []
+    g, err = eq.stieltjes_f64(xs)
+    c = eq.coeffs_f64(xs).real
+    with np.errstate(all="ignore"):
+        r = g.real.copy()
+        step = np.full(r.shape, np.inf)
+        for _ in range(8):
+            p, dp = eq._horner(c, r)
+            step = p / dp
+            r = r - step
+        converged = np.abs(step) <= 1e-13 * np.abs(r)
+        sep = (5 - math.sqrt(17)) / 4 / _gamma(c.astype(complex), r.astype(complex))
+        outside = converged & (np.abs(r - g) <= 0.2 * sep)
+        inside = (-g.imag > 1e-6 * np.abs(g)) & (err <= 1e-3 * -g.imag)
+    decided = [True if i else False if o else None
+               for i, o in zip(inside, outside & ~inside, strict=True)]
+    return g, decided
 
 
 def atom_at_zero(
