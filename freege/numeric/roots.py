@@ -21,7 +21,9 @@ Precision. Float64 batches use numpy (companion eigenvalues once at the start an
 the axis; the rest is vectorised Horner); the coefficient matrix is rounded from a
 40-digit evaluation, and two Newton steps with the residual in extended precision
 (``clongdouble``) finish every root. Every float64 value carries a first-order error
-estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
+estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included)
+plus the float64 rounding of the component that is used (``eps |Im G|`` for a density,
+``eps |G|`` otherwise: complex numbers are rounded componentwise);
 where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
 digits. Real points inside the support are usually not tracked one by one but continued
 from fixed anchors of their interval (:meth:`CauchyEquation.continue_f64`, Newton with
@@ -401,7 +403,8 @@ class CauchyEquation:
     def stieltjes_f64(
         self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate.
+        """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate
+        of the solve (without the float64 rounding of ``G``, :meth:`_refine`).
 
         Float64 only (no rescue); see :meth:`stieltjes` for the public entry point."""
         with np.errstate(all="ignore"):  # overflow shows up as a non-finite error estimate
@@ -410,7 +413,8 @@ class CauchyEquation:
     def continue_f64(
         self, xs: np.ndarray, xa: np.ndarray, ga: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(G, error estimate, ok)`` at real points ``xs`` continued from anchors: ``ga``
+        """``(G, error estimate of the solve (:meth:`_refine`), ok)`` at real points ``xs``
+        continued from anchors: ``ga``
         is the physical ``G(xa + i0)`` at a nearby point ``xa`` of the same support
         interval (elementwise), vectorised over all points.
 
@@ -480,7 +484,9 @@ class CauchyEquation:
         """Two Newton steps with the residual in extended precision (``np.clongdouble``,
         the coefficient matrix rounded from :data:`COEFF_DPS` digits), and the first-order
         error estimate ``eps_ext sum|A_ij||z|^j|G|^i / |P_G|`` (all terms' rounding,
-        coefficients included) plus the float64 rounding of ``G``. Where the platform's
+        coefficients included). The float64 rounding of the result (half an ulp of each
+        component) comes on top: the caller adds ``eps`` times the size of the component
+        it uses (``|Im G|`` for a density, ``|G|`` otherwise). Where the platform's
         long double is just a double this is plain float64 Newton."""
         z = zs.astype(np.clongdouble)
         c = np.zeros((zs.size, self.degree + 1), dtype=np.clongdouble)
@@ -499,7 +505,7 @@ class CauchyEquation:
             row_sizes = row_sizes * az[:, None] + self.absA[:, j][None, :]
         mags = (row_sizes * ag[:, None] ** np.arange(self.degree + 1)[None, :]).sum(axis=1)
         eps_ext = float(np.finfo(np.longdouble).eps)
-        err = eps_ext * mags / np.abs(dp).astype(float) + np.finfo(float).eps * np.abs(out)
+        err = eps_ext * mags / np.abs(dp).astype(float)
         return out, np.where(np.isfinite(err), err, np.inf)
 
     # ------------------------------------------------------------------ mpmath
@@ -1055,6 +1061,7 @@ def _inside_f64(eq: CauchyEquation, xs: np.ndarray) -> tuple[np.ndarray, list[bo
     if not xs.size:
         return np.zeros(0, dtype=complex), []
     g, err = eq.stieltjes_f64(xs)
+    err = err + np.finfo(float).eps * np.abs(g)  # the float64 rounding of G (_refine)
     c = eq.coeffs_f64(xs).real
     with np.errstate(all="ignore"):
         r = g.real.copy()
