@@ -354,10 +354,26 @@ class Law:
         return self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
 
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals (:func:`roots.support_intervals`), the interior anchors of
+        every candidate interval (:meth:`_interior_anchors`) tracked in the same batch."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
-            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps())
+            probes = roots.Probes(self._interior_anchors)
+            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps(),
+                                                       probes=probes)
+            self._cache[("interior", self._edge_dps())] = probes.found
         return self._cache[key]
+
+    def _interior_anchors(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+        """The interior anchors of an interval ``(a, b)`` (:meth:`_anchors_f64`): 19 points
+        ``a + (b - a) (0.05..0.95)`` (none within ``NEAR_ZERO S`` of 0, ``S``:
+        :meth:`roots.CauchyEquation.scale`), and the ``eta_min`` of :meth:`_tracked_f64`
+        for them (``a``, ``b`` and 0 are the nearest edge or pole of a point inside)."""
+        floor = roots.NEAR_ZERO * self.equation.scale()
+        xs = a + (b - a) * np.linspace(0.05, 0.95, 19)
+        xs = xs[(xs > a) & (xs < b) & (np.abs(xs) >= floor)]
+        dist = np.min(np.abs(xs[:, None] - np.array([a, b, 0.0])[None, :]), axis=1)
+        return xs, np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
 
     def intervals(self) -> list[tuple[Any, Any]]:
         """Intervals of the continuous part: a sorted list of ``(lo, hi)`` (one interval
@@ -436,26 +452,37 @@ class Law:
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``
         (``[a, b]``, ``w = b - a``) that can be the nearest anchor (in ``logit x``) of a
-        point with logit in ``[t_lo, t_hi]``: 19 interior points ``a + w (0.05..0.95)``,
-        tracked vertically, then the edge chains ``a + w 2^-j`` and ``b - w 2^-j`` (``j = 5,
-        7, .., 49``), each point continued from the one before
+        point with logit in ``[t_lo, t_hi]``: 19 interior points ``p + (q - p)
+        (0.05..0.95)`` of every candidate interval ``(p, q)`` between consecutive
+        candidate edges (:func:`roots.support_intervals`) that makes up ``[a, b]`` (of
+        ``[a, b]`` itself when the candidates are not known: a law that locates its
+        support otherwise), tracked vertically, then the edge chains ``a + w 2^-j`` and
+        ``b - w 2^-j`` (``j = 5, 7, .., 49``), each point continued from the one before
         (:meth:`roots.CauchyEquation.continue_f64`) until a step is in doubt. A chain is
         one fixed sequence (each point depends only on the one before), so it is continued
         only as far as asked: until its last point is at least as near its edge as
         ``t_lo`` (``t_hi``), or it ends. Every anchor further along lies beyond that last
         one, so the nearest anchor of every point asked for is the one the whole chain
-        would give. Kept per law (a pure function of the law: a longer prefix of the same
-        sequences never changes a result). Points within ``NEAR_ZERO S`` of 0 (``S``:
+        would give. The interior anchors are tracked in the batch that located the support
+        (:meth:`_intervals_mp`; the same values as a track of their own). Kept per law (a
+        pure function of the law: a longer prefix of the same sequences never changes a
+        result). Points within ``NEAR_ZERO S`` of 0 (``S``:
         :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
         key = ("anchors", k)
         if key not in self._cache:
             a, b = (float(e) for e in self._intervals_mp()[k])
-            floor = roots.NEAR_ZERO * self.equation.scale()
-            xs = a + (b - a) * np.linspace(0.05, 0.95, 19)
-            xs = xs[(xs > a) & (xs < b) & (np.abs(xs) >= floor)]
-            g, _ = self._tracked_f64(xs + 0j)
+            probed = self._cache.get(("interior", self._edge_dps()), {})
+            parts = sorted(pq for pq in probed if a <= pq[0] and pq[1] <= b)
+            if parts:  # tracked with the support's midpoints
+                xs = np.concatenate([probed[pq][0] for pq in parts])
+                g = np.concatenate([probed[pq][1] for pq in parts])
+            else:  # a law that locates its support otherwise
+                xs = self._interior_anchors(a, b)[0]
+                g, _ = self._tracked_f64(xs + 0j)
             good = np.isfinite(g) & (g.imag < 0)
-            self._cache[key] = _EdgeChains(self.equation, a, b, floor, xs[good], g[good])
+            self._cache[key] = _EdgeChains(self.equation, a, b,
+                                           roots.NEAR_ZERO * self.equation.scale(),
+                                           xs[good], g[good])
         return self._cache[key].anchors(t_lo, t_hi)
 
     def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
