@@ -354,10 +354,26 @@ class Law:
         return self.dps if self.dps is not None else roots.FLOAT64_EDGE_DPS
 
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals (:func:`roots.support_intervals`), the interior anchors of
+        every candidate interval (:meth:`_interior_anchors`) tracked in the same batch."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
-            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps())
+            probes = roots.Probes(self._interior_anchors)
+            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps(),
+                                                       probes=probes)
+            self._cache[("interior", self._edge_dps())] = probes.found
         return self._cache[key]
+
+    def _interior_anchors(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+        """The interior anchors of an interval ``(a, b)`` (:meth:`_anchors_f64`): 19 points
+        ``a + (b - a) (0.05..0.95)`` (none within ``NEAR_ZERO S`` of 0, ``S``:
+        :meth:`roots.CauchyEquation.scale`), and the ``eta_min`` of :meth:`_tracked_f64`
+        for them (``a``, ``b`` and 0 are the nearest edge or pole of a point inside)."""
+        floor = roots.NEAR_ZERO * self.equation.scale()
+        xs = a + (b - a) * np.linspace(0.05, 0.95, 19)
+        xs = xs[(xs > a) & (xs < b) & (np.abs(xs) >= floor)]
+        dist = np.min(np.abs(xs[:, None] - np.array([a, b, 0.0])[None, :]), axis=1)
+        return xs, np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
 
     def intervals(self) -> list[tuple[Any, Any]]:
         """Intervals of the continuous part: a sorted list of ``(lo, hi)`` (one interval
@@ -432,47 +448,42 @@ class Law:
         eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
         return self.equation.stieltjes_f64(zs, eta_min)
 
-    def _anchors_f64(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _anchors_f64(self, k: int, t_lo: float, t_hi: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(x, logit x, G(x + i0))`` at the fixed anchors of support interval ``k``
-        (``[a, b]``, ``w = b - a``): 19 interior points ``a + w (0.05..0.95)``, tracked
-        vertically, then ``a + w 2^-j`` and ``b - w 2^-j`` (``j = 5, 7, .., 49``) each continued
-        from the one before (:meth:`roots.CauchyEquation.continue_f64`, all sides at once)
-        until a step is in doubt. Seeded once per law (a pure function of the law: kept
-        once computed, it never changes a result). Points within ``NEAR_ZERO S`` of 0
-        (``S``: :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
+        (``[a, b]``, ``w = b - a``) that can be the nearest anchor (in ``logit x``) of a
+        point with logit in ``[t_lo, t_hi]``: 19 interior points ``p + (q - p)
+        (0.05..0.95)`` of every candidate interval ``(p, q)`` between consecutive
+        candidate edges (:func:`roots.support_intervals`) that makes up ``[a, b]`` (of
+        ``[a, b]`` itself when the candidates are not known: a law that locates its
+        support otherwise), tracked vertically, then the edge chains ``a + w 2^-j`` and
+        ``b - w 2^-j`` (``j = 5, 7, .., 49``), each point continued from the one before
+        (:meth:`roots.CauchyEquation.continue_f64`) until a step is in doubt. A chain is
+        one fixed sequence (each point depends only on the one before), so it is continued
+        only as far as asked: until its last point is at least as near its edge as
+        ``t_lo`` (``t_hi``), or it ends. Every anchor further along lies beyond that last
+        one, so the nearest anchor of every point asked for is the one the whole chain
+        would give. The interior anchors are tracked in the batch that located the support
+        (:meth:`_intervals_mp`; the same values as a track of their own). Kept per law (a
+        pure function of the law: a longer prefix of the same sequences never changes a
+        result). Points within ``NEAR_ZERO S`` of 0 (``S``:
+        :meth:`roots.CauchyEquation.scale`) are left out (mpmath there, §7.1)."""
         key = ("anchors", k)
         if key not in self._cache:
             a, b = (float(e) for e in self._intervals_mp()[k])
-            w = b - a
-            floor = roots.NEAR_ZERO * self.equation.scale()
-            xs = a + w * np.linspace(0.05, 0.95, 19)
-            xs = xs[(xs > a) & (xs < b) & (np.abs(xs) >= floor)]
-            g, _ = self._tracked_f64(xs + 0j)
+            probed = self._cache.get(("interior", self._edge_dps()), {})
+            parts = sorted(pq for pq in probed if a <= pq[0] and pq[1] <= b)
+            if parts:  # tracked with the support's midpoints
+                xs = np.concatenate([probed[pq][0] for pq in parts])
+                g = np.concatenate([probed[pq][1] for pq in parts])
+            else:  # a law that locates its support otherwise
+                xs = self._interior_anchors(a, b)[0]
+                g, _ = self._tracked_f64(xs + 0j)
             good = np.isfinite(g) & (g.imag < 0)
-            xs, g = list(xs[good]), list(g[good])
-            # the two edge chains start from the interior anchors nearest each edge
-            chains = [(a, 1.0, 0), (b, -1.0, -1)] if xs else []
-            prev = np.array([xs[i] for _, _, i in chains])
-            prev_g = np.array([g[i] for _, _, i in chains])
-            edge = np.array([e for e, _, _ in chains])
-            sign = np.array([d for _, d, _ in chains])
-            for step in 2.0 ** -np.arange(5, 51, 2):
-                if not prev.size:
-                    break
-                nxt = edge + sign * w * step
-                alive = (nxt > a) & (nxt < b) & (np.abs(nxt) >= floor) & (nxt != prev)
-                if not alive.any():
-                    break
-                gn, _, ok = self.equation.continue_f64(nxt[alive], prev[alive], prev_g[alive])
-                keep = np.flatnonzero(alive)[ok]
-                xs += list(nxt[keep])
-                g += list(gn[ok])
-                prev, prev_g = nxt[keep], gn[ok]
-                edge, sign = edge[keep], sign[keep]
-            order = np.argsort(xs)
-            xs, g = np.array(xs)[order], np.array(g, dtype=complex)[order]
-            self._cache[key] = (xs, _logit(xs, a, b), g)
-        return self._cache[key]
+            self._cache[key] = _EdgeChains(self.equation, a, b,
+                                           roots.NEAR_ZERO * self.equation.scale(),
+                                           xs[good], g[good])
+        return self._cache[key].anchors(t_lo, t_hi)
 
     def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Physical G in float64 and its error estimate, no rescue. Real points inside a
@@ -492,10 +503,10 @@ class Law:
             here = np.flatnonzero(real & (zs.real > float(lo)) & (zs.real < float(hi)))
             if not here.size:
                 continue
-            xa, ta, ga = self._anchors_f64(k)
+            t = _logit(zs.real[here], float(lo), float(hi))
+            xa, ta, ga = self._anchors_f64(k, float(np.min(t)), float(np.max(t)))
             if not xa.size:
                 continue
-            t = _logit(zs.real[here], float(lo), float(hi))
             j = np.clip(np.searchsorted(ta, t), 1, ta.size - 1) if ta.size > 1 else 0
             if ta.size > 1:
                 j = np.where(np.abs(ta[j - 1] - t) < np.abs(ta[j] - t), j - 1, j)
@@ -508,14 +519,16 @@ class Law:
         return g, err
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
-        """Physical G in float64; points whose error estimate exceeds
-        :data:`roots.FLOAT64_RTOL`, and points within ``NEAR_ZERO S`` of 0 (``S``:
+        """Physical G in float64; points whose error estimate (the solve's, plus the
+        float64 rounding of ``Im G`` inside the support, of ``G`` elsewhere) exceeds
+        :data:`roots.FLOAT64_RTOL` of that size, and points within ``NEAR_ZERO S`` of 0 (``S``:
         :meth:`roots.CauchyEquation.scale`), are recomputed at 30 digits (theory §7.1)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g, err = self._seed_f64(zs)
         inside = (zs.imag == 0) & self._inside(zs.real)
         scale = np.where(inside, np.abs(g.imag), np.abs(g))
         with np.errstate(all="ignore"):
+            err = err + np.finfo(float).eps * scale  # the float64 rounding of what is used
             bad = ~(err <= roots.FLOAT64_RTOL * np.maximum(scale, 1e-300))
         todo = np.flatnonzero(bad)
         if todo.size:
@@ -926,6 +939,65 @@ def _reach(delta_lo: float, delta_hi: float, m: int, x_hi: float) -> float | Non
     if delta_lo * delta_hi > 0:
         slope = max(slope, math.log10(delta_hi / delta_lo))
     return x_hi * (slope / abs(delta_hi)) ** (1 / slope)
+
+
+class _EdgeChains:
+    """The anchors of one support interval ``[a, b]`` (:meth:`Law._anchors_f64`): the
+    interior ones and the two edge chains, continued on demand."""
+
+    #: the chain steps ``2^-j`` of the interval's length, ``j = 5, 7, .., 49``
+    STEPS = 2.0 ** -np.arange(5, 51, 2)
+
+    def __init__(self, equation: roots.CauchyEquation, a: float, b: float, floor: float,
+                 xs: np.ndarray, g: np.ndarray) -> None:
+        self.equation, self.a, self.b, self.floor = equation, a, b, floor
+        self.xs, self.g = list(xs), list(g)
+        # per chain: [edge, direction, last x, last G, index of the next step]; the two
+        # chains start from the interior anchors nearest each edge
+        self.chains = [[a, 1.0, xs[0], g[0], 0], [b, -1.0, xs[-1], g[-1], 0]] if xs.size \
+            else []
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def anchors(self, t_lo: float, t_hi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, logit x, G)`` sorted, the chains continued far enough for logits in
+        ``[t_lo, t_hi]`` (see :meth:`Law._anchors_f64`)."""
+        while True:
+            todo = [c for c in self.chains if c[4] < self.STEPS.size and (
+                _logit(c[2], self.a, self.b) > t_lo if c[1] > 0
+                else _logit(c[2], self.a, self.b) < t_hi)]
+            if not todo:
+                break
+            self._step(todo)
+        if self._arrays is None:
+            xs = np.array(self.xs)
+            order = np.argsort(xs)
+            xs = xs[order]
+            self._arrays = (xs, _logit(xs, self.a, self.b),
+                            np.array(self.g, dtype=complex)[order])
+        return self._arrays
+
+    def _step(self, todo: list[list[Any]]) -> None:
+        """One more point on each chain of ``todo`` (all at once); a chain whose next point
+        leaves the interval, nears 0, repeats, or is in doubt ends there."""
+        self._arrays = None
+        edge = np.array([c[0] for c in todo])
+        sign = np.array([c[1] for c in todo])
+        prev = np.array([c[2] for c in todo])
+        prev_g = np.array([c[3] for c in todo], dtype=complex)
+        nxt = edge + sign * (self.b - self.a) * self.STEPS[[c[4] for c in todo]]
+        alive = (nxt > self.a) & (nxt < self.b) & (np.abs(nxt) >= self.floor) & (nxt != prev)
+        gn = np.full(nxt.shape, np.nan + 0j)
+        ok = np.zeros(nxt.shape, dtype=bool)
+        if alive.any():
+            gn[alive], _, ok[alive] = self.equation.continue_f64(nxt[alive], prev[alive],
+                                                                 prev_g[alive])
+        for chain, x, gv, good in zip(todo, nxt, gn, ok, strict=True):
+            if good:
+                self.xs.append(x)
+                self.g.append(gv)
+                chain[2:] = [x, gv, chain[4] + 1]
+            else:
+                chain[4] = self.STEPS.size  # the chain ends here
 
 
 def _logit(x: np.ndarray, a: float, b: float) -> np.ndarray:

@@ -21,7 +21,9 @@ Precision. Float64 batches use numpy (companion eigenvalues once at the start an
 the axis; the rest is vectorised Horner); the coefficient matrix is rounded from a
 40-digit evaluation, and two Newton steps with the residual in extended precision
 (``clongdouble``) finish every root. Every float64 value carries a first-order error
-estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included);
+estimate ``eps * sum_ij |A_ij||z|^j|G|^i / |P_G(G)|`` (coefficients' rounding included)
+plus the float64 rounding of the component that is used (``eps |Im G|`` for a density,
+``eps |G|`` otherwise: complex numbers are rounded componentwise);
 where it exceeds ``rtol`` (of ``|Im G|`` for a density) the point is recomputed at 30
 digits. Real points inside the support are usually not tracked one by one but continued
 from fixed anchors of their interval (:meth:`CauchyEquation.continue_f64`, Newton with
@@ -401,7 +403,8 @@ class CauchyEquation:
     def stieltjes_f64(
         self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate.
+        """Physical ``G(z)`` (real z read as ``x + i0``) and a first-order error estimate
+        of the solve (without the float64 rounding of ``G``, :meth:`_refine`).
 
         Float64 only (no rescue); see :meth:`stieltjes` for the public entry point."""
         with np.errstate(all="ignore"):  # overflow shows up as a non-finite error estimate
@@ -410,7 +413,8 @@ class CauchyEquation:
     def continue_f64(
         self, xs: np.ndarray, xa: np.ndarray, ga: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(G, error estimate, ok)`` at real points ``xs`` continued from anchors: ``ga``
+        """``(G, error estimate of the solve (:meth:`_refine`), ok)`` at real points ``xs``
+        continued from anchors: ``ga``
         is the physical ``G(xa + i0)`` at a nearby point ``xa`` of the same support
         interval (elementwise), vectorised over all points.
 
@@ -480,7 +484,9 @@ class CauchyEquation:
         """Two Newton steps with the residual in extended precision (``np.clongdouble``,
         the coefficient matrix rounded from :data:`COEFF_DPS` digits), and the first-order
         error estimate ``eps_ext sum|A_ij||z|^j|G|^i / |P_G|`` (all terms' rounding,
-        coefficients included) plus the float64 rounding of ``G``. Where the platform's
+        coefficients included). The float64 rounding of the result (half an ulp of each
+        component) comes on top: the caller adds ``eps`` times the size of the component
+        it uses (``|Im G|`` for a density, ``|G|`` otherwise). Where the platform's
         long double is just a double this is plain float64 Newton."""
         z = zs.astype(np.clongdouble)
         c = np.zeros((zs.size, self.degree + 1), dtype=np.clongdouble)
@@ -499,7 +505,7 @@ class CauchyEquation:
             row_sizes = row_sizes * az[:, None] + self.absA[:, j][None, :]
         mags = (row_sizes * ag[:, None] ** np.arange(self.degree + 1)[None, :]).sum(axis=1)
         eps_ext = float(np.finfo(np.longdouble).eps)
-        err = eps_ext * mags / np.abs(dp).astype(float) + np.finfo(float).eps * np.abs(out)
+        err = eps_ext * mags / np.abs(dp).astype(float)
         return out, np.where(np.isfinite(err), err, np.inf)
 
     # ------------------------------------------------------------------ mpmath
@@ -998,8 +1004,23 @@ def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
     return polynomial_roots(poly, dps)[1]
 
 
+class Probes:
+    """Extra points a caller tracks in the float64 batch of :func:`support_intervals` (a
+    vertical track costs its number of steps, hardly its number of points): ``points(a,
+    b)`` gives, for a candidate interval with float ends ``(a, b)``, real points ``x`` of
+    it and their ``eta_min`` (:meth:`CauchyEquation.track`); :attr:`found` then maps
+    ``(a, b)`` to ``(x, G, error)`` from :meth:`CauchyEquation.stieltjes_f64` -- the same
+    values a separate call gives (the batch is elementwise)."""
+
+    def __init__(self, points: Callable[[float, float], tuple[np.ndarray, np.ndarray]]
+                 ) -> None:
+        self.points = points
+        self.found: dict[tuple[float, float], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 def support_intervals(
-    eq: CauchyEquation, dps: int, bounds: tuple[mpmath.mpf, mpmath.mpf] | None = None
+    eq: CauchyEquation, dps: int, bounds: tuple[mpmath.mpf, mpmath.mpf] | None = None,
+    probes: Probes | None = None,
 ) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
     """Intervals of the continuous part on ``[0, inf)`` (or, with ``bounds = (lo, hi)``, an
     enclosure of the support, on ``[lo, hi]``), edges to ``dps`` digits.
@@ -1011,7 +1032,8 @@ def support_intervals(
     (``dps <= FLOAT64_EDGE_DPS``) decided in float64 where :func:`_inside_f64` settles it,
     otherwise (and for every dps law) by the root refined at ``max(dps, 30)`` digits.
     Adjacent support intervals are merged, so a discriminant root where the density does
-    not switch on/off is not an edge.
+    not switch on/off is not an edge. ``probes`` (optional, :class:`Probes`): points of
+    every candidate interval tracked in the same batch.
     """
     with mpmath.workdps(dps):
         if bounds is None:
@@ -1027,7 +1049,8 @@ def support_intervals(
     cands = sorted(cands)
     pairs = list(zip(cands, cands[1:], strict=False))
     mids = [(a + b) / 2 for a, b in pairs]
-    seeds, decided = _inside_f64(eq, np.array([float(m) for m in mids]))
+    seeds, decided = _inside_f64(eq, np.array([float(m) for m in mids]), [
+        (float(a), float(b)) for a, b in pairs], probes)
     intervals: list[tuple[mpmath.mpf, mpmath.mpf]] = []
     for (a, b), mid, seed, known in zip(pairs, mids, seeds, decided, strict=True):
         if known is not None and dps <= FLOAT64_EDGE_DPS:
@@ -1045,8 +1068,10 @@ def support_intervals(
     return intervals
 
 
-def _inside_f64(eq: CauchyEquation, xs: np.ndarray) -> tuple[np.ndarray, list[bool | None]]:
-    """The tracked float64 ``G(x + i0)`` at real points (one batch) and, where float64
+def _inside_f64(eq: CauchyEquation, xs: np.ndarray, pairs: list[tuple[float, float]],
+                probes: Probes | None) -> tuple[np.ndarray, list[bool | None]]:
+    """The tracked float64 ``G(x + i0)`` at real points (one batch, with the ``probes`` of
+    the candidate intervals ``pairs``, :class:`Probes`) and, where float64
     settles it, whether ``x`` is inside the support: inside when ``-Im G`` exceeds
     ``1e-6 |G|`` and a thousand times its error estimate; outside when Newton in real
     arithmetic from ``Re G`` reaches a real root ``r`` with ``|r - G|`` within a fifth of
@@ -1054,7 +1079,17 @@ def _inside_f64(eq: CauchyEquation, xs: np.ndarray) -> tuple[np.ndarray, list[bo
     root, :func:`_gamma`); None otherwise (the caller decides at 30 digits)."""
     if not xs.size:
         return np.zeros(0, dtype=complex), []
-    g, err = eq.stieltjes_f64(xs)
+    # the default eta_min of CauchyEquation.track, explicit so that probes can join
+    etas = [np.clip(1e-3 * np.abs(xs), 1e-280, 1e-9 * eq.radius())]
+    extra = [probes.points(a, b) for a, b in pairs] if probes is not None else []
+    g, err = eq.stieltjes_f64(np.concatenate([xs, *(x for x, _ in extra)]),
+                              np.concatenate([*etas, *(eta for _, eta in extra)]))
+    start = xs.size
+    for pair, (x, _) in zip(pairs, extra, strict=False):
+        probes.found[pair] = (x, g[start:start + x.size], err[start:start + x.size])
+        start += x.size
+    g, err = g[:xs.size], err[:xs.size]
+    err = err + np.finfo(float).eps * np.abs(g)  # the float64 rounding of G (_refine)
     c = eq.coeffs_f64(xs).real
     with np.errstate(all="ignore"):
         r = g.real.copy()
