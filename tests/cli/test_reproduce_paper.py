@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import bad, run_cli
+from tests.stopped_run import STOPPED_RUN
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ("--measure", "--scale", "64", "--draws", "2", "--panels", "3b", "--quiet")
@@ -119,22 +120,6 @@ def test_a_setup_measures_its_panel_with_the_same_store(finished, tmp_path, caps
     assert (out / "report.md").read_bytes() == (finished / "report.md").read_bytes()
 
 
-#: the child of :func:`test_ctrl_c_says_one_line_and_the_rerun_resumes`: ``freege ARGV``
-#: with a Ctrl-C on its process group right after the first draw record is in the store
-#: (tests/validation/test_sweep.py's stopped sweep, for the paper run)
-INTERRUPTED_RUN = """
-import os, signal, sys
-from freege.cli import main
-from freege.validation.sweep import store
-append = store.Writer.append
-def append_then_stop(self, payload):
-    append(self, payload)
-    if payload["type"] == "draw":
-        store.Writer.append = append
-        os.killpg(0, signal.SIGINT)
-store.Writer.append = append_then_stop
-sys.exit(main({argv!r}))
-"""
 
 
 def _records(store):
@@ -153,8 +138,9 @@ def test_ctrl_c_says_one_line_and_the_rerun_resumes(finished, tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "interrupted"
     argv = ["reproduce", "paper", *TINY, "--out", str(out), "--workers", "2"]
+    child = STOPPED_RUN.format(stop="os.killpg(0, signal.SIGINT)", argv=argv)
     proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED_RUN.format(argv=argv)], cwd=ROOT,
+        [sys.executable, "-c", child], cwd=ROOT,
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline

@@ -18,6 +18,7 @@ from freege.validation.sweep import engine as sweep
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import Point
 from tests.cli.helpers import bad, result_json, run_cli
+from tests.stopped_run import STOPPED_RUN
 from tests.validation.stores import threads_cluster as make_threads_cluster
 
 pytest.importorskip("distributed")
@@ -123,21 +124,6 @@ def test_kill_and_resume_matches_uninterrupted_run(capsys, tmp_path):
     assert _table(_report(capsys, store)[0]) == _table(_report(capsys, whole)[0])
 
 
-#: the child of :func:`test_stopped_sweep_says_one_line_and_resumes`: ``freege ARGV`` with
-#: ``STOP`` (a statement) run once, right after the first draw record is in the store
-STOPPED_SWEEP = """
-import os, signal, sys
-from freege.cli import main
-from freege.validation.sweep import store
-append = store.Writer.append
-def append_then_stop(self, payload):
-    append(self, payload)
-    if payload["type"] == "draw":
-        store.Writer.append = append
-        {stop}
-store.Writer.append = append_then_stop
-sys.exit(main({argv!r}))
-"""
 STOPS = {  # a terminal's Ctrl-C reaches the whole process group; `kill PID` one process
     "ctrl-c": ("os.killpg(0, signal.SIGINT)", 130, "freege: interrupted"),
     "sigterm": ("os.kill(os.getpid(), signal.SIGTERM)", 143, "freege: terminated"),
@@ -155,7 +141,7 @@ def test_stopped_sweep_says_one_line_and_resumes(capsys, one_worker, tmp_path, h
     argv = ["sweep", *GRID, "--draws", DRAWS, "--store", str(store), "--workers", "2",
             "--quiet"]
     proc = subprocess.Popen(
-        [sys.executable, "-c", STOPPED_SWEEP.format(stop=stop, argv=argv)], cwd=ROOT,
+        [sys.executable, "-c", STOPPED_RUN.format(stop=stop, argv=argv)], cwd=ROOT,
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline
