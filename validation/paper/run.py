@@ -234,7 +234,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
              ) -> dict[str, Any]:
     """Pre-run estimate: ``seconds``, the pending draws' work at the measured ``rates``
     (:func:`measure_rates`, or :func:`device_rates`) with each configuration's draws
-    :func:`concurrency` at a time in ``memory`` (NaN, with the reason as ``unknown``,
+    :func:`concurrency` at a time in ``memory``, plus the row-coefficient tables of
+    ``finite_width`` draws (:func:`table_seconds`) (NaN, with the reason as ``unknown``,
     when ``rates`` is a probe's reason); ``peak_bytes`` of the largest draw; ``serial``,
     the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
     once, its largest draw's peak bytes)`` (0 at once: one draw does not fit)."""
