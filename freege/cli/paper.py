@@ -5,10 +5,12 @@
 
 Every input is checked before any work: ``--scale`` a number >= 1, known ``--panels``,
 ``--out`` a writable folder that is new or empty, or holds this same run and ``--resume``
-is given. The estimated time (draws x flops at this machine's measured rate; on CuPy at
-the device's, probed at the run's largest n, or unknown when it cannot be) and memory
-are printed first; above :data:`freege.cli.budget.CONFIRM_SECONDS` of known time the run
-needs ``--yes``. The draws are scheduled by this machine's memory
+is given; ``--finite-width`` (``reproduce paper`` only) needs panel table2 and dK >= 2 at
+this scale, and is part of the run's identity (a store written without it is not resumed
+with it, nor the reverse). The estimated time (draws x flops at this machine's measured
+rate; on CuPy at the device's, probed at the run's largest n, or unknown when it cannot
+be) and memory are printed first; above :data:`freege.cli.budget.CONFIRM_SECONDS` of
+known time the run needs ``--yes``. The draws are scheduled by this machine's memory
 (:func:`freege.validation.paper.run.run`): the estimate names the panels whose draws run
 one (or a few) at a time, and only a draw larger than all of the memory is refused.
 """
@@ -43,6 +45,10 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
     if setup == "paper":
         parser.add_argument("--panels", default=SETUP_PANELS["paper"],
                             help="comma-separated panels (default all: %(default)s)")
+        parser.add_argument("--finite-width", action="store_true",
+                            help="table 2 also measures softmax against the conditional GE "
+                            "with each row's finite-n coefficient (ge-row-n, theory §2.3); "
+                            "dK >= 2")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="folder for report.md, report.json, figures and the store "
                         "(default paper-S<scale>)")
@@ -100,9 +106,12 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     seed = positive_int("--seed", getattr(args, "seed", "0"), minimum=0)
     backend = getattr(args, "backend", "numpy")
     out = _out_folder(args, scale)
-    configs = paper_panels.configurations(panels, scale, draws)
+    finite_width = bool(getattr(args, "finite_width", False))
+    configs = paper_panels.configurations(panels, scale, draws, finite_width)
+    if finite_width:
+        paper_panels.check_finite_width(configs)
     store = out / STORE
-    header = paper_run.header(configs, seed, backend, scale)
+    header = paper_run.header(configs, seed, backend, scale, finite_width)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
     rates = paper_run.measure_rates()  # this CPU: the report's work, and NumPy draws
     draw_rates: dict[str, float] | str = rates
@@ -120,9 +129,9 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
                                workers=workers, scheduler=args.scheduler,
                                progress=lambda done, _total: bar(done),
                                rates=rates if isinstance(draw_rates, str) else draw_rates,
-                               memory=memory)
+                               memory=memory, finite_width=finite_width)
     _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
-           backend, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
+           backend, finite_width, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
                              verbosity=verbosity))
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
           f"{counts['skipped']} already in the store, {counts['failed']} failed)")
@@ -191,13 +200,14 @@ def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: 
 
 def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: Any,
            scale: float, seed: int, draws: int, resamples: int, backend: str,
-           bar: Progress) -> None:
+           finite_width: bool, bar: Progress) -> None:
     from freege.validation.paper import panels as paper_panels
     from freege.validation.paper import plots as paper_plots
     from freege.validation.paper import report as paper_report
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
-            "backend": backend, "target_seed": paper_panels.TARGET_SEED}
+            "backend": backend, "target_seed": paper_panels.TARGET_SEED,
+            "finite_width": finite_width}
     opts = {"resamples": resamples, "seed": seed}
     report: dict[str, Any] = {}
     with bar:

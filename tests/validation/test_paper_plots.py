@@ -86,3 +86,20 @@ def test_table2_figure_sets_the_papers_values_beside_the_measured(tmp_path):
     png = plots.figure("table2", panel, tmp_path)[1]
     pixels = image.imread(png)[..., :3]
     assert np.sum(np.all(np.abs(pixels - paper_colour) < 0.02, axis=-1)) > 100
+
+
+def test_table2_figure_draws_ge_row_n_beside_the_ge_with_finite_width():
+    """With ``--finite-width`` rows (theory §2.3) each facet gains the ge-row-n points."""
+    from freege.validation.paper import panels, report
+
+    configs = panels.configurations(["table2"], 32, 3, finite_width=True)
+    recs = {c["key"]: {i: {"draw": i, "rel_w1": 0.01 * (1 + i), "ks": 0.02 + 0.01 * i,
+                           "ge_row_n": {"rel_w1": 0.005 * (1 + i), "ks": 0.01 + 0.01 * i}}
+                       for i in range(3)} for c in configs}
+    panel = report.panel_table2(configs, recs, {})
+    fig = plotting._figure_class()(figsize=(12, 4.5))
+    plots._table2(fig, panel)
+    for ax, stat in zip(fig.axes, ("row_n_rel_w1_percent", "row_n_ks"), strict=True):
+        row_n = next(c for c in ax.containers
+                     if c.get_label() == "freege (softmax vs ge-row-n)")
+        assert list(row_n.lines[0].get_ydata()) == [r[stat] for r in panel["rows"]]

@@ -21,7 +21,8 @@ eigenvalues, :func:`freege.validation.finite_readout.ridge_error`); ``flow`` -- 
 eigenvalues ``l_j`` of ``F F^T`` and the weights ``(u_j^T y)^2 / ||y||^2`` of the fixed
 target ``y`` (learning curves, arrival times); ``spectrum`` -- the eigenvalues of the
 centred ``MHA^perp`` Gram over ``m`` (theory §4 compares the bulk); ``ge`` -- the theory
-§6.1 relative W1 and KS of softmax against its Gaussian equivalent.
+§6.1 relative W1 and KS of softmax against its Gaussian equivalent (with
+``finite_width``, ``ge_row_n``: the same against the conditional GE of theory §2.3).
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
     bk = get_backend(backend)
     out: dict[str, Any] = {}
     if kind == "ge":
-        out.update(_ge(dims, entropy, bk))
+        out.update(_ge(dims, entropy, bk, bool(config.get("finite_width", False))))
     else:
         betas = [float(b) for b in config.get("betas", [float(dims.beta)])]
         y = finite_readout.target(dims.n, config.get("target_seed", 0))
@@ -180,12 +181,21 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
             "seconds": time.perf_counter() - start, **out}
 
 
-def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend) -> dict[str, Any]:
-    """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights."""
+def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = False
+        ) -> dict[str, Any]:
+    """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights;
+    ``finite_width``: also against the conditional GE with the finite-n row coefficient
+    (``ge_row_n``, theory §2.3) of the same draw -- the softmax and GE spectra are those
+    of the same seed without it (:func:`freege.validation.sampling.sample.draw`)."""
     from freege.validation.sampling import metrics
-    from freege.validation.sampling.sample import draw
+    from freege.validation.sampling.sample import ROW_N_MODEL, draw
 
-    d = draw(dims, seed=entropy, backend=bk)
+    d = draw(dims, seed=entropy, backend=bk, extra=(ROW_N_MODEL,) if finite_width else ())
     m1 = limiting_mean(dims, float(dims.beta))
-    return {"rel_w1": metrics.rel_w1(d.softmax, d.ge, m1),
-            "ks": metrics.ks(d.softmax, d.ge, metrics.zero_tolerance(bk.dtype))}
+    tol = metrics.zero_tolerance(bk.dtype)
+    out: dict[str, Any] = {"rel_w1": metrics.rel_w1(d.softmax, d.ge, m1),
+                           "ks": metrics.ks(d.softmax, d.ge, tol)}
+    if finite_width:
+        out["ge_row_n"] = {"rel_w1": metrics.rel_w1(d.softmax, d.ge_row_n, m1),
+                           "ks": metrics.ks(d.softmax, d.ge_row_n, tol)}
+    return out

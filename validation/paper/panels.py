@@ -228,18 +228,39 @@ BUILDERS = {"2a": panel_2a, "2c": panel_2c, "2d": panel_2d, "3a": panel_3a,
             "3b": panel_3b, "table2": panel_table2, "d1": panel_d1}
 
 
-def configurations(panels: list[str], scale: float, draws: int = DRAWS
-                   ) -> list[dict[str, Any]]:
+def configurations(panels: list[str], scale: float, draws: int = DRAWS,
+                   finite_width: bool = False) -> list[dict[str, Any]]:
     """Every measured configuration of ``panels`` at ``scale`` (``draws`` per
-    configuration; d1 keeps its single draw)."""
+    configuration; d1 keeps its single draw). ``finite_width``: each ``ge``
+    configuration (table 2) is marked ``finite_width: True`` and its draws also sample
+    the conditional GE with the finite-n row coefficient (theory §2.3,
+    :func:`freege.validation.paper.measure.task`); unmarked configurations are those of
+    a run without it."""
     out = []
     for panel in panels:
         if panel in BUILDERS:
             for config in BUILDERS[panel](scale):
                 if config["draws"] != 1:
                     config["draws"] = draws
+                if finite_width and config["kind"] == "ge":
+                    config["finite_width"] = True
                 out.append(config)
     return out
+
+
+def check_finite_width(configs: list[dict[str, Any]]) -> None:
+    """ValueError unless ``--finite-width`` applies: some ``ge`` configuration (panel
+    table2) is measured, and each has ``dK >= 2`` (the finite-width row coefficient's
+    chi-square density is unbounded at 0 for dK = 1; theory §2.3, as ``validate
+    --finite-width`` refuses)."""
+    ge = [c for c in configs if c["kind"] == "ge"]
+    if not ge:
+        raise ValueError("--finite-width applies to table 2's GE configurations; add "
+                         "table2 to --panels")
+    narrow = [c for c in ge if c["dims"]["dK"] < 2]
+    if narrow:
+        raise ValueError(f"--finite-width needs dK >= 2 (got dK = {narrow[0]['dims']['dK']} "
+                         f"for {narrow[0]['key']}); use a smaller --scale")
 
 
 def cost(config: dict[str, Any]) -> dict[str, float]:
@@ -250,7 +271,8 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
     :func:`freege.validation.paper.measure.exponentials`), and the eigenproblems as
     ``(n^3, with vectors)``; a ridge error is a Cholesky inverse instead, ``n^3`` flops
     of products per beta. A ``ge`` draw computes softmax and GE: about twice a softmax
-    draw of five passes per head."""
+    draw of five passes per head; with ``finite_width`` the conditional GE too, one more
+    GE (:func:`freege.validation.sampling.cost.draw_cost`'s ``extra_models``)."""
     d = config["dims"]
     n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
     betas = len(config["betas"])
@@ -258,7 +280,7 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
     steps = {b - a for a, b in zip([0.0, *ordered], ordered, strict=False)}
     matmul = h * (2 * n * n * dk + betas * 2 * n * n * dv) + betas * (
         2 * n * h * dv * do + 2 * n * n * do)
-    factor = 2 if config["kind"] == "ge" else 1
+    factor = 2 + extra_models(config) if config["kind"] == "ge" else 1
     passes = 5 if config["kind"] == "ge" else 2 * len(steps) + len(ordered) - 1
     ridge = config["kind"] == "ridge"
     return {"matmul": float(factor * matmul + ridge * betas * n**3),
@@ -269,9 +291,17 @@ def cost(config: dict[str, Any]) -> dict[str, float]:
 
 def peak_bytes(config: dict[str, Any]) -> int:
     """Peak float64 bytes of one draw (a bound): the per-beta head blocks, three n x n
-    softmax buffers or one output with the Gram and its eigenvector copy, and W^O."""
+    softmax buffers or one output with the Gram and its eigenvector copy, and W^O; with
+    ``finite_width``, one more n x h dV block per extra model
+    (:func:`freege.validation.sampling.cost.draw_cost`)."""
     d = config["dims"]
     n = d["n"]
     betas = len(config["betas"])
-    return 8 * (betas * n * d["h"] * d["dV"] + 2 * n * d["dO"] + 3 * n * n
-                + d["h"] * d["dV"] * d["dO"])
+    return 8 * ((betas + extra_models(config)) * n * d["h"] * d["dV"] + 2 * n * d["dO"]
+                + 3 * n * n + d["h"] * d["dV"] * d["dO"])
+
+
+def extra_models(config: dict[str, Any]) -> int:
+    """Gaussian equivalents a draw of ``config`` samples beyond softmax and GE: 1 for a
+    ``finite_width`` one (``ge-row-n``, theory §2.3), else 0."""
+    return int(bool(config.get("finite_width", False)))

@@ -126,7 +126,8 @@ def _integer_ticks(ax: Any, values: list[int]) -> None:
 def _table2(fig: Any, panel: dict[str, Any]) -> None:
     """Table 2 as two facets, relative W1 and KS per preset: the measured mean with its
     95% half-width beside the paper's value and half-width (presets the paper does not
-    list show the measured point alone)."""
+    list show the measured point alone); with ``--finite-width`` the distance to
+    ``ge-row-n`` (theory §2.3) between them."""
     rows = panel["rows"]
     x = np.arange(len(rows))
     for ax, (stat, bar, label) in zip(fig.subplots(1, 2), (
@@ -134,6 +135,11 @@ def _table2(fig: Any, panel: dict[str, Any]) -> None:
             ("ks", "ks_half_width", "KS distance")), strict=True):
         ax.errorbar(x - 0.12, [r[stat] for r in rows], yerr=[r[bar] for r in rows],
                     fmt="o", capsize=3, color="C0", label="freege (softmax vs GE)")
+        row_n = [(k, r) for k, r in enumerate(rows) if f"row_n_{stat}" in r]
+        if row_n:  # --finite-width: the conditional GE of theory §2.3
+            ax.errorbar([k for k, _ in row_n], [r[f"row_n_{stat}"] for _, r in row_n],
+                        yerr=[r[f"row_n_{bar}"] for _, r in row_n], fmt="^", capsize=3,
+                        color="C2", label="freege (softmax vs ge-row-n)")
         paper = [(k, r) for k, r in enumerate(rows) if r.get(f"paper_{stat}") is not None]
         if paper:
             ax.errorbar([k + 0.12 for k, _ in paper], [r[f"paper_{stat}"] for _, r in paper],

@@ -332,15 +332,32 @@ TABLE2_PAPER_FIELDS = ("paper_rel_w1_percent", "paper_rel_w1_half_width", "paper
                        "paper_ks_half_width")
 
 
+#: the one-line explanation of the ``--finite-width`` columns of Table 2
+TABLE2_ROW_N_NOTE = (
+    "ge-row-n columns (`--finite-width`): softmax against the conditional Gaussian "
+    "equivalent whose rows carry their own finite-n coefficient theta1_i from the drawn "
+    "queries (same weights and seed as the GE columns; theory §2.3): the finite-width "
+    "correction that halves the softmax-vs-GE gap in docs/findings-finite-width.md.")
+
+
 def panel_table2(configs: list[dict[str, Any]], recs: Records, opts: dict[str, Any]) -> dict:
+    """Table 2 (theory §6.1): per preset the mean relative W1 (in %) and KS of softmax
+    against its GE with 95% Student-t half-widths; for a ``finite_width`` configuration
+    also against ``ge-row-n`` (theory §2.3), fields prefixed ``row_n_``."""
     rows, incomplete = [], []
     for c, draws in _complete(configs, recs, incomplete):
         w1 = st.student([100 * d["rel_w1"] for d in draws])
         ks = st.student([d["ks"] for d in draws])
         paper = TABLE2.get(c["label"]["preset"])
+        row_n = {}
+        if c.get("finite_width"):
+            rw1 = st.student([100 * d["ge_row_n"]["rel_w1"] for d in draws])
+            rks = st.student([d["ge_row_n"]["ks"] for d in draws])
+            row_n = {"row_n_rel_w1_percent": rw1.estimate, "row_n_rel_w1_half_width": rw1.bar,
+                     "row_n_ks": rks.estimate, "row_n_ks_half_width": rks.bar}
         rows.append({"preset": c["label"]["preset"], "n": c["dims"]["n"],
                      "rel_w1_percent": w1.estimate, "rel_w1_half_width": w1.bar,
-                     "ks": ks.estimate, "ks_half_width": ks.bar,
+                     "ks": ks.estimate, "ks_half_width": ks.bar, **row_n,
                      "paper": None if paper is None else
                      f"{paper[0]} ± {paper[1]} % / {paper[2]} ± {paper[3]}",
                      **dict(zip(TABLE2_PAPER_FIELDS, paper or (None,) * 4, strict=True))})
@@ -540,13 +557,7 @@ def _finite_width_line(fw: dict[str, Any]) -> str:
 def _table(panel: dict[str, Any]) -> list[str]:
     cols = panel["columns"]
     if panel["title"].startswith("table 2"):
-        head = "| preset | n | rel W1 % | KS | paper (rel W1 % / KS) |"
-        out = [head, "|---|---|---|---|---|"]
-        for r in panel["rows"]:
-            out.append(f"| {r['preset']} | {r['n']} | {r['rel_w1_percent']:.3g} ± "
-                       f"{r['rel_w1_half_width']:.2g} | {r['ks']:.3g} ± "
-                       f"{r['ks_half_width']:.2g} | {r['paper'] or ''} |")
-        return out
+        return _table2(panel["rows"])
     out = ["| " + " | ".join(cols) + " | theory | measured [95% interval] | rel. diff. | "
            "paper (measured, S = 1) |", "|" + "---|" * (len(cols) + 4)]
     for r in panel["rows"]:
@@ -554,4 +565,24 @@ def _table(panel: dict[str, Any]) -> list[str]:
         out.append("| " + " | ".join(_fmt(r[c]) for c in cols) + f" | {_fmt(r['theory'])} | "
                    f"{_fmt(r['measured'])}{interval} | {_fmt(r['relative_difference'])} | "
                    f"{_fmt(r.get('paper'))} |")
+    return out
+
+
+def _table2(rows: list[dict[str, Any]]) -> list[str]:
+    """Table 2's Markdown: mean ± 95% half-width per preset, the ``ge-row-n`` columns
+    beside the GE's when the rows carry them (with :data:`TABLE2_ROW_N_NOTE` above)."""
+    row_n = any("row_n_ks" in r for r in rows)
+    extra = " ge-row-n rel W1 % | ge-row-n KS |" if row_n else ""
+    out = [TABLE2_ROW_N_NOTE, ""] if row_n else []
+    out += [f"| preset | n | rel W1 % | KS |{extra} paper (rel W1 % / KS) |",
+            "|---|---|---|---|" + "---|---|" * row_n + "---|"]
+    for r in rows:
+        cells = [r["preset"], r["n"],
+                 f"{r['rel_w1_percent']:.3g} ± {r['rel_w1_half_width']:.2g}",
+                 f"{r['ks']:.3g} ± {r['ks_half_width']:.2g}"]
+        if row_n:
+            cells += ([f"{r['row_n_rel_w1_percent']:.3g} ± {r['row_n_rel_w1_half_width']:.2g}",
+                       f"{r['row_n_ks']:.3g} ± {r['row_n_ks_half_width']:.2g}"]
+                      if "row_n_ks" in r else ["", ""])
+        out.append("| " + " | ".join(map(str, cells)) + f" | {r['paper'] or ''} |")
     return out

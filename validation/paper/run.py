@@ -28,15 +28,18 @@ from freege.validation.paper import measure as paper_measure
 from freege.validation.sweep import store as sweep_store
 
 #: the identity a store must match to be resumed
-IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale")
+IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale", "finite_width")
+#: the value of an identity key a store written before that key existed holds
+IDENTITY_DEFAULTS: dict[str, Any] = {"finite_width": False}
 
 
-def header(configs: list[dict[str, Any]], seed: int, backend: str, scale: float
-           ) -> dict[str, Any]:
-    """The store header of a paper run (its identity)."""
+def header(configs: list[dict[str, Any]], seed: int, backend: str, scale: float,
+           finite_width: bool = False) -> dict[str, Any]:
+    """The store header of a paper run (its identity; ``finite_width``: ``--finite-width``,
+    table 2's draws also sample ``ge-row-n``, theory §2.3)."""
     return {"type": "header", "format": sweep_store.FORMAT,
             "identity": {"kind": "freege-paper", "configs": configs, "seed": seed,
-                         "backend": backend, "scale": scale}}
+                         "backend": backend, "scale": scale, "finite_width": finite_width}}
 
 
 def _store_header(header: dict[str, Any], source: str) -> dict[str, int]:
@@ -86,7 +89,8 @@ def check_store(path: Path, new: dict[str, Any]) -> sweep_store.Contents:
     contents = sweep_store.read(path, store_schema())
     if contents.header is not None:
         old = contents.header.get("identity", {})
-        differs = [k for k in ("kind", *IDENTITY_KEYS) if old.get(k) != new["identity"][k]]
+        differs = [k for k in ("kind", *IDENTITY_KEYS)
+                   if old.get(k, IDENTITY_DEFAULTS.get(k)) != new["identity"][k]]
         if differs:
             raise ValueError(f"{str(path)!r} holds a different run (its {', '.join(differs)} "
                              "differ); choose another --out")
@@ -120,8 +124,8 @@ def one_thread(configs: list[dict[str, Any]]) -> Any:
 def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
         scale: float, workers: int = 1, scheduler: str | None = None,
         progress: Callable[[int, int], None] | None = None,
-        rates: dict[str, float] | None = None, memory: int | None = None
-        ) -> dict[str, int]:
+        rates: dict[str, float] | None = None, memory: int | None = None,
+        finite_width: bool = False) -> dict[str, int]:
     """Run (or resume) every pending task into ``store``; returns counts
     ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
     run again on the next resume. ``rates`` (:func:`measure_rates`, measured when not
@@ -130,8 +134,10 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
     None: unlimited): on Dask the draws are scheduled so that those running at once
     never need more together (:func:`freege.validation.sweep.engine.run_batches`, each
     draw's :func:`freege.validation.paper.panels.peak_bytes`), and each local worker may
-    hold all of the machine's."""
-    new = header(configs, seed, backend, scale)
+    hold all of the machine's. ``finite_width``: part of the run's identity
+    (:func:`header`; the ``ge`` configurations carry it,
+    :func:`freege.validation.paper.panels.configurations`)."""
+    new = header(configs, seed, backend, scale, finite_width)
     contents = check_store(store, new)
     todo = pending(configs, contents)
     total = sum(c["draws"] for c in configs)
@@ -228,7 +234,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
              ) -> dict[str, Any]:
     """Pre-run estimate: ``seconds``, the pending draws' work at the measured ``rates``
     (:func:`measure_rates`, or :func:`device_rates`) with each configuration's draws
-    :func:`concurrency` at a time in ``memory`` (NaN, with the reason as ``unknown``,
+    :func:`concurrency` at a time in ``memory``, plus the row-coefficient tables of
+    ``finite_width`` draws (:func:`table_seconds`) (NaN, with the reason as ``unknown``,
     when ``rates`` is a probe's reason); ``peak_bytes`` of the largest draw; ``serial``,
     the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
     once, its largest draw's peak bytes)`` (0 at once: one draw does not fit)."""
@@ -242,12 +249,31 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
     unknown = rates if isinstance(rates, str) else None
     seconds = math.nan if unknown is not None else sum(
         draw_seconds(c, rates) / max(1, concurrency(c, workers, memory))  # type: ignore[arg-type]
-        for c, _ in todo)
+        for c, _ in todo) + table_seconds(todo, rates, workers)  # type: ignore[arg-type]
     work = sum(paper_panels.cost(c)["matmul"] for c, _ in todo)
     peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
     serial = [(panel, k, peak) for panel, (k, peak) in at_once.items() if k < workers]
     return {"seconds": seconds, "unknown": unknown, "peak_bytes": float(peak),
             "gflop": work / 1e9, "serial": serial}
+
+
+def table_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float],
+                  workers: int) -> float:
+    """Seconds of the finite-n row coefficient tables the pending ``finite_width`` draws
+    build (theory §2.3, :func:`freege.validation.sampling.row_coefficient.table_work`),
+    one per ``(n, x_max)``, built once per worker process that draws it (at most
+    ``workers`` or its pending draws), at the elementwise rate."""
+    from freege.params import Dims
+    from freege.validation.sampling import row_coefficient
+
+    draws: dict[tuple[int, float], int] = {}  # (n, x_max): pending draws
+    for c, _ in todo:
+        if c.get("finite_width"):
+            dims = Dims(**c["dims"])
+            key = (dims.n, row_coefficient.x_bound(float(dims.beta), dims.dK))
+            draws[key] = draws.get(key, 0) + 1
+    return sum(min(workers, k) * row_coefficient.table_work(x_max)
+               for (_, x_max), k in draws.items()) / rates["elementwise"]
 
 
 def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:

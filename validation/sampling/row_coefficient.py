@@ -49,10 +49,8 @@ def theta_n_exact(x: float, n: int) -> float:
     g = np.linspace(-10.0, 10.0 + 2 * s, GAUSS_POINTS)
     w = np.exp(-g * g / 2) * ((g[1] - g[0]) / math.sqrt(2 * math.pi))
     zeta = np.exp(s * g - x / 2)
-    # t = u/n; small zeta (median e^{-x/2}) can make 1/sum(zeta) far larger than 1/n,
-    # and near 0 the integrand grows like u^2 E zeta^2 = u^2 e^x
-    low, high = -9 - x / math.log(10), 12 + (x / 2 + 4 * s) / math.log(10)
-    u = np.geomspace(10.0 ** low, 10.0 ** high, int(U_POINTS * (high - low) / 21))
+    low, high, count = _u_grid(x)
+    u = np.geomspace(10.0 ** low, 10.0 ** high, count)
     e = np.exp(-np.outer(u / n, zeta))
     with np.errstate(divide="ignore"):  # phi_0 underflows to 0 far out: cut below
         log_phi0 = np.log(e @ w)
@@ -65,6 +63,22 @@ def theta_n_exact(x: float, n: int) -> float:
         raise ArithmeticError(f"theta_n quadrature: the u grid does not hold the integrand "
                               f"at x = {x:g}, n = {n}")
     return total - 1.0
+
+
+def _u_grid(x: float) -> tuple[float, float, int]:
+    """``(log10 u_min, log10 u_max, points)`` of the ``u`` grid at ``x``: ``t = u/n``;
+    small zeta (median ``e^{-x/2}``) can make ``1/sum(zeta)`` far larger than ``1/n``, and
+    near 0 the integrand grows like ``u^2 E zeta^2 = u^2 e^x``."""
+    low, high = -9 - x / math.log(10), 12 + (x / 2 + 4 * math.sqrt(x)) / math.log(10)
+    return low, high, int(U_POINTS * (high - low) / 21)
+
+
+def table_work(x_max: float) -> float:
+    """Elementwise operations of building the :func:`theta_n` table up to ``x_max`` (for
+    run estimates): per ``x`` of the table, the ``u`` x Gaussian grid's exponential and
+    its two products, counted before the cut (a bound)."""
+    return float(sum(3 * GAUSS_POINTS * _u_grid(float(x))[2]
+                     for x in np.linspace(0.0, x_max, TABLE_POINTS)))
 
 
 @functools.lru_cache(maxsize=32)
