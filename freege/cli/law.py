@@ -343,8 +343,6 @@ def run_expression(args: argparse.Namespace) -> int:
     if given:
         raise ValueError(f"--expr and {given[0]} are mutually exclusive: give the law as "
                          f"an expression or as a theory §4 case")
-    if args.certify:
-        raise ValueError("--certify is not available for --expr laws yet")
     from freege import algebra
 
     expr = algebra.parse(args.expr)
@@ -353,12 +351,21 @@ def run_expression(args: argparse.Namespace) -> int:
         if mean == 0:
             raise ValueError(f"--normalized: {expr} has mean 0")
         expr = expr / mean
+    title = f"law of {expr}"
+    if args.certify:  # rigorous balls (python-flint), imported only on this path
+        from freege.cli import certify_output
+
+        the_law = expr.law()
+        grid = density_grid(the_law, args.xscale) if args.plot is not None else None
+        certify_output.run_law(args, the_law, title)
+        if grid is not None:
+            plot_density(args.plot, grid, title)
+        return 0
     if args.plot is not None:
         check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)
     the_law = expr.law(None if args.dps is None else args.dps + GUARD_DIGITS)
     data = law_summary(the_law, xs)
-    title = f"law of {expr}"
     grid = density_grid(the_law, args.xscale) if args.plot is not None else None
     emit(data, args, lambda d: _render(d, title, args.dps), args.dps)
     if grid is not None:

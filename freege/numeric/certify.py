@@ -67,6 +67,17 @@ Atom at 0 (theory §4, §7)
     this mass is a root of the lowest-order part of ``P(m/z, z)`` (the equation of
     ``lim z G(z)``); the ball then has radius 0.
 
+Expressions of the law algebra (docs/algebra.md)
+    An :class:`freege.numeric.expression_law.ExpressionLaw` is certified from its
+    expression's exact Cauchy polynomial (rational coefficients once the parameters are
+    numbers; no theta1, so every zero test is an exact rational one), its exact mean (for
+    the starting box of the density certificate) and its exact mass at 0 (the
+    expression's Bercovici-Voiculescu rules, checked like the rank-deficiency mass
+    above). The certificates above assume a law on ``[0, inf)`` with atoms only at 0,
+    so an expression that is not positive, or has an atom elsewhere, is a ValueError
+    naming what is not certified; ``w(lam)`` and the ridge error (theory §5) are for
+    the theory §4 cases only.
+
 Degrees of freedom and ridge error (theory §5)
     ``F(w, lam)`` (ridge polynomial, exact in everything but ``theta1``) is solved by
     bisection on ``(0, w_max)``, ``w_max = 1 - atom``, with the sign rules of the physical
@@ -474,10 +485,64 @@ class _LawData:
     def edge_polynomial(self) -> ThetaPoly:
         return _edge_polynomial(self.cauchy)
 
+    def theta1(self) -> Any:
+        """The ball of ``theta1 = expm1(beta^2)`` at the ambient precision."""
+        return _theta1(self.ratios)
+
     def atom_mass(self) -> Fraction:
         names = _ATOM_RATIOS[self.case]
         r = self.ratios
         return 1 - min([Fraction(1)] + [exact(getattr(r, n)) for n in names])
+
+
+def _sympy_fraction(value: Any, what: str, text: str) -> Fraction:
+    value = sp.sympify(value)
+    if not value.is_Rational:
+        raise ValueError(f"certified mode needs rational numbers: {what} of {text} is "
+                         f"{value}")
+    return Fraction(int(value.p), int(value.q))
+
+
+class _ExpressionData(_LawData):
+    """Exact data of an expression of the law algebra (docs/algebra.md): its Cauchy
+    polynomial with rational coefficients (no theta1: every row is a constant), the exact
+    mean, and the exact mass at 0. Certified only for a law on ``[0, inf)`` whose atoms
+    all sit at 0, which is what the density, support and atom certificates assume (module
+    docstring); anything else is a ValueError naming what is not certified."""
+
+    def __init__(self, expr: Any) -> None:
+        text = str(expr)
+        atoms = expr.atoms()
+        if not expr.is_positive:
+            raise ValueError(f"certified mode covers laws on [0, inf); {text} is not "
+                             "certified (its support may reach below 0)")
+        if any(x != 0 for x, _ in atoms):
+            raise ValueError(f"certified mode covers atoms at 0 only; {text} has atoms at "
+                             f"{', '.join(str(x) for x, _ in atoms if x != 0)}")
+        self.case = "expression"
+        self.ratios = None
+        self.normalized = False
+        self.text = text
+        poly = expr.cauchy_polynomial()
+        self.cauchy = {}
+        for monom, coeff in poly.terms():
+            self.cauchy[monom] = {0: _sympy_fraction(coeff, "a Cauchy coefficient", text)}
+        self.degree = max(i for i, _ in self.cauchy)
+        self._mean = _sympy_fraction(expr.mean, "the mean", text)
+        self._mass = sum((_sympy_fraction(p, "an atom's mass", text) for _, p in atoms),
+                         Fraction(0))
+        self._edges = {}
+
+    def theta1(self) -> Any:
+        """No theta1 in an expression's polynomial: the rows are constants."""
+        return flint.arb(0)
+
+    def mean_row(self) -> dict[int, Fraction]:
+        return {0: self._mean} if self._mean else {}
+
+    def atom_mass(self) -> Fraction:
+        """The expression's exact mass at 0 (its Bercovici-Voiculescu rules)."""
+        return self._mass
 
 
 @functools.lru_cache(maxsize=32)
@@ -485,8 +550,15 @@ def _law_data(case: str, ratios: Any, normalized: bool) -> _LawData:
     return _LawData(case, ratios, normalized)
 
 
+@functools.lru_cache(maxsize=32)
+def _expression_data(the_law: Any) -> _ExpressionData:
+    return _ExpressionData(the_law.expr)
+
+
 def _data(the_law: Any) -> _LawData:
     require_flint()
+    if the_law.case == "expression":
+        return _expression_data(the_law)
     return _law_data(the_law.case, the_law.ratios, bool(the_law.normalized))
 
 
@@ -559,7 +631,7 @@ class _Tracker:
 
     def __init__(self, data: _LawData, x: Fraction, prec: int) -> None:
         self.x, self.prec = x, prec
-        t1 = _theta1(data.ratios)
+        t1 = data.theta1()
         # in u = z G the equation is Q(u, z) = z^shift P(u/z, z), of low degree in z and
         # with u bounded near infinity (u -> 1) and near the atom's pole at 0 (u -> mass)
         shift = -min(j - i for i, j in data.cauchy)
@@ -722,7 +794,7 @@ class _Tracker:
 def _density(data: _LawData, x: Fraction, prec: int) -> Any:
     """Ball of the density at ``x > 0`` (exact 0 when ``G(x + i0)`` is certainly real)."""
     with flint.ctx.workprec(prec):
-        t1 = _theta1(data.ratios)
+        t1 = data.theta1()
         coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
         kinds = _tight_roots(coeffs, prec)
         if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
@@ -847,7 +919,7 @@ def _candidates(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int
                 ) -> list[Any]:
     """0 and the positive real roots of the edge polynomial, as balls, ascending."""
     with flint.ctx.workprec(prec):
-        roots = _real_roots(rows, _theta1(data.ratios), prec)
+        roots = _real_roots(rows, data.theta1(), prec)
     positive = []
     for r in roots:
         if r > 0:
@@ -975,6 +1047,9 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
     and more (doubling up to ``max_prec``) until it certifies and the ball has radius at
     most ``rtol |mid|``."""
     data = _data(the_law)
+    if isinstance(data, _ExpressionData):
+        raise ValueError("w(lam) is certified for the theory §4 cases only (not for an "
+                         "expression of the law algebra)")
     lam_f = exact(lam_value)
     if lam_f <= 0:
         raise ValueError(f"lam must be > 0 (got {lam_value!r})")
@@ -986,7 +1061,7 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
     result: Result = Uncertified("w(lam) not certified: no precision tried")
     for p in _ladder(prec, max_prec):
         with flint.ctx.workprec(p):
-            polys = ridge.polys(_theta1(data.ratios))
+            polys = ridge.polys(data.theta1())
             lam_b = _arb(lam_f)
             try:
                 approx = _bisect(polys, lam_b, w_max, p)

@@ -42,7 +42,6 @@ def test_atoms_anywhere_and_digits(capsys):
     (["--expr", "mp(1) *"], "expression"),
     (["--expr", "mp(1)", "--case", "mha"], "mutually exclusive"),
     (["--expr", "mp(1)", "--beta", "1"], "mutually exclusive"),
-    (["--expr", "mp(1)", "--certify"], "--certify"),
     (["--expr", "semicircle(1)", "--normalized"], "mean 0"),
     (["--beta", "1", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"], "--case"),
     (["--case", "mha", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"], "--beta"),
