@@ -27,6 +27,11 @@ ulp or two):
   route for independent and tied cases; the solve raises
   :class:`freege.errors.ConvergenceError` if ``D < 0``, ``a2 <= 0`` or a non-monotone
   ``lam(w)`` is met on the path. Works at ``D + 10`` digits: every returned digit is right.
+* An expression law of :mod:`freege.algebra` (``ratios is None``) must lie on
+  ``[0, inf)`` (a Gram spectrum; else a ValueError): ``w = 1 + lam G(-lam)`` and
+  ``w' = G(-lam) - lam G'(-lam)`` with ``G' = -P_z/P_G`` from its Cauchy polynomial
+  (:func:`_spectral_point`, precision raised by the digits ``lam`` cancels); its
+  :func:`ridge_error` takes the output ratio ``gO``; ``flow_loss`` is unchanged.
 * :func:`dof_derivative` -- ``w'(lam) = 1/lam'(w) = -F_lam/F_w`` (``F_lam = sqrt(D)`` on
   the physical branch), evaluated as the derivative of the stable root formula from the
   factored coefficients' and discriminant's derivatives (no cancellation even where
@@ -95,6 +100,7 @@ def decimal_input(name: str, value: Any, allow_zero: bool = False) -> Number:
 def _normalized(law: Law) -> Law:
     if not isinstance(law, Law):
         raise ValueError(f"law must be a freege.numeric.law.Law (got {type(law).__name__})")
+    _check_spectral(law)
     return law.as_normalized()
 
 
@@ -124,6 +130,8 @@ def _vectorised(law: Law, fn: Callable[[Any], Any], x: Any) -> Any:
 
 def _describe(law: Law, **extra: Any) -> dict[str, Any]:
     r = law.ratios
+    if r is None:  # an expression of the law algebra (no theory §2 ratios)
+        return {**law.describe, **extra}
     return {"case": law.case, "beta": r.beta, "h": r.h, "gK": r.gK, "gV": r.gV, "gO": r.gO,
             **extra}
 
@@ -315,16 +323,52 @@ def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
     return +w, +w_prime
 
 
+def _check_spectral(nbar: Law) -> None:
+    """Refuse an expression law that is not a law on ``[0, inf)`` (theory §5 needs a Gram
+    spectrum: ``x/(x + lam)`` is finite on its support for every ``lam > 0``)."""
+    if nbar.ratios is None and not nbar.expr.is_positive:
+        raise ValueError(f"law: readouts need a law on [0, inf) (a Gram spectrum); "
+                         f"{nbar.text} is not")
+
+
+def _spectral_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """``(w(lam), w'(lam))`` of an expression law (theory §5) from its Cauchy transform at
+    ``z = -lam``: ``w = 1 + lam G(-lam)`` and ``w' = G(-lam) - lam G'(-lam)`` with
+    ``G' = -P_z/P_G`` from the Cauchy polynomial ``P(G, z)``. Both forms cancel about
+    ``log10 lam`` digits (``w ~ m1/lam``), so the precision is raised by twice that."""
+    base = mpmath.mp.prec
+    lam0 = to_mpf(lam)
+    extra = 2 * max(0, int(mpmath.log(lam0, 2))) + 16
+    with mpmath.workprec(base + extra):
+        lam0 = to_mpf(lam)
+        z = -lam0
+        g = nbar.stieltjes_batch([z])[0].real
+        rows = nbar.equation.matrix_mp()
+        p_g = mpmath.fsum(i * c * g ** (i - 1) * z ** j
+                          for i, row in enumerate(rows) for j, c in enumerate(row) if i)
+        p_z = mpmath.fsum(j * c * g ** i * z ** (j - 1)
+                          for i, row in enumerate(rows) for j, c in enumerate(row) if j)
+        scale = mpmath.fsum(abs(i * c * g ** (i - 1) * z ** j)
+                            for i, row in enumerate(rows) for j, c in enumerate(row) if i)
+        if not abs(p_g) > scale * mpmath.ldexp(1, 16 - base):
+            raise ConvergenceError("w'(lam)", "P_G vanishes at G(-lam): a branch point",
+                                   _describe(nbar, lam=lam))
+        w = 1 + lam0 * g
+        w_prime = g + lam0 * p_z / p_g
+    return +w, +w_prime
+
+
 def _at_ridge_points(law: Law, lam: Any,
                      value: Callable[[Number, mpmath.mpf, mpmath.mpf], Any]) -> Any:
     """``value(lam, w(lam), w'(lam))`` (theory §5) at the law's working precision, for a
     scalar or array ``lam > 0``."""
     nbar = _normalized(law)
+    point = _ridge_point if nbar.ratios is not None else _spectral_point
 
     def one(x: Any) -> Any:
         lam_in = decimal_input("lam", x)
         with mpmath.workdps(_work_dps(law)):
-            w, w_prime = _ridge_point(nbar, lam_in)
+            w, w_prime = point(nbar, lam_in)
             return _out(law, value(lam_in, w, w_prime))
 
     return _vectorised(law, one, lam)
@@ -341,20 +385,32 @@ def dof_derivative(law: Law, lam: Any) -> Any:
     return _at_ridge_points(law, lam, lambda _lam, _w, w_prime: w_prime)
 
 
-def _check_mha(law: Law) -> None:
+def _output_ratio(law: Law, g_o: Any) -> Number:
+    """``gO`` of the ridge error: the MHA law's own, or the ``gO > 0`` given with an
+    expression law (which has no theory §2 ratios)."""
+    if law.ratios is None:
+        if g_o is None:
+            raise ValueError("gO: ridge_error of an expression law needs the output ratio "
+                             "gO > 0 (gO=...)")
+        return decimal_input("gO", g_o)
+    if g_o is not None:
+        raise ValueError(f"gO: given only with an expression law (the {law.case} law has "
+                         f"its own)")
     if law.case not in ("mha", "mha-tied"):
         raise ValueError(f"ridge_error needs an MHA law (case mha or mha-tied), got {law.case}")
+    return law.ratios.gO
 
 
-def ridge_error(law: Law, lam: Any, sigma2: Any) -> Any:
+def ridge_error(law: Law, lam: Any, sigma2: Any, gO: Any = None) -> Any:  # noqa: N803
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``
     (theory §5; isotropic teacher, noise variance ``sigma2 >= 0``); scalar or array ``lam``.
-    Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula."""
-    _check_mha(law)
+    Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula, or an
+    expression law with the output ratio ``gO`` given."""
+    ratio = _output_ratio(law, gO)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
 
     def error(lam_in: Number, w: mpmath.mpf, w_prime: mpmath.mpf) -> mpmath.mpf:
-        g_o = to_mpf(law.ratios.gO)
+        g_o = to_mpf(ratio)
         return 1 - w / g_o + (to_mpf(lam_in) / g_o - to_mpf(s2)) * w_prime
 
     return _at_ridge_points(law, lam, error)
@@ -572,16 +628,17 @@ def estimate_dof(law: Law, lam: Any) -> Estimate:
     return _estimate(law, value, other)
 
 
-def estimate_ridge_error(law: Law, lam: Any, sigma2: Any) -> Estimate:
+def estimate_ridge_error(law: Law, lam: Any, sigma2: Any,
+                         gO: Any = None) -> Estimate:  # noqa: N803
     """:func:`ridge_error` and its disagreement with theory §5's integral form
     ``1 - 1/gO + int (lam^2/gO + sigma^2 x)/(x + lam)^2 dnubar`` by quadrature."""
-    _check_mha(law)
+    ratio = _output_ratio(law, gO)
     lam_in = decimal_input("lam", lam)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
     nbar = _normalized(law)
-    value = ridge_error(nbar, lam_in, s2)
+    value = ridge_error(nbar, lam_in, s2, gO)
     with mpmath.workdps(nbar.dps or INTERNAL_DPS):
-        lm, sm, go = to_mpf(lam_in), to_mpf(s2), to_mpf(law.ratios.gO)
+        lm, sm, go = to_mpf(lam_in), to_mpf(s2), to_mpf(ratio)
         if nbar.dps is None:
             lf, sf, gf = float(lm), float(sm), float(go)
             other = 1 - 1 / gf + nbar.expect(lambda x: (lf**2 / gf + sf * x) / (x + lf) ** 2)
