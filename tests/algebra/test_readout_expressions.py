@@ -57,6 +57,8 @@ def test_mp_flow_loss_matches_the_closed_density():
                               * mpmath.sqrt((hi - x) * (x - lo)) / (2 * mpmath.pi * c * x),
                               [lo, hi])
         assert abs(readout.flow_loss(the_law, t) - ref) <= 1e-15
+    arrival = readout.arrival_time(the_law, 0.25)
+    assert abs(readout.flow_loss(the_law, arrival) - 0.25) <= 1e-14
 
 
 def _attention_pair(case: str) -> tuple:
