@@ -3,18 +3,14 @@ a damaged store resumed into an identical report, figures and both report files.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.helpers import bad, run_cli
-from tests.stopped_run import STOPPED_RUN
+from tests.stopped_run import run_stopped
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ("--measure", "--scale", "64", "--draws", "2", "--panels", "3b", "--quiet")
@@ -138,16 +134,8 @@ def test_ctrl_c_says_one_line_and_the_rerun_resumes(finished, tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "interrupted"
     argv = ["reproduce", "paper", *TINY, "--out", str(out), "--workers", "2"]
-    child = STOPPED_RUN.format(stop="os.killpg(0, signal.SIGINT)", argv=argv)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", child], cwd=ROOT,
-        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+    returncode, err = run_stopped(argv, "os.killpg(0, signal.SIGINT)")
+    assert returncode == 130, err
     said = [x for x in err.splitlines() if not x.startswith("freege: paper:")]
     assert said == ["freege: interrupted"], err
     partial = len(_records(out / "store.jsonl"))

@@ -18,7 +18,7 @@ from freege.validation.sweep import engine as sweep
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import Point
 from tests.cli.helpers import bad, result_json, run_cli
-from tests.stopped_run import STOPPED_RUN
+from tests.stopped_run import run_stopped
 from tests.validation.stores import threads_cluster as make_threads_cluster
 
 pytest.importorskip("distributed")
@@ -140,15 +140,8 @@ def test_stopped_sweep_says_one_line_and_resumes(capsys, one_worker, tmp_path, h
     store = tmp_path / "stopped.jsonl"
     argv = ["sweep", *GRID, "--draws", DRAWS, "--store", str(store), "--workers", "2",
             "--quiet"]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", STOPPED_RUN.format(stop=stop, argv=argv)], cwd=ROOT,
-        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        _, err = proc.communicate(timeout=300)  # a hang guard, not a deadline
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == code, err
+    returncode, err = run_stopped(argv, stop)
+    assert returncode == code, err
     said = [x for x in err.splitlines() if not x.startswith("freege: estimate:")]
     assert said == [line], err
     partial = len(sweep_store.read(store).records)
