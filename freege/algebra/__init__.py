@@ -9,11 +9,16 @@ quadratic pushforwards, in Python or as text (:func:`parse`)::
     >>> law.moments(3)
     [1, 2, 21/4]
 
-Each expression is exact (:mod:`freege.symbolic`): its moments, its Cauchy polynomial
-``P(G, z)`` derived by resultants, its S-relation when the mean is not 0, its atoms.
+Each expression is exact (:mod:`freege.symbolic.expressions`): its moments, its Cauchy
+polynomial ``P(G, z)`` derived by resultants, its S-relation when the mean is not 0, its
+atoms; ``expr.law(dps)`` is its numeric :class:`ExpressionLaw`. The seven theory §4
+laws are expressions of this algebra (:func:`case_expression`, :mod:`freege.symbolic.cases`).
 """
 
-from freege.algebra.expressions import (
+from freege.algebra.grammar import parse
+from freege.numeric.expression_law import ExpressionLaw
+from freege.symbolic.cases import case_expression
+from freege.symbolic.expressions import (
     SYMBOLS,
     Affine,
     Atomic,
@@ -35,11 +40,10 @@ from freege.algebra.expressions import (
     pushforward,
     semicircle,
 )
-from freege.algebra.grammar import parse
 
 __all__ = [
-    "SYMBOLS", "Affine", "Atomic", "FreeAdd", "FreeMult", "FreePoisson", "LawExpr",
-    "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic", "dilation",
-    "free_add", "free_mult", "free_poisson", "marchenko_pastur", "parse", "point_mass",
-    "pushforward", "semicircle",
+    "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult", "FreePoisson",
+    "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
+    "case_expression", "dilation", "free_add", "free_mult", "free_poisson",
+    "marchenko_pastur", "parse", "point_mass", "pushforward", "semicircle",
 ]

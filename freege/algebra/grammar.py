@@ -11,7 +11,7 @@
             | "poisson(" rate ["," expr] ")" | "pushforward(" expr "," polynomial ")"
 
 Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``);
-names are the parameter symbols of :data:`freege.algebra.expressions.SYMBOLS`; the
+names are the parameter symbols of :data:`freege.symbolic.expressions.SYMBOLS`; the
 polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for powers. The text is
 read by :func:`ast.parse` and every node checked against a whitelist; anything else is a
 one-line ValueError naming the offending token.
@@ -24,8 +24,8 @@ from typing import Any
 
 import sympy as sp
 
-from freege.algebra import expressions as ex
-from freege.algebra.expressions import LawExpr
+from freege.symbolic import expressions as ex
+from freege.symbolic.expressions import LawExpr
 
 #: the longest expression text read
 MAX_LENGTH = 2000

@@ -53,6 +53,7 @@ lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, confidence 
 does not verify raises :class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
 """
 
+from freege.numeric.expression_law import ExpressionLaw
 from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case
 from freege.numeric.readout import (
     arrival_time,
@@ -64,6 +65,6 @@ from freege.numeric.readout import (
 )
 
 __all__ = [
-    "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time", "crossover", "dof",
-    "dof_derivative", "flow_loss", "ridge_error",
+    "Estimate", "ExpressionLaw", "Law", "law", "mha_law", "resolve_case", "arrival_time",
+    "crossover", "dof", "dof_derivative", "flow_loss", "ridge_error",
 ]

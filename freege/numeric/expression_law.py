@@ -21,7 +21,7 @@ attention laws' code; this module supplies the few things that differ:
 * identity, equality, hash and pickling by ``(text, dps)``
   (:mod:`freege.numeric.law_recipe`, constructor ``"expression"``).
 
-The expression is duck-typed (this layer does not import :mod:`freege.algebra`):
+The expression (:class:`freege.symbolic.expressions.LawExpr`) is used through
 ``str(expr)``, ``cauchy_polynomial()``, ``moments(q)``, ``mean``, ``s_relation()``,
 ``atoms()``, ``bounds()``, ``is_positive``, ``parameters`` and ``expr / number``.
 """
@@ -42,6 +42,7 @@ from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
+from freege.symbolic.expressions import register_numeric_law
 
 #: the folder of the algebra's sources (their text keys the generated functions)
 _ALGEBRA_DIR = Path(__file__).resolve().parent.parent / "algebra"
@@ -390,8 +391,11 @@ class ExpressionLaw(Law):
 
 
 def expression_law(expr: Any, dps: int | None = None) -> ExpressionLaw:
-    """The numeric law of an expression of :mod:`freege.algebra` (``expr.law(dps)``)."""
+    """The numeric law of an expression of :mod:`freege.algebra` (``expr.law(dps)``,
+    registered with :func:`freege.symbolic.expressions.register_numeric_law` below)."""
     return ExpressionLaw(expr, dps)
 
+
+register_numeric_law(expression_law)
 
 __all__ = ["ExpressionEquation", "ExpressionLaw", "expression_key", "expression_law"]

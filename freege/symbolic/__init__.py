@@ -8,16 +8,18 @@ gV, gO``, expand with :func:`in_beta`):
 * :func:`s_transform`, :func:`s_relation` -- the S-transform (theory §3, §4).
 
 The building blocks live in :mod:`~freege.symbolic.series` (series, transforms),
-:mod:`~freege.symbolic.laws` (the law algebra :class:`~freege.symbolic.laws.FreeLaw`),
-:mod:`~freege.symbolic.additive` (laws carried by their Cauchy polynomial: semicircle,
-atomic laws, ``⊞`` by resultants, quadratic images), :mod:`~freege.symbolic.pushforward`
-(the tied jump law) and
-:mod:`~freege.symbolic.cases` (the theory §4 laws). The equations the numeric layer solves
-are in :mod:`~freege.symbolic.equations` (per case), built with the generic maps of
+:mod:`~freege.symbolic.laws` (the exact law :class:`~freege.symbolic.laws.FreeLaw` and
+its constructors), :mod:`~freege.symbolic.additive` (laws carried by their Cauchy
+polynomial: semicircle, atomic laws, ``⊞`` by resultants, quadratic images),
+:mod:`~freege.symbolic.expressions` (the law algebra's expressions),
+:mod:`~freege.symbolic.pushforward` (the tied jump law in generic symbols) and
+:mod:`~freege.symbolic.cases` (the theory §4 laws, expressions of the algebra). The
+equations the numeric layer solves are in :mod:`~freege.symbolic.equations` (per case),
+built with the generic maps of
 :mod:`~freege.symbolic.transforms` (S-relation <-> Cauchy polynomial <-> ridge
 polynomial). Imports run one way: symbols, cache, series, transforms -> laws ->
-additive, pushforward -> cases -> closed_forms -> equations. The public, composable
-form of the algebra is :mod:`freege.algebra`.
+additive -> pushforward, expressions -> cases -> closed_forms -> equations. The public,
+composable form of the algebra is :mod:`freege.algebra`.
 """
 
 from freege.symbolic.cases import CASES, case_law

@@ -121,7 +121,7 @@ def free_add_conv(*laws: FreeLaw) -> FreeLaw:
     return result
 
 
-def _quadratic_eliminant(base: sp.Poly, a: sp.Expr, b: sp.Expr) -> sp.Expr:
+def quadratic_eliminant(base: sp.Poly, a: sp.Expr, b: sp.Expr) -> sp.Expr:
     """The Cauchy eliminant of the image of a law under ``psi(x) = a x + b x^2`` (``b != 0``).
 
     With ``x_1, x_2`` the roots of ``psi(x) = z`` (``x_1 + x_2 = -a/b``), partial fractions
@@ -142,10 +142,10 @@ def quadratic_image(law: FreeLaw, coeffs: Sequence[Any]) -> FreeLaw:
     """The image of ``law`` under ``phi(x) = c_0 + c_1 x + c_2 x^2`` (``coeffs`` in
     ascending order, ``c_2 != 0``): moments from ``int phi^q dlaw``
     (:func:`~freege.symbolic.laws.pushforward`), ``P(G, z)`` by the elimination of
-    :func:`_quadratic_eliminant` followed by the shift ``c_0``."""
+    :func:`quadratic_eliminant` followed by the shift ``c_0``."""
     c0, a, b = (sp.sympify(c) for c in coeffs)
     if b == 0:
         raise ValueError("quadratic_image needs c_2 != 0 (use affine for degree 1)")
     centred = pushforward(law, [0, a, b], cauchy_fn=lambda: physical_cauchy_factor(
-        _quadratic_eliminant(law.cauchy_polynomial, a, b), centred))
+        quadratic_eliminant(law.cauchy_polynomial, a, b), centred))
     return centred if c0 == 0 else affine(centred, 1, c0)

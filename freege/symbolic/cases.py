@@ -1,6 +1,8 @@
-"""The limiting laws of theory §4, written as compositions of the law algebra.
+"""The limiting laws of theory §4, built from the law algebra (:mod:`freege.symbolic.expressions`).
 
-Each case is the theory §4 table entry spelled with :mod:`freege.symbolic.laws`:
+Each case is the theory §4 table entry written as an expression of the algebra, in the
+parameter symbols ``theta1 theta2 h gK gV gO``; its exact law (moments, S-relation,
+Cauchy polynomial) is the expression's :attr:`~freege.symbolic.expressions.LawExpr.free_law`:
 
 ====================================  =====================================================
 ``attention``                         ``nu_att = rho_{gK} ⊠ MP_{1/h}``
@@ -12,10 +14,12 @@ Each case is the theory §4 table entry spelled with :mod:`freege.symbolic.laws`
 ``mha-tied``                          ``D_{1/gK}( pi(mu_KV, h) ⊠ pi_{gO} )``
 ====================================  =====================================================
 
-``mu_KV`` is the image of ``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x +
-(h/gK) theta2 x^2``; its moments and S-relation (resultant elimination) come from
-:mod:`freege.symbolic.pushforward`.
-The normalized law ``nubar`` (theory §3) is ``D_{1/m_1} nu``.
+``rho_t = (theta1 - theta2) + theta2 MP_{1/t}`` and ``mu_KV`` is the image of
+``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x + (h/gK) theta2 x^2`` (a quadratic
+pushforward of the algebra: moments from ``int phi^q``, the Cauchy polynomial by the
+resultant elimination of :func:`freege.symbolic.additive.quadratic_image`). The
+normalized law ``nubar`` (theory §3) is ``D_{1/m_1} nu``. The same expressions print in
+the grammar of :mod:`freege.algebra` (``str(case_expression("mha"))``).
 """
 
 from __future__ import annotations
@@ -25,50 +29,54 @@ import functools
 from freege.params import CASES as CASES
 from freege.params import TIED_CASES as TIED_CASES
 from freege.params import check_case
-from freege.symbolic import laws
+from freege.symbolic.expressions import (
+    LawExpr,
+    affine,
+    dilation,
+    free_poisson,
+    marchenko_pastur,
+    pushforward,
+)
 from freege.symbolic.laws import FreeLaw
-from freege.symbolic.pushforward import tied_jump_moments, tied_jump_relation
-from freege.symbolic.symbols import gK, gO, gV, h
+from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
+
+
+def rho(t: object) -> LawExpr:
+    """``rho_t``: the law of ``(theta1 - theta2) + theta2 X``, ``X ~ MP_{1/t}`` (theory §3)."""
+    return affine(marchenko_pastur(1 / t), theta2, theta1 - theta2)
+
+
+def tied_jump() -> LawExpr:
+    """``mu_KV = phi_* pi_{gK/h}`` (theory §4)."""
+    return pushforward(free_poisson(gK / h), [0, theta1 - theta2, h * theta2 / gK])
 
 
 @functools.cache
+def case_expression(case: str, normalized: bool = False) -> LawExpr:
+    """The theory §4 law of ``case`` as an expression of the algebra; ``normalized``:
+    ``nubar``, divided by its mean (theory §3). A ValueError lists the valid names for an
+    unknown case."""
+    case = check_case(case)
+    attention = rho(gK) * marchenko_pastur(1 / h)
+    built = {
+        "attention": lambda: attention,
+        "head-average": lambda: rho(gK) * free_poisson(1),
+        "head-average-shared-key": lambda: rho(gK / h) * free_poisson(1),
+        "value": lambda: attention * free_poisson(gV),
+        "mha": lambda: attention * marchenko_pastur(1 / gV) * free_poisson(gO),
+        "value-tied": lambda: free_poisson(h, tied_jump()),
+        "mha-tied": lambda: dilation(free_poisson(h, tied_jump()) * free_poisson(gO), 1 / gK),
+    }[case]()
+    return dilation(built, 1 / built.mean) if normalized else built
+
+
 def tied_jump_law() -> FreeLaw:
-    """``mu_KV = phi_* pi_{gK/h}`` (theory §4), from :mod:`freege.symbolic.pushforward`:
-    moments ``int phi(x)^q d pi_{gK/h}(x)`` (exact, Narayana moments) and the S-relation
-    eliminated by resultants."""
-    return laws.from_moments("mu_KV", tied_jump_moments, tied_jump_relation)
+    """The exact law of ``mu_KV`` (:func:`tied_jump`)."""
+    return tied_jump().free_law
 
 
-@functools.cache
-def attention_law() -> FreeLaw:
-    """``nu_att = rho_{gK} ⊠ MP_{1/h}`` (theory §4)."""
-    return laws.free_mult_conv(laws.rho(gK), laws.marchenko_pastur(1 / h))
-
-
-def _build(name: str) -> FreeLaw:
-    if name == "attention":
-        return attention_law()
-    if name == "head-average":
-        return laws.free_mult_conv(laws.rho(gK), laws.free_poisson(1))
-    if name == "head-average-shared-key":
-        return laws.free_mult_conv(laws.rho(gK / h), laws.free_poisson(1))
-    if name == "value":
-        return laws.free_mult_conv(attention_law(), laws.free_poisson(gV))
-    if name == "mha":
-        return laws.free_mult_conv(
-            attention_law(), laws.marchenko_pastur(1 / gV), laws.free_poisson(gO)
-        )
-    tied_value = laws.compound_free_poisson(tied_jump_law(), h)
-    if name == "value-tied":
-        return tied_value
-    return laws.dilation(laws.free_mult_conv(tied_value, laws.free_poisson(gO)), 1 / gK)
-
-
-@functools.cache
 def case_law(name: str, normalized: bool = False) -> FreeLaw:
-    """The theory §4 law of case ``name``; with ``normalized``, ``nubar = D_{1/m_1} nu``
-    (mean 1, theory §3). A ValueError lists the valid names for an unknown case."""
-    law = _build(check_case(name))
-    if normalized:
-        return laws.dilation(law, 1 / law.mean)
-    return law
+    """The exact law of case ``name`` (:func:`case_expression`); with ``normalized``,
+    ``nubar = D_{1/m_1} nu`` (mean 1, theory §3). A ValueError lists the valid names for
+    an unknown case."""
+    return case_expression(name, normalized).free_law

@@ -9,9 +9,9 @@ A :class:`FreeLaw` carries
   root with ``S(0) = 1/m_1`` is the S-transform (theory §3), and, when that root can be
   written down (degree <= 2 in ``S``), the explicit ``S(w)`` on that branch.
 
-Constructors: :func:`marchenko_pastur`, :func:`free_poisson`, :func:`rho`,
+Constructors: :func:`marchenko_pastur`, :func:`free_poisson`,
 :func:`affine`, :func:`dilation`, :func:`pushforward` (polynomial image),
-:func:`free_mult_conv` (``⊠``), :func:`compound_free_poisson` and :func:`from_moments`.
+:func:`free_mult_conv` (``⊠``) and :func:`compound_free_poisson`.
 All results are exact; relations are derived by substitution (``⊠`` with rational
 S-transforms, dilation, affine maps, compound Poisson) or by resultants (``⊠`` of two
 algebraic S-transforms), never numerically.
@@ -27,7 +27,7 @@ import sympy as sp
 from freege.params import positive_int
 from freege.symbolic import series
 from freege.symbolic.series import FIELD
-from freege.symbolic.symbols import G, S, theta1, theta2, w, z
+from freege.symbolic.symbols import G, S, w, z
 from freege.symbolic.transforms import (
     cauchy_from_s_relation,
     curve_image,
@@ -207,16 +207,6 @@ class FreeLaw:
         return self._explicit[0]
 
 
-def from_moments(
-    name: str,
-    moments_fn: Callable[[int], Sequence[Any]],
-    relation_fn: Callable[[], sp.Expr],
-) -> FreeLaw:
-    """A law given by a moments function (``order -> m_1..m_order``, sympy expressions or
-    FIELD elements) and a function returning its S-relation ``E(S, w)``."""
-    return FreeLaw(name, lambda n: [to_field(m) for m in moments_fn(n)], relation_fn)
-
-
 def _narayana_moments(t: Any, scale: Any, order: int) -> list[Any]:
     """``m_q = scale^q sum_k N(q, k) t^k`` with the Narayana numbers
     ``N(q, k) = C(q, k) C(q, k-1) / q``: the moments of ``D_scale pi_t`` (theory §3)."""
@@ -318,12 +308,6 @@ def dilation(law: FreeLaw, a: Any) -> FreeLaw:
     """``D_a law``, the law of ``a X`` (``a != 0``): ``m_q -> a^q m_q``, S divided by ``a``
     (theory §3)."""
     return affine(law, a, 0)
-
-
-def rho(t: Any) -> FreeLaw:
-    """``rho_t``, the law of ``(theta1 - theta2) + theta2 X`` with ``X ~ MP_{1/t}`` (theory §3);
-    its R-transform is ``theta1 - theta2 + theta2 / (1 - theta2 z / t)``."""
-    return affine(marchenko_pastur(1 / sp.sympify(t)), theta2, theta1 - theta2)
 
 
 def _rational_s(law: FreeLaw) -> sp.Expr | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from freege.params import positive_int
+from freege.symbolic.additive import quadratic_eliminant
 from freege.symbolic.cache import cached, cached_poly
 from freege.symbolic.symbols import G, gK, h, theta1, theta2, z
 from freege.symbolic.transforms import (
@@ -88,21 +89,15 @@ def tied_jump_moments(order: int) -> tuple[sp.Expr, ...]:
 def generic_elimination() -> list[tuple[sp.Expr, int]]:
     """Factors (with multiplicities) of the eliminant for ``phi_* pi_t``, generic ``a, b, t``.
 
-    Two resultants (no quadrature): ``g(x2)`` is eliminated between the free Poisson
+    Two resultants (:func:`~freege.symbolic.additive.quadratic_eliminant`, no
+    quadrature): ``g(x2)`` is eliminated between the free Poisson
     equations at ``x1`` and ``x2 = -a/b - x1`` (with ``g(x1) = g(x2) + G (2 b x1 + a)``,
     the partial-fraction identity ``b (x1 - x2) G = g(x1) - g(x2)``), then ``x1`` against
     ``b x1^2 + a x1 - z``. Returns ``sympy.factor_list`` of the result in ``(G, z)``
     (the numeric content first, as ``(content, 1)``), sorted deterministically.
     """
-    x1, g2 = sp.symbols("x1 g2")
-
-    def free_poisson(x: sp.Expr, g: sp.Expr) -> sp.Expr:
-        return x * g**2 - (x + 1 - t) * g + 1
-
-    at_x1 = sp.Poly(sp.expand(free_poisson(x1, g2 + G * (2 * b * x1 + a))), g2)
-    at_x2 = sp.Poly(sp.expand(b * free_poisson(-a / b - x1, g2)), g2)
-    no_g = sp.Poly(sp.resultant(at_x1, at_x2).as_expr(), x1)
-    eliminated = sp.resultant(no_g, sp.Poly(b * x1**2 + a * x1 - z, x1)).as_expr()
+    free_poisson = sp.Poly(z * G**2 - (z + 1 - t) * G + 1, G, z)
+    eliminated = quadratic_eliminant(free_poisson, a, b)
     content, factors = sp.factor_list(sp.expand(eliminated), G, z)
     ordered = sorted(factors, key=lambda fm: (sp.Poly(fm[0], G, z).total_degree(), str(fm[0])))
     return [(sp.sympify(content), 1), *ordered]

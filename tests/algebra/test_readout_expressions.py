@@ -11,10 +11,10 @@ import pytest
 import sympy as sp
 
 from freege import algebra
-from freege.algebra.cases import case_expression
 from freege.numeric import readout
 from freege.numeric.law import law
 from freege.params import Ratios
+from freege.symbolic.cases import case_expression
 
 
 def _mp_closed(c: Fraction, lam: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:

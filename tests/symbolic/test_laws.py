@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freege.symbolic import laws, series
+from freege.symbolic.cases import rho
 from freege.symbolic.symbols import S, gK, gO, gV, h, theta1, theta2, w
 
 ORDER = 6
@@ -69,7 +70,7 @@ def test_rho_relation_from_its_r_transform() -> None:
     t = gK
     r_of = theta1 - theta2 + theta2 / (1 - theta2 * w * S / t)
     from_r = sp.numer(sp.together(S * r_of - 1))
-    law = laws.rho(t)
+    law = _rho(t)
     ratio = sp.cancel(law.s_relation / from_r)
     assert ratio.free_symbols.isdisjoint({S, w})
     r_series = sp.series(r_of.subs(w * S, sp.Symbol("u")), sp.Symbol("u"), 0, ORDER).removeO()
@@ -81,7 +82,7 @@ def test_rho_relation_from_its_r_transform() -> None:
 
 def test_compound_free_poisson_first_moments() -> None:
     """theory §3: m1 = t m1(mu), m2 = t m2(mu) + t^2 m1(mu)^2, cumulants t m_q(mu)."""
-    mu = laws.rho(gV)
+    mu = _rho(gV)
     law = laws.compound_free_poisson(mu, h)
     m1, m2 = mu.moments(2)
     assert sp.simplify(law.moments(2)[0] - h * m1) == 0
@@ -92,7 +93,7 @@ def test_compound_free_poisson_first_moments() -> None:
 
 def test_dilation_scales_moments_and_divides_s() -> None:
     """theory §3: D_a multiplies m_q by a^q and divides S by a."""
-    base = laws.rho(gK)
+    base = _rho(gK)
     law = laws.dilation(base, 3 / h)
     assert [sp.simplify(a - (3 / h) ** q * b)
             for q, (a, b) in enumerate(zip(law.moments(4), base.moments(4), strict=True), 1)] \
@@ -112,7 +113,7 @@ def test_pushforward_moments_from_definition() -> None:
 def built_laws() -> list[laws.FreeLaw]:
     """One law per way of deriving an S-relation: substitution (⊠ with rational S),
     compound Poisson, affine map, resultant (⊠ of two algebraic S-transforms)."""
-    rho_k, rho_v = laws.rho(gK), laws.rho(gV / h)
+    rho_k, rho_v = _rho(gK), _rho(gV / h)
     return [
         laws.free_mult_conv(rho_k, laws.marchenko_pastur(1 / h), laws.free_poisson(gO)),
         laws.compound_free_poisson(rho_k, gV),
@@ -132,7 +133,7 @@ def test_relations_annihilate_moment_series(values: dict) -> None:
 
 
 def test_resultant_relation_keeps_the_physical_factor() -> None:
-    law = laws.free_mult_conv(laws.rho(gK), laws.rho(gV))
+    law = laws.free_mult_conv(_rho(gK), _rho(gV))
     relation = law.s_relation
     assert sp.simplify(relation.subs({w: 0, S: 1 / law.mean})) == 0
     assert sp.Poly(relation, S).degree() == 4
@@ -143,3 +144,8 @@ def test_bad_constructions_raise() -> None:
         laws.affine(laws.free_poisson(1), 0, 1)
     with pytest.raises(ValueError, match="at least two"):
         laws.free_mult_conv(laws.free_poisson(1))
+
+
+def _rho(t):
+    """``rho_t`` of the cases (the algebra's expression) as an exact law."""
+    return rho(t).free_law

@@ -1,4 +1,5 @@
-"""The expressions of the law algebra (docs/algebra.md; theory §3).
+"""The expressions of the law algebra (docs/algebra.md; theory §3), published as
+:mod:`freege.algebra`.
 
 An expression is an immutable tree of frozen dataclasses: equal when structurally equal,
 hashable, picklable, printed (``str``) in the grammar of :mod:`freege.algebra.grammar`,
@@ -29,7 +30,7 @@ exact layer). Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -179,10 +180,15 @@ class LawExpr:
     def law(self, dps: int | None = None) -> Any:
         """The numeric law (:class:`freege.numeric.expression_law.ExpressionLaw`, the
         methods of :class:`freege.numeric.law.Law`): float64 (``dps=None``) or mpmath at
-        ``dps`` digits; needs numeric parameters (a ValueError otherwise)."""
-        from freege.numeric.expression_law import expression_law
+        ``dps`` digits; needs numeric parameters (a ValueError otherwise).
 
-        return expression_law(self, dps)
+        The numeric layer sits above this one, so it registers its constructor here when
+        it is imported (:func:`register_numeric_law`; ``import freege.algebra`` or
+        ``freege.numeric`` does); before that, a RuntimeError says so."""
+        if _NUMERIC_LAW is None:
+            raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
+                               "(or freege.numeric) first")
+        return _NUMERIC_LAW(self, dps)
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:
@@ -222,6 +228,17 @@ class LawExpr:
         if divisor == 0:
             raise ValueError("divisor must not be 0")
         return affine(self, 1 / divisor)
+
+
+#: the numeric layer's ``(expr, dps) -> Law`` (:func:`register_numeric_law`)
+_NUMERIC_LAW: Callable[[LawExpr, int | None], Any] | None = None
+
+
+def register_numeric_law(build: Callable[[LawExpr, int | None], Any]) -> None:
+    """Called by :mod:`freege.numeric.expression_law` on import: ``build(expr, dps)`` is
+    what :meth:`LawExpr.law` returns (the exact layer does not import the numeric one)."""
+    global _NUMERIC_LAW
+    _NUMERIC_LAW = build
 
 
 @functools.cache
