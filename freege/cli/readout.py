@@ -199,7 +199,9 @@ _HELP = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "readout", help="theory §5 readout predictions: dof, ridge error, loss, arrival time",
-        description="theory §5 readout predictions for features normalized to mean one.",
+        description="theory §5 readout predictions for features normalized to mean one: "
+        "of a theory §4 law (the law options) or of any law of the algebra on [0, inf) "
+        "(--expr).",
     )
     kinds = parser.add_subparsers(dest="readout", metavar="KIND")
     kinds.required = True
@@ -225,5 +227,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_format_option(sub)
         add_dps_option(sub)
         if kind in ("dof", "ridge"):
-            add_certify_option(sub)
+            add_certify_option(sub, "of a theory §4 case's readouts (not with --expr)")
         sub.set_defaults(func=run)
