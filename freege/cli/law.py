@@ -343,7 +343,8 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawEx
     """The expression of ``--expr``, read by :func:`freege.algebra.parse` (docs/algebra.md,
     no ``eval``), once no law option it replaces was given (``keep``: the destinations of
     those the command still takes with ``--expr``, such as ``gO`` for ``readout ridge``);
-    else a ValueError naming both options."""
+    else a ValueError naming both options. Parameter symbols (``mp(gK)``) are refused:
+    the command line evaluates numbers."""
     given = [flag for dest, flag in _CASE_OPTIONS
              if dest not in keep and getattr(args, dest, None) is not None]
     if given:
@@ -351,7 +352,12 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawEx
                          f"an expression or as a theory §4 case")
     from freege import algebra
 
-    return algebra.parse(args.expr)
+    expr = algebra.parse(args.expr)
+    if expr.parameters:
+        names = ", ".join(map(str, expr.parameters))
+        raise ValueError(f"--expr: {expr} has free parameters ({names}); the command line "
+                         f"needs numbers in their place")
+    return expr
 
 
 def run_expression(args: argparse.Namespace) -> int:

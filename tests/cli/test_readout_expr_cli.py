@@ -109,7 +109,7 @@ def test_text_output_names_the_expression(capsys):
 
 @pytest.mark.parametrize(("argv", "names"), [
     (["dof", "--expr", "mp(1/2) ** 2"], "expression"),
-    (["dof", "--expr", "mp(gK)"], "free parameters"),
+    (["dof", "--expr", "mp(gK) * mp(1)"], "free parameters (gK)"),
     (["dof", "--expr", "mp(1)", "--case", "mha"], "--expr and --case are mutually exclusive"),
     (["loss", "--expr", "mp(1)", "--t", "1", "--beta", "1"], "--expr and --beta"),
     (["ridge", "--expr", "mp(1)", "--gO", "2", "--gK", "2"], "--expr and --gK"),
