@@ -14,6 +14,7 @@ import argparse
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import mpmath
 import numpy as np
@@ -42,6 +43,9 @@ from freege.params import (
     parse_number,
     to_mpf,
 )
+
+if TYPE_CHECKING:  # the algebra (sympy) is imported only on the --expr path
+    from freege.algebra import LawExpr
 
 #: extra digits the numeric layer works with beyond the ``--dps`` digits printed, so that
 #: every printed digit is correct
@@ -330,22 +334,36 @@ def plot_density(path: str, grid: DensityGrid, title: str) -> None:
                      xscale=grid.xscale)
 
 
-#: the law options ``--expr`` replaces (one or the other)
-_CASE_OPTIONS = ("case", "beta", "h", "gK", "gV", "gO", "n", "dK", "dV", "dO", "sharing",
-                 "h_kv")
+#: the law options ``--expr`` replaces (one or the other): destination and flag
+_CASE_OPTIONS = (("case", "--case"), ("beta", "--beta"), ("h", "--h"), *_RATIO_OPTIONS,
+                 *_DIM_OPTIONS, ("sharing", "--sharing"), ("h_kv", "--h-kv"))
 
 
-def run_expression(args: argparse.Namespace) -> int:
-    """``freege law --expr TEXT``: the law of an expression of the law algebra
-    (docs/algebra.md), read by :func:`freege.algebra.parse` (no ``eval``)."""
-    given = [f"--{name.replace('_', '-').lower()}" for name in _CASE_OPTIONS
-             if getattr(args, name, None) is not None]
+def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawExpr:
+    """The expression of ``--expr``, read by :func:`freege.algebra.parse` (docs/algebra.md,
+    no ``eval``), once no law option it replaces was given (``keep``: the destinations of
+    those the command still takes with ``--expr``, such as ``gO`` for ``readout ridge``);
+    else a ValueError naming both options. Parameter symbols (``mp(gK)``) are refused:
+    the command line evaluates numbers."""
+    given = [flag for dest, flag in _CASE_OPTIONS
+             if dest not in keep and getattr(args, dest, None) is not None]
     if given:
         raise ValueError(f"--expr and {given[0]} are mutually exclusive: give the law as "
                          f"an expression or as a theory §4 case")
     from freege import algebra
 
     expr = algebra.parse(args.expr)
+    if expr.parameters:
+        names = ", ".join(map(str, expr.parameters))
+        raise ValueError(f"--expr: {expr} has free parameters ({names}); the command line "
+                         f"needs numbers in their place")
+    return expr
+
+
+def run_expression(args: argparse.Namespace) -> int:
+    """``freege law --expr TEXT``: the law of an expression of the law algebra
+    (docs/algebra.md)."""
+    expr = expression_of(args)
     if args.normalized:
         mean = expr.mean
         if mean == 0:

@@ -140,10 +140,12 @@ def add_law_options(
     """Add the law options (theory §1.1, §1.2, §4) to ``parser``. Values are kept as text
     here and validated by :func:`freege.cli.law.law_spec`, so every message names the
     option. ``required=False`` leaves ``--case --beta --h`` optional for argparse (a
-    command that takes a law another way, ``freege law --expr``, checks them itself)."""
+    command that takes a law another way, ``--expr``, checks them itself); ``--case``
+    then stays None when not typed, so the command can tell a typed ``--case`` from none,
+    and ``default_case`` is only named in the help (the command fills it in)."""
     group = parser.add_argument_group("law", "the theory §4 law: give ratios or dimensions")
     group.add_argument(
-        "--case", choices=cases, default=default_case,
+        "--case", choices=cases, default=default_case if required else None,
         required=required and default_case is None,
         help="theory §4 case" + (f" (default: {default_case})" if default_case else ""),
     )

@@ -7,13 +7,18 @@ normalized to the mean-one law (``F = MHA / sqrt(m)``, theory §5).
 * ``loss`` -- the gradient-flow loss ``L(t) = int exp(-2 t x) dnubar`` at the ``--t`` times;
 * ``arrival`` -- the first ``t`` with ``L(t) = level``.
 
-Evaluations are :mod:`freege.numeric.readout`'s; with ``--dps D`` they run with guard
-digits and every printed number has D correct significant digits.
+The law is a theory §4 case (the law options, default case ``mha``) or, with
+``--expr TEXT``, any law of the algebra (docs/algebra.md) on ``[0, inf)`` with a mean
+other than 0; ``ridge --expr`` takes the output ratio ``--gO`` of the ridge error, which
+an expression does not carry. Evaluations are :mod:`freege.numeric.readout`'s; with
+``--dps D`` they run with guard digits and every printed number has D correct
+significant digits.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -25,6 +30,7 @@ from freege.cli.law import (
     LawSpec,
     build_law,
     describe,
+    expression_of,
     law_spec,
     real_option,
     text_value,
@@ -39,7 +45,20 @@ from freege.cli.options import (
 )
 from freege.numeric import readout
 from freege.numeric.law import CASES
-from freege.params import LAM, LEVEL, SIGMA2, T_MAX, T_MIN, Number, check_time, to_mpf
+from freege.params import (
+    LAM,
+    LEVEL,
+    RATIO,
+    SIGMA2,
+    T_MAX,
+    T_MIN,
+    Number,
+    check_time,
+    to_mpf,
+)
+
+#: the theory §4 case of the readouts when neither ``--case`` nor ``--expr`` is given
+DEFAULT_CASE = "mha"
 
 
 def sigma2_option(text: str) -> Number:
@@ -76,14 +95,17 @@ def as_input(value: Number, dps: int | None) -> Any:
         return to_mpf(value)
 
 
-def evaluate(kind: str, args: argparse.Namespace, spec: LawSpec) -> dict[str, Any]:
-    """The numbers of one readout sub-command (inputs are validated before any work)."""
+def evaluate(kind: str, args: argparse.Namespace, build: Callable[[int | None], Any],
+             g_o: Number | None = None) -> dict[str, Any]:
+    """The numbers of one readout sub-command on the law ``build(dps)`` makes (inputs are
+    validated before any work); ``g_o``: the output ratio of an expression's ridge error
+    (a theory §4 case has its own)."""
     dps = args.dps
     lam = lam_option(args.lam) if kind in ("dof", "ridge") else None
     sigma2 = sigma2_option(args.sigma2) if kind == "ridge" else None
     times = [check_time("--t", t) for t in args.t] if kind == "loss" else []
     level = level_option(args.level) if kind == "arrival" else None
-    features = build_law(LawSpec(spec.case, spec.config, True), dps)
+    features = build(dps)
     if kind == "arrival":
         check_reachable(features, level)
     if kind == "dof":
@@ -92,7 +114,7 @@ def evaluate(kind: str, args: argparse.Namespace, spec: LawSpec) -> dict[str, An
         return {
             "lam": as_input(lam, dps), "sigma2": as_input(sigma2, dps),
             "w": readout.dof(features, lam),
-            "error": readout.ridge_error(features, lam, sigma2),
+            "error": readout.ridge_error(features, lam, sigma2, gO=g_o),
         }
     if kind == "loss":
         return {
@@ -113,16 +135,54 @@ def render(data: dict[str, Any], title: str, dps: int | None) -> str:
     return "\n".join(lines)
 
 
+def run_expression(args: argparse.Namespace) -> int:
+    """``freege readout KIND --expr TEXT``: the readouts of an expression of the law
+    algebra (docs/algebra.md), normalized to mean one like the cases' features (theory
+    §5). The law must lie on ``[0, inf)`` (a Gram spectrum) and have a mean other than 0;
+    ``ridge`` needs ``--gO``."""
+    kind = args.readout
+    expr = expression_of(args, keep=("gO",) if kind == "ridge" else ())
+    if getattr(args, "certify", False):
+        raise ValueError("--certify and --expr: certified readouts are for the theory §4 "
+                         "cases only (drop --certify for the working-precision values)")
+    if not expr.is_positive:
+        raise ValueError(f"--expr: readouts need a law on [0, inf) (a Gram spectrum); "
+                         f"{expr} is not")
+    if expr.mean == 0:
+        raise ValueError(f"--expr: {expr} has mean 0, so it has no law normalized to mean "
+                         f"one (theory §5)")
+    g_o, output = None, ""
+    if kind == "ridge":
+        if args.gO is None:
+            raise ValueError("readout ridge --expr needs --gO, the output ratio gO = dO/n "
+                             "> 0 of the ridge error (theory §5)")
+        g_o = real_option("--gO", args.gO, RATIO)
+        output = f", output ratio gO={float(g_o):.6g}"
+    title = f"readout {kind}: features of the law of {expr}, normalized{output} (theory §5)"
+
+    def build(dps: int | None) -> Any:
+        return expr.law(None if dps is None else dps + GUARD_DIGITS)
+
+    data = evaluate(kind, args, build, g_o)
+    emit(data, args, lambda d: render(d, title, args.dps), args.dps)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.expr is not None:
+        return run_expression(args)
+    if args.case is None:
+        args.case = DEFAULT_CASE
     spec = law_spec(args)
+    normalized = LawSpec(spec.case, spec.config, True)
     if getattr(args, "certify", False):  # rigorous balls (python-flint), dof and ridge
         from freege.cli import certify_output
 
         sigma2 = sigma2_option(args.sigma2) if args.readout == "ridge" else None
-        features = build_law(LawSpec(spec.case, spec.config, True), None)
+        features = build_law(normalized, None)
         return certify_output.run_readout(args, features, describe(spec),
                                           lam_option(args.lam), sigma2)
-    data = evaluate(args.readout, args, spec)
+    data = evaluate(args.readout, args, lambda dps: build_law(normalized, dps))
     title = f"readout {args.readout}: features of the {describe(spec)}, normalized (theory §5)"
     emit(data, args, lambda d: render(d, title, args.dps), args.dps)
     return 0
@@ -139,7 +199,9 @@ _HELP = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "readout", help="theory §5 readout predictions: dof, ridge error, loss, arrival time",
-        description="theory §5 readout predictions for features normalized to mean one.",
+        description="theory §5 readout predictions for features normalized to mean one: "
+        "of a theory §4 law (the law options) or of any law of the algebra on [0, inf) "
+        "(--expr).",
     )
     kinds = parser.add_subparsers(dest="readout", metavar="KIND")
     kinds.required = True
@@ -147,7 +209,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub = kinds.add_parser(kind, help=text, description=text)
         # the ridge error involves gO, so it is defined for the MHA laws only (theory §5)
         cases = ("mha", "mha-tied") if kind == "ridge" else CASES
-        add_law_options(sub, cases, default_case="mha", normalized_option=False)
+        add_law_options(sub, cases, default_case=DEFAULT_CASE, normalized_option=False,
+                        required=False)
+        with_go = " (with --gO, the output ratio of the ridge error)" if kind == "ridge" else ""
+        sub.add_argument("--expr", metavar="TEXT",
+                         help="instead of the law options: an expression of the law algebra "
+                         '(docs/algebra.md) on [0, inf) with mean > 0, e.g. "mp(1/2) * '
+                         f'mp(1/2)"{with_go}')
         if kind in ("dof", "ridge"):
             add_ridge_options(sub, sigma2=kind == "ridge")
         if kind == "loss":
@@ -159,5 +227,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_format_option(sub)
         add_dps_option(sub)
         if kind in ("dof", "ridge"):
-            add_certify_option(sub)
+            add_certify_option(sub, "of a theory §4 case's readouts (not with --expr)")
         sub.set_defaults(func=run)

@@ -42,6 +42,8 @@ def test_atoms_anywhere_and_digits(capsys):
     (["--expr", "mp(1) *"], "expression"),
     (["--expr", "mp(1)", "--case", "mha"], "mutually exclusive"),
     (["--expr", "mp(1)", "--beta", "1"], "mutually exclusive"),
+    (["--expr", "mp(1)", "--gO", "2"], "--expr and --gO are mutually exclusive"),
+    (["--expr", "mp(gK)"], "--expr: mp(gK) has free parameters (gK)"),
     (["--expr", "semicircle(1)", "--normalized"], "mean 0"),
     (["--beta", "1", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"], "--case"),
     (["--case", "mha", "--h", "8", "--gK", "2", "--gV", "2", "--gO", "2"], "--beta"),
