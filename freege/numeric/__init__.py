@@ -53,7 +53,6 @@ lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, confidence 
 does not verify raises :class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
 """
 
-from freege.numeric.expression_law import ExpressionLaw
 from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case
 from freege.numeric.readout import (
     arrival_time,
@@ -65,6 +64,6 @@ from freege.numeric.readout import (
 )
 
 __all__ = [
-    "Estimate", "ExpressionLaw", "Law", "law", "mha_law", "resolve_case", "arrival_time",
+    "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time",
     "crossover", "dof", "dof_derivative", "flow_loss", "ridge_error",
 ]

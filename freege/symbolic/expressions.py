@@ -183,11 +183,11 @@ class LawExpr:
         ``dps`` digits; needs numeric parameters (a ValueError otherwise).
 
         The numeric layer sits above this one, so it registers its constructor here when
-        it is imported (:func:`register_numeric_law`; ``import freege.algebra`` or
-        ``freege.numeric`` does); before that, a RuntimeError says so."""
+        it is imported (:func:`register_numeric_law`; ``import freege.algebra`` does);
+        before that, a RuntimeError says so."""
         if _NUMERIC_LAW is None:
             raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
-                               "(or freege.numeric) first")
+                               "(or freege.numeric.expression_law) first")
         return _NUMERIC_LAW(self, dps)
 
     # ------------------------------------------------------------------ text

@@ -5,6 +5,10 @@ reads back from its text."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
@@ -42,3 +46,20 @@ def test_case_expressions_read_back_from_their_text(case):
     for normalized in (False, True):
         expr = case_expression(case, normalized)
         assert algebra.parse(str(expr)) == expr
+
+
+def test_law_of_an_expression_needs_the_numeric_layer_registered():
+    """The exact layer does not import the numeric one: before ``freege.algebra`` (which
+    registers ``expr.law``) is imported, ``law()`` says what to import; after, it works."""
+    code = (
+        "from freege.symbolic.expressions import marchenko_pastur\n"
+        "expr = marchenko_pastur(2)\n"
+        "try:\n    expr.law()\nexcept RuntimeError as exc:\n    print(exc)\n"
+        "import freege.algebra\n"
+        "print(expr.law().atoms())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[2]).stdout
+    first, second = out.splitlines()
+    assert "import freege.algebra" in first
+    assert second == "{0.0: 0.5}"
