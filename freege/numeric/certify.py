@@ -659,17 +659,18 @@ class _ExpressionData(_LawData):
 
     def edge_candidates(self, prec: int) -> list[Any]:
         """The real roots of the square-free part of ``disc_G(P) lc_G(P)`` (exactly
-        univariate over QQ), ascending: exact balls for its rational roots (linear factors
-        over QQ, e.g. a hard edge at an atom), isolated balls for the others."""
+        univariate over QQ), ascending: its rational roots (linear factors over QQ, e.g. a
+        hard edge at an atom) rounded to ``prec`` bits (exact at a dyadic point), isolated
+        balls for the others."""
         roots = []
-        for factor in self.edge_factors:
-            coeffs = [Fraction(int(c.p), int(c.q)) for c in factor.coeffs()]
-            if len(coeffs) == 2:
-                roots.append(_arb(-coeffs[0] / coeffs[1]))
-                continue
-            with flint.ctx.workprec(prec):
-                roots += _real_roots({j: {0: c} for j, c in enumerate(coeffs) if c},
-                                     flint.arb(0), prec)
+        with flint.ctx.workprec(prec):
+            for factor in self.edge_factors:
+                coeffs = [Fraction(int(c.p), int(c.q)) for c in factor.coeffs()]
+                if len(coeffs) == 2:
+                    roots.append(_arb(-coeffs[0] / coeffs[1]))
+                else:
+                    roots += _real_roots({j: {0: c} for j, c in enumerate(coeffs) if c},
+                                         flint.arb(0), prec)
         return sorted(roots, key=lambda b: _arf_fraction(b.mid()))
 
     @functools.cached_property
@@ -677,10 +678,6 @@ class _ExpressionData(_LawData):
         """The distinct irreducible factors over QQ (``fmpq_poly``) of
         ``disc_G(P) lc_G(P)`` (exact, FLINT)."""
         return _expression_edge_factors(self.cauchy)
-
-    def atom_mass(self) -> Fraction:
-        """The exact mass at 0."""
-        return sum((p for x, p in self._atoms if x == 0), Fraction(0))
 
     def atoms(self) -> list[tuple[Fraction, Fraction]]:
         """The expression's atoms, exact."""

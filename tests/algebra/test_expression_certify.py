@@ -134,6 +134,14 @@ def test_affine_marchenko_pastur_holds_the_moved_closed_form(text, scale, shift,
         assert not at_atom.certified and "leading coefficient" in at_atom.reason
 
 
+def test_hard_edge_at_a_rational_point_is_a_narrow_ball_around_it():
+    """3 MP_1 + 1/3: the hard edge of MP_1 at 0 moves to 1/3 (a linear factor of the edge
+    polynomial over QQ), the soft one to 3 * 4 + 1/3."""
+    (lo, hi), = certify.certified_support(algebra.parse("3*mp(1) + 1/3").law())
+    assert lo.contains(Fraction(1, 3)) and hi.contains(Fraction(37, 3))
+    assert certify.narrow(lo, certify.EDGE_RTOL) and certify.narrow(hi, certify.EDGE_RTOL)
+
+
 def test_several_atoms_away_from_zero():
     """atoms((0, 3/4), (1, 1/4)) ⊞ atoms((0, 1/2), (5, 1/2)): by Bercovici-Voiculescu
     3/4 + 1/2 - 1 = 1/4 at 0 + 0 and 3/4 + 1/2 - 1 = 1/4 at 0 + 5 (the pairs with 1 carry
