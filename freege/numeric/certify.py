@@ -31,52 +31,66 @@ Density at x (theory §3, §7.1)
     ``P(., x)`` often has several roots in the lower half-plane, inside the support and
     outside it (e.g. two at ``x = 1`` and at ``x = 20`` for mha, beta = 1, h = 4,
     gK = gV = gO = 1/2), so "the unique root with Im G < 0" is not a certificate. The
-    tracked quantity is ``u = z G(z)``, a root of ``Q(u, z) = z^s P(u/z, z)`` (low degree
-    in ``z``, bounded near infinity and near the atom's pole). At ``z = x + iY`` the
-    physical ``u`` lies in the box ``|u - 1| <= m1/Y`` (``|z G - 1| = |int t/(z - t)
-    dnu| <= m1/Im z`` for a law on ``[0, inf)``, ``m1`` the exact mean); ``Y`` doubles
-    until exactly one root ball meets that box. Then the vertical segment down to ``x``
+    tracked quantity is ``u = w G(z)`` with ``w = z - c`` for an exact rational centre
+    ``c != x``, a root of ``Q(u, w) = w^s P(u/w, w + c)`` (low degree in ``w``, bounded
+    near infinity and near an atom's pole at ``c``): ``c = 0`` for a theory §4 law (its
+    atom and hard edge), the nearest atom for an expression with atoms, else a rational
+    below its support. At ``w = x - c + iY`` the physical ``u`` lies in the box
+    ``|u - 1| <= s/Y`` (``|w G - 1| = |int (t - c)/(z - t) dnu| <= s/Im z`` with
+    ``s >= int |t - c| dnu``: the exact ``m1 - c`` for a law above ``c``, else
+    ``sqrt(m2 - 2 c m1 + c^2)`` by Cauchy-Schwarz); ``Y`` doubles until exactly one
+    root ball meets that box. Then the vertical segment down to ``x``
     is covered by pieces ``x + i[b, t]``, each certified by a Krawczyk test over the whole
     piece (a box ``B`` holding the previous enclosure with ``K(B, Z)`` inside its
     interior holds exactly one root for every ``z`` of the piece, and the physical root,
     continuous in ``z``, cannot leave it); the enclosure at the bottom is then re-tightened
     by epsilon-inflation inside ``B``. At ``z = x`` the enclosure is matched with the
-    unique overlapping root ball of ``Q(., x)``: lower gives ``density = -Im u/(pi x)``
-    (``G = u/x``), real gives 0, anything else is refused. Both tests need the leading
-    coefficient of ``P(., x)`` to be non-zero (checked exactly), so that no root escapes
-    to infinity.
+    unique overlapping root ball of ``Q(., x - c)``: ``G = u/(x - c)`` in the lower
+    half-plane (``u`` lower for ``x > c``, upper for ``x < c``) gives ``density =
+    -Im u/(pi (x - c))``, real gives 0, anything else is refused. Both tests need the
+    leading coefficient of ``P(., x)`` to be non-zero and ``P(., x)`` square-free
+    (both checked exactly): otherwise a root escapes to infinity (an atom, a hard edge)
+    or two roots meet (a branch point), and the point is refused.
 
-    ``x < 0`` has density 0 (the laws are Gram spectra on ``[0, inf)``); ``x = 0`` (atom,
-    hard edge; the leading coefficient of ``P(., 0)`` vanishes) is refused.
+    Outside the law's exact hull the density is 0: ``x < 0`` for the theory §4 laws (Gram
+    spectra on ``[0, inf)``; ``x = 0``, atom and hard edge, is refused), at or beyond a
+    dyadic enclosure of ``expr.bounds()`` for an expression.
 
 Support (theory §7, §7.1)
-    Edge candidates are 0 and the positive real roots of the square-free part of
-    ``disc_G(P) * lc_G(P)`` (computed exactly in ``QQ[z, theta1]`` with FLINT's
-    multivariate polynomials), isolated as balls. Between consecutive
-    candidates the branch is fixed; each gap is classified by the density certificate at
-    a rational point inside it (density ball certainly > 0, or exactly 0), and the gap
-    beyond the last candidate is outside (``G(x) ~ 1/x`` is real there). Edges are the
-    candidates where the classification flips.
+    Every edge and atom is a real root of ``disc_G(P) * lc_G(P)`` (two roots meet, or one
+    escapes to infinity). For a theory §4 law the edge candidates are 0 and the positive
+    real roots of its square-free part (computed exactly in ``QQ[z, theta1]`` with
+    FLINT's multivariate polynomials), isolated as balls. For an expression the product
+    is a polynomial over QQ, factored exactly: the root of a linear factor is an exact
+    candidate (radius 0), the real roots of the others are isolated balls; all of them
+    are candidates, below 0 too. Between consecutive candidates the branch is fixed;
+    each gap is classified by the density certificate at a rational point inside it
+    (density ball certainly > 0, or exactly 0), a gap beyond the exact hull (above) is
+    outside, and so are the gaps before the first candidate and beyond the last (the
+    density is analytic there and 0 far out, where ``G(x) ~ 1/x`` is real). Edges are
+    the candidates where the classification flips.
 
-Atom at 0 (theory §4, §7)
-    The mass is the rank deficiency, exactly computable from the ratios: ``1 - min(1, gV)``
+Atoms (theory §4, §7)
+    A theory §4 law has its only atom at 0, of mass the rank deficiency, exactly
+    computable from the ratios: ``1 - min(1, gV)``
     (value), ``1 - min(1, gV, gO)`` (mha, GQA/MQA alike), ``1 - min(1, gK)`` (value-tied),
     ``1 - min(1, gK, gO)`` (mha-tied), 0 for the attention and head-average laws (``h``
     is an integer >= 1), from the atom of a free multiplicative product and of a compound
-    free Poisson law (theory §3). The certificate checks exactly (in ``QQ[theta1]``) that
-    this mass is a root of the lowest-order part of ``P(m/z, z)`` (the equation of
-    ``lim z G(z)``); the ball then has radius 0.
+    free Poisson law (theory §3). An expression's atoms (any locations, several) come
+    exactly from its Bercovici-Voiculescu rules. The certificate checks exactly (in
+    ``QQ[theta1]``) that each mass ``p`` at its location ``a`` is a root of the
+    lowest-order part of ``P(m/w, w + a)`` in ``w`` (the equation of
+    ``lim (z - a) G(z)``); the ball then has radius 0.
 
 Expressions of the law algebra (docs/algebra.md)
     An :class:`freege.numeric.expression_law.ExpressionLaw` is certified from its
     expression's exact Cauchy polynomial (rational coefficients once the parameters are
-    numbers; no theta1, so every zero test is an exact rational one), its exact mean (for
-    the starting box of the density certificate) and its exact mass at 0 (the
-    expression's Bercovici-Voiculescu rules, checked like the rank-deficiency mass
-    above). The certificates above assume a law on ``[0, inf)`` with atoms only at 0,
-    so an expression that is not positive, or has an atom elsewhere, is a ValueError
-    naming what is not certified; ``w(lam)`` and the ridge error (theory §5) are for
-    the theory §4 cases only.
+    numbers; no theta1, so every zero test is an exact rational one), its exact first
+    two moments (for the starting box of the density certificate), its exact atoms and
+    its exact bounds ``expr.bounds()`` (enclosed by dyadic rationals). Supports reaching
+    below 0 and atoms anywhere are certified as above; a number that is not rational
+    (a coefficient, moment, atom) is a ValueError naming it, and ``w(lam)`` and the
+    ridge error (theory §5) are for the theory §4 cases only.
 
 Degrees of freedom and ridge error (theory §5)
     ``F(w, lam)`` (ridge polynomial, exact in everything but ``theta1``) is solved by
@@ -102,8 +116,9 @@ Precision
 Scope of the guarantee
     The enclosures are rigorous for the exact polynomials of the symbolic layer
     (:mod:`freege.numeric._symbolic`) and the stated facts of docs/theory.md (``G`` is a root of the
-    Cauchy polynomial, Herglotz signs, the law lives on ``[0, inf)``, ``lam(w)`` is the
-    larger root and monotone, the rank-deficiency atom); they rely on arb's ball
+    Cauchy polynomial, Herglotz signs, a theory §4 law lives on ``[0, inf)``, an
+    expression within ``expr.bounds()``, ``lam(w)`` is the larger root and monotone, the
+    rank-deficiency atom, an expression's exact atoms); they rely on arb's ball
     semantics and on ``acb_poly.roots`` isolating every root of every polynomial in the
     coefficient balls.
 """
@@ -414,6 +429,23 @@ def _rows_at(spec: ThetaPoly, x: Fraction, var: int, other: int, deriv: bool = F
     return {i: {k: c for k, c in row.items() if c} for i, row in out.items()}
 
 
+def _shift_z(spec: ThetaPoly, c: Fraction) -> ThetaPoly:
+    """``P(G, w + c)`` as a polynomial in ``(G, w)``, exactly (Taylor shift in ``z``)."""
+    if c == 0:
+        return spec
+    out: ThetaPoly = {}
+    for (i, j), row in spec.items():
+        for k in range(j + 1):
+            factor = math.comb(j, k) * c ** (j - k)
+            if factor == 0:
+                continue
+            target = out.setdefault((i, k), {})
+            for t, coeff in row.items():
+                target[t] = target.get(t, Fraction(0)) + coeff * factor
+    return {m: {t: v for t, v in row.items() if v} for m, row in out.items()
+            if any(row.values())}
+
+
 def _poly_balls(rows: dict[int, dict[int, Fraction]], t1: Any) -> list[Any]:
     """Ascending ball coefficients of a univariate polynomial with theta1 coefficients."""
     rows = {i: r for i, r in rows.items() if r}
@@ -458,7 +490,8 @@ def _real_roots(rows: dict[int, dict[int, Fraction]], t1: Any, prec: int) -> lis
 
 # ---------------------------------------------------------------------- the law's data
 class _LawData:
-    """Exact specialisations of one law's polynomials (everything but theta1)."""
+    """Exact specialisations of one law's polynomials (everything but theta1). A theory §4
+    law lives on ``[0, inf)`` with its only atom at 0 (the rank deficiency)."""
 
     def __init__(self, case: str, ratios: Any, normalized: bool) -> None:
         self.case = case
@@ -482,7 +515,41 @@ class _LawData:
         poly = sp.Poly(sp.expand(expr.subs(subs)), theta1, domain=sp.QQ)
         return {m[0]: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
 
+    def hull(self) -> tuple[Fraction | None, Fraction | None]:
+        """Exact rationals ``(lo, hi)`` (None: unbounded) with the support and the atoms
+        in ``[lo, hi]``: ``[0, inf)`` (the laws are Gram spectra)."""
+        return Fraction(0), None
+
+    def zero_density(self, x: Fraction) -> bool:
+        """Whether the density at ``x`` is 0 by the hull alone: ``x < 0``."""
+        return x < 0
+
+    def centre(self, x: Fraction) -> Fraction:
+        """The point ``c`` of the tracked ``u = (z - c) G(z)`` for the density at ``x``:
+        0, the atom's pole and the hard edge (module docstring)."""
+        return Fraction(0)
+
+    def spread(self, c: Fraction, t1: Any) -> Any:
+        """A ball whose upper end bounds ``int |t - c| dnu(t)``: the mean, for ``c = 0``
+        and a law on ``[0, inf)``."""
+        return _theta_eval(self.mean_row(), t1)
+
+    def edge_candidates(self, prec: int) -> list[Any]:
+        """0 and the positive real roots of the edge polynomial, as balls, ascending."""
+        rows = {m[0]: row for m, row in self.edge_polynomial.items()}
+        with flint.ctx.workprec(prec):
+            roots = _real_roots(rows, self.theta1(), prec)
+        positive = []
+        for r in roots:
+            if r > 0:
+                positive.append(r)
+            elif not r < 0:
+                raise _NeedPrecision("an edge candidate is not separated from 0")
+        return [flint.arb(0)] + positive
+
+    @functools.cached_property
     def edge_polynomial(self) -> ThetaPoly:
+        """:func:`_edge_polynomial` of the law (computed once)."""
         return _edge_polynomial(self.cauchy)
 
     def theta1(self) -> Any:
@@ -494,6 +561,11 @@ class _LawData:
         r = self.ratios
         return 1 - min([Fraction(1)] + [exact(getattr(r, n)) for n in names])
 
+    def atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """``[(location, exact mass), ...]`` to check against ``P``: the rank deficiency at
+        0 (checked also when it is 0)."""
+        return [(Fraction(0), self.atom_mass())]
+
 
 def _sympy_fraction(value: Any, what: str, text: str) -> Fraction:
     value = sp.sympify(value)
@@ -503,22 +575,32 @@ def _sympy_fraction(value: Any, what: str, text: str) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
+#: bits of the dyadic rationals that enclose an expression's support bounds
+_HULL_BITS = 64
+
+
+def _outer_dyadic(value: Any, up: bool) -> Fraction | None:
+    """A dyadic rational strictly beyond the exact real ``value`` (above it when ``up``),
+    within ``2^-63``; None for an infinite bound. sympy decides ``floor`` and ``ceiling``
+    of an algebraic number exactly; one unit more keeps the bound strict."""
+    value = sp.sympify(value)
+    if not value.is_finite:
+        return None
+    scale = sp.Integer(2) ** _HULL_BITS
+    n = int(sp.ceiling(value * scale)) + 1 if up else int(sp.floor(value * scale)) - 1
+    return Fraction(n, 2**_HULL_BITS)
+
+
 class _ExpressionData(_LawData):
     """Exact data of an expression of the law algebra (docs/algebra.md): its Cauchy
-    polynomial with rational coefficients (no theta1: every row is a constant), the exact
-    mean, and the exact mass at 0. Certified only for a law on ``[0, inf)`` whose atoms
-    all sit at 0, which is what the density, support and atom certificates assume (module
-    docstring); anything else is a ValueError naming what is not certified."""
+    polynomial with rational coefficients (no theta1: every row is a constant), the first
+    two moments, the atoms with their exact locations and masses (the expression's
+    Bercovici-Voiculescu rules), and a dyadic enclosure of the exact bounds
+    ``expr.bounds()``. Supports anywhere on the line and atoms anywhere are certified
+    (module docstring); irrational numbers are a ValueError naming the number."""
 
     def __init__(self, expr: Any) -> None:
         text = str(expr)
-        atoms = expr.atoms()
-        if not expr.is_positive:
-            raise ValueError(f"certified mode covers laws on [0, inf); {text} is not "
-                             "certified (its support may reach below 0)")
-        if any(x != 0 for x, _ in atoms):
-            raise ValueError(f"certified mode covers atoms at 0 only; {text} has atoms at "
-                             f"{', '.join(str(x) for x, _ in atoms if x != 0)}")
         self.case = "expression"
         self.ratios = None
         self.normalized = False
@@ -528,9 +610,12 @@ class _ExpressionData(_LawData):
         for monom, coeff in poly.terms():
             self.cauchy[monom] = {0: _sympy_fraction(coeff, "a Cauchy coefficient", text)}
         self.degree = max(i for i, _ in self.cauchy)
-        self._mean = _sympy_fraction(expr.mean, "the mean", text)
-        self._mass = sum((_sympy_fraction(p, "an atom's mass", text) for _, p in atoms),
-                         Fraction(0))
+        self._mean, self._second = (_sympy_fraction(m, f"the moment m{k}", text)
+                                    for k, m in enumerate(expr.moments(2), start=1))
+        self._atoms = [(_sympy_fraction(x, "an atom's location", text),
+                        _sympy_fraction(p, "an atom's mass", text)) for x, p in expr.atoms()]
+        lo, hi = expr.bounds()
+        self._hull = (_outer_dyadic(lo, up=False), _outer_dyadic(hi, up=True))
         self._edges = {}
 
     def theta1(self) -> Any:
@@ -540,9 +625,80 @@ class _ExpressionData(_LawData):
     def mean_row(self) -> dict[int, Fraction]:
         return {0: self._mean} if self._mean else {}
 
-    def atom_mass(self) -> Fraction:
-        """The expression's exact mass at 0 (its Bercovici-Voiculescu rules)."""
-        return self._mass
+    def hull(self) -> tuple[Fraction | None, Fraction | None]:
+        """Dyadic rationals strictly outside the exact bounds ``expr.bounds()``."""
+        return self._hull
+
+    def zero_density(self, x: Fraction) -> bool:
+        """Whether ``x`` is at or beyond an end of the hull (strictly outside the
+        support)."""
+        lo, hi = self._hull
+        return (lo is not None and x <= lo) or (hi is not None and x >= hi)
+
+    def centre(self, x: Fraction) -> Fraction:
+        """The atom nearest ``x`` (``u`` stays bounded at its pole); without atoms the
+        lower end of the hull (``u`` is then ``w G(w)`` of a law on ``[0, inf)`` in
+        ``w = z - c``), or 0 (-1 at ``x = 0``) for an unbounded one. Never ``x``: an
+        atom's location is refused before (the leading coefficient vanishes there)."""
+        if self._atoms:
+            return min((loc for loc, _ in self._atoms), key=lambda loc: abs(loc - x))
+        lo = self._hull[0]
+        if lo is not None:
+            return lo
+        return Fraction(-1) if x == 0 else Fraction(0)
+
+    def spread(self, c: Fraction, t1: Any) -> Any:
+        """``m1 - c`` when the law lies above ``c``, ``c - m1`` when below, else the
+        Cauchy-Schwarz bound ``sqrt(m2 - 2 c m1 + c^2)``."""
+        lo, hi = self._hull
+        if lo is not None and c <= lo:
+            return _arb(self._mean - c)
+        if hi is not None and c >= hi:
+            return _arb(c - self._mean)
+        return _arb(self._second - 2 * c * self._mean + c * c).sqrt()
+
+    def edge_candidates(self, prec: int) -> list[Any]:
+        """The real roots of the square-free part of ``disc_G(P) lc_G(P)`` (exactly
+        univariate over QQ), ascending: its rational roots (linear factors over QQ, e.g. a
+        hard edge at an atom) rounded to ``prec`` bits (exact at a dyadic point), isolated
+        balls for the others."""
+        roots = []
+        with flint.ctx.workprec(prec):
+            for factor in self.edge_factors:
+                coeffs = [Fraction(int(c.p), int(c.q)) for c in factor.coeffs()]
+                if len(coeffs) == 2:
+                    roots.append(_arb(-coeffs[0] / coeffs[1]))
+                else:
+                    roots += _real_roots({j: {0: c} for j, c in enumerate(coeffs) if c},
+                                         flint.arb(0), prec)
+        return sorted(roots, key=lambda b: _arf_fraction(b.mid()))
+
+    @functools.cached_property
+    def edge_factors(self) -> tuple[Any, ...]:
+        """The distinct irreducible factors over QQ (``fmpq_poly``) of
+        ``disc_G(P) lc_G(P)`` (exact, FLINT)."""
+        return _expression_edge_factors(self.cauchy)
+
+    def atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """The expression's atoms, exact."""
+        return list(self._atoms)
+
+
+def _expression_edge_factors(spec: ThetaPoly) -> tuple[Any, ...]:
+    """The distinct irreducible factors over QQ (``fmpq_poly``) of ``disc_G(P) lc_G(P)``
+    for a Cauchy polynomial ``spec`` without theta1 (exact, FLINT)."""
+    ctx = flint.fmpq_mpoly_ctx.get(("G", "z"), "lex")
+    items = {m: row[0] for m, row in spec.items() if row.get(0)}
+    p = ctx.from_dict({m: flint.fmpq(c.numerator, c.denominator) for m, c in items.items()})
+    degree = max(i for i, _ in items)
+    lc = ctx.from_dict({(0, j): flint.fmpq(c.numerator, c.denominator)
+                        for (i, j), c in items.items() if i == degree})
+    terms = (p.discriminant("G") * lc).to_dict()
+    coeffs = [flint.fmpq(0)] * (max(j for _, j in terms) + 1)
+    for (_, j), c in terms.items():
+        coeffs[j] = c
+    _, factors = flint.fmpq_poly(coeffs).factor()
+    return tuple(f for f, _ in factors)
 
 
 @functools.lru_cache(maxsize=32)
@@ -630,14 +786,17 @@ class _Tracker:
     existence)."""
 
     def __init__(self, data: _LawData, x: Fraction, prec: int) -> None:
-        self.x, self.prec = x, prec
+        # in w = z - c (c = data.centre(x), an exact rational other than x) and u = w G
+        # the equation is Q(u, w) = w^shift P(u/w, w + c), of low degree in w and with u
+        # bounded near infinity (u -> 1) and near an atom's pole at c (u -> its mass)
+        self.centre = data.centre(x)
+        self.x, self.prec = x - self.centre, prec
         t1 = data.theta1()
-        # in u = z G the equation is Q(u, z) = z^shift P(u/z, z), of low degree in z and
-        # with u bounded near infinity (u -> 1) and near the atom's pole at 0 (u -> mass)
-        shift = -min(j - i for i, j in data.cauchy)
+        spec = _shift_z(data.cauchy, self.centre)
+        shift = -min(j - i for i, j in spec)
         by_z: dict[int, dict[int, dict[int, Fraction]]] = {}
         by_u: dict[int, dict[int, dict[int, Fraction]]] = {}
-        for (i, j), row in data.cauchy.items():
+        for (i, j), row in spec.items():
             by_z.setdefault(j - i + shift, {})[i] = row
             by_u.setdefault(i, {})[j - i + shift] = row
         self.rows = [flint.acb_poly(_poly_balls(by_z.get(j, {}), t1))
@@ -645,7 +804,7 @@ class _Tracker:
         self.drows = [r.derivative() for r in self.rows]
         self.matrix = [flint.acb_poly(_poly_balls(by_u.get(i, {}), t1))
                        for i in range(max(by_u) + 1)]
-        self.mean = _theta_eval(data.mean_row(), t1)
+        self.mean = data.spread(self.centre, t1)
 
     @staticmethod
     def _horner(values: list[Any], zb: Any) -> Any:
@@ -697,9 +856,10 @@ class _Tracker:
         return [row(zb) for row in self.matrix]
 
     def start(self) -> tuple[Fraction, Any]:
-        """A height ``Y`` and the ball of the physical root ``u = z G`` at ``x + iY``: the
-        only root ball meeting the box around 1 of half-width ``m1/Y``, which holds it
-        (``|z G(z) - 1| = |int t/(z - t) dnu| <= m1/Im z`` for a law on ``[0, inf)``)."""
+        """A height ``Y`` and the ball of the physical root ``u = w G`` at ``w = x + iY``
+        (``x`` here is ``x - c``): the only root ball meeting the box around 1 of
+        half-width ``s/Y``, which holds it (``|w G - 1| = |int (t - c)/(z - t) dnu| <=
+        s/Im z`` with ``s >= int |t - c| dnu``, :meth:`_LawData.spread`)."""
         scale = max(Fraction(1), abs(self.x), _arf_fraction(abs(self.mean).upper()))
         height = 4 * scale
         for _ in range(30):
@@ -766,7 +926,7 @@ class _Tracker:
         return loose
 
     def physical(self) -> tuple[str, Any]:
-        """``u = x G(x + i0)``, a root of ``Q(., x)``, as ``(kind, ball)`` (see
+        """``u = (x - c) G(x + i0)``, a root of ``Q(., x - c)``, as ``(kind, ball)`` (see
         :func:`_classify`: a real root comes as the ball of its real part)."""
         top, phys = self.start()
         step = top / 4
@@ -792,26 +952,38 @@ class _Tracker:
 
 
 def _density(data: _LawData, x: Fraction, prec: int) -> Any:
-    """Ball of the density at ``x > 0`` (exact 0 when ``G(x + i0)`` is certainly real)."""
+    """Ball of the density at ``x`` (exact 0 when ``G(x + i0)`` is certainly real)."""
     with flint.ctx.workprec(prec):
         t1 = data.theta1()
         coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
         kinds = _tight_roots(coeffs, prec)
         if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
             return flint.arb(0)
-        kind, u = _Tracker(data, x, prec).physical()
-        if kind == LOWER:  # G = u / x with x > 0
-            return -u.imag / (_arb(x) * flint.arb.pi())
+        tracker = _Tracker(data, x, prec)
+        kind, u = tracker.physical()
         if kind == REAL:
             return flint.arb(0)
-        raise _NeedPrecision("the tracked root at x is in the upper half-plane")
+        # G = u / (x - c) lies in the closed lower half-plane
+        if kind == (LOWER if tracker.x > 0 else UPPER):
+            return -u.imag / (_arb(tracker.x) * flint.arb.pi())
+        raise _NeedPrecision("the tracked G at x is in the upper half-plane")
 
 
-def _check_leading(data: _LawData, x: Fraction) -> str | None:
+def _check_point(data: _LawData, x: Fraction) -> str | None:
+    """Why the density at ``x`` cannot be certified, decided exactly (in ``QQ[theta1]``):
+    the leading coefficient of ``P(., x)`` vanishes (a root escapes to infinity: an atom
+    or a hard edge), or ``P(., x)`` has a multiple root (a branch point, an edge
+    candidate: the roots cannot be isolated at any precision); None otherwise."""
     rows = _rows_at(data.cauchy, x, var=1, other=0)
     if not rows.get(data.degree):
         return (f"the leading coefficient of P(G, x) vanishes at x = {x} (a root escapes "
                 "to infinity: atom or hard edge)")
+    ctx = flint.fmpq_mpoly_ctx.get(("G", "t"), "lex")
+    poly = ctx.from_dict({(i, k): flint.fmpq(c.numerator, c.denominator)
+                          for i, row in rows.items() for k, c in row.items()})
+    if data.degree > 1 and poly.discriminant("G") == 0:
+        return (f"P(G, x) has a multiple root at x = {x} (a branch point: an edge "
+                "candidate)")
     return None
 
 
@@ -827,12 +999,12 @@ def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
 
 def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int,
             rtol: Fraction | None = None) -> Result:
-    if x < 0:
+    if data.zero_density(x):
         return Certified(Fraction(0), Fraction(0), prec)
-    if x == 0:
+    if x == 0 and not isinstance(data, _ExpressionData):
         return Uncertified("x = 0 carries the atom / hard edge; the density there is not "
                            "certified")
-    refused = _check_leading(data, x)
+    refused = _check_point(data, x)
     if refused:
         return Uncertified(refused)
     result: Result = Uncertified("no precision tried")
@@ -853,9 +1025,9 @@ def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int,
 # ---------------------------------------------------------------------- support
 @dataclass
 class SupportCertificate:
-    """Edge candidates (balls, ascending, 0 first) and, for each gap after a candidate,
-    whether it lies in the support (the last gap, to infinity, never does); see the
-    module docstring."""
+    """Edge candidates (balls, ascending; 0 first for a theory §4 law) and, for each gap
+    after a candidate, whether it lies in the support (the gap before the first and the
+    last gap, to infinity, never do); see the module docstring."""
 
     candidates: list[Any]
     inside: list[bool]
@@ -896,13 +1068,11 @@ def _support_certificate(data: _LawData, prec: int, max_prec: int, rtol: Fractio
     key = (prec, max_prec, rtol)
     if key in data._edges:
         return data._edges[key]
-    poly = data.edge_polynomial()
-    rows = {m[0]: row for m, row in poly.items()}
     reason = "no precision tried"
     result: SupportCertificate | None = None
     for p in _ladder(prec, max_prec):
         try:
-            candidates = _candidates(data, rows, p)
+            candidates = data.edge_candidates(p)
             result = (_classify_gaps(data, candidates, p, max_prec) if result is None
                       else result.refined(candidates, p))
         except _NeedPrecision as exc:
@@ -915,23 +1085,10 @@ def _support_certificate(data: _LawData, prec: int, max_prec: int, rtol: Fractio
     return out
 
 
-def _candidates(data: _LawData, rows: dict[int, dict[int, Fraction]], prec: int
-                ) -> list[Any]:
-    """0 and the positive real roots of the edge polynomial, as balls, ascending."""
-    with flint.ctx.workprec(prec):
-        roots = _real_roots(rows, data.theta1(), prec)
-    positive = []
-    for r in roots:
-        if r > 0:
-            positive.append(r)
-        elif not r < 0:
-            raise _NeedPrecision("an edge candidate is not separated from 0")
-    return [flint.arb(0)] + positive
-
-
 def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: int
                    ) -> SupportCertificate:
     inside = []
+    bottom, top = data.hull()
     for k, c in enumerate(candidates):
         if k + 1 == len(candidates):
             inside.append(False)
@@ -939,6 +1096,9 @@ def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: i
         lo, hi = _arf_fraction(c.upper()), _arf_fraction(candidates[k + 1].lower())
         if not lo < hi:
             raise _NeedPrecision("edge candidates overlap")
+        if (bottom is not None and hi <= bottom) or (top is not None and lo >= top):
+            inside.append(False)  # beyond the exact bounds of the support
+            continue
         status = None
         for frac in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)):
             x = lo + (hi - lo) * frac
@@ -964,20 +1124,25 @@ def certified_support(the_law: Any, prec: int = DEFAULT_PREC, max_prec: int = MA
 
 
 # ---------------------------------------------------------------------- atoms
-def certified_atoms(the_law: Any) -> dict[int, Certified] | Uncertified:
-    """``{0: mass}`` (exact ball) or ``{}``; the rank-deficiency mass (module docstring)
-    checked exactly against the limit equation of ``lim z G(z)`` (theory §4, §7)."""
+def certified_atoms(the_law: Any) -> dict[Fraction, Certified] | Uncertified:
+    """``{location: mass}`` (exact balls; empty without atoms): the rank-deficiency mass
+    at 0 of a theory §4 law, or an expression's exact atoms (module docstring), each
+    checked exactly against the limit equation of ``lim (z - a) G(z)`` at its location
+    ``a`` (theory §4, §7)."""
     data = _data(the_law)
-    mass = data.atom_mass()
-    low = _low_order_part(data.cauchy)
-    value: dict[int, Fraction] = {}
-    for i, row in low.items():
-        for k, c in row.items():
-            value[k] = value.get(k, Fraction(0)) + c * mass ** i
-    if any(value.values()):
-        return Uncertified(f"the rank-deficiency mass {mass} is not a root of the limit "
-                           "equation of z G(z) at 0")
-    return {0: Certified(mass, Fraction(0), 0)} if mass > 0 else {}
+    out = {}
+    for loc, mass in data.atoms():
+        low = _low_order_part(_shift_z(data.cauchy, loc))
+        value: dict[int, Fraction] = {}
+        for i, row in low.items():
+            for k, c in row.items():
+                value[k] = value.get(k, Fraction(0)) + c * mass ** i
+        if any(value.values()):
+            return Uncertified(f"the mass {mass} at {loc} is not a root of the limit "
+                               f"equation of (z - {loc}) G(z) at {loc}")
+        if mass > 0:
+            out[loc] = Certified(mass, Fraction(0), 0)
+    return out
 
 
 # ---------------------------------------------------------------------- ridge (theory §5)
