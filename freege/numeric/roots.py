@@ -78,6 +78,17 @@ NEAR_ZERO = 1e-6
 GUARD_BITS = 20
 #: the coefficient matrix is evaluated at a multiple of this many bits, then rounded
 MATRIX_BITS = 128
+#: a tracking step is accepted when its prediction lies within ``ACCEPT / gamma`` of the
+#: root Newton reaches from it (Smale's gamma, :func:`_gamma`): then the prediction is in
+#: that root's quadratic basin and nearer to it than to any other root; otherwise the
+#: step is shortened (a cluster of roots, e.g. a law of high degree near the real axis)
+ACCEPT = 0.2 * 0.219
+#: a step shrunk this close to no step at all (``1 - ratio``) gives up: the point is
+#: left as nan, and the caller's mpmath route takes it
+MIN_STEP = 1e-9
+#: the last step onto the real axis is retried from ``eta / LOWER`` this many times
+FINAL_TRIES = 8
+LOWER = 1e3
 
 
 @functools.lru_cache(maxsize=64)
@@ -378,26 +389,58 @@ class CauchyEquation:
             u = za * g + np.where(np.isfinite(du), du, 0) * (zb - za)
             return u / zb
 
-    def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool) -> np.ndarray:
-        R = self.radius()
-        Y = 4.0 * R + np.abs(x)
-        z0 = x + 1j * Y
-        roots = self.all_roots_f64(z0)
-        guess = 1 / z0 + self.mean / z0**2
-        g = roots[np.arange(x.size), np.argmin(np.abs(roots - guess[:, None]), axis=1)]
-        eta = Y.copy()
+    def _checked_newton(self, zs: np.ndarray, pred: np.ndarray, steps: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Newton from ``pred`` at ``zs`` and whether the step is accepted (:data:`ACCEPT`:
+        ``pred`` within ``ACCEPT / gamma`` of the root reached, so the root is the one
+        nearest ``pred``, unambiguously)."""
+        c = self.coeffs_f64(zs)
+        g = pred
+        for _ in range(steps):
+            p, dp = self._horner(c, g)
+            with np.errstate(all="ignore"):
+                step = np.where(dp != 0, p / dp, 0)
+            g = np.where(np.isfinite(step), g - step, g)
+        with np.errstate(all="ignore"):
+            ok = np.isfinite(g) & (np.abs(g - pred) * _gamma(c, g) <= ACCEPT)
+        return g, ok
+
+    def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool,
+               start: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """Down the vertical lines ``x + i eta`` to ``eta = target`` from ``start = (G,
+        eta)`` (default: the root nearest ``1/z + m1/z^2`` at ``eta = 4R + |x|``), by
+        steps ``eta -> ratio eta``, each accepted only as in :meth:`_checked_newton` and
+        otherwise shortened (``ratio -> sqrt(ratio)``; lengthened again after a success).
+        ``robust``: the prediction is first moved to the nearest companion root. A point
+        whose step falls below :data:`MIN_STEP` is nan."""
+        if start is None:
+            Y = 4.0 * self.radius() + np.abs(x)
+            z0 = x + 1j * Y
+            roots = self.all_roots_f64(z0)
+            guess = 1 / z0 + self.mean / z0**2
+            g = roots[np.arange(x.size), np.argmin(np.abs(roots - guess[:, None]), axis=1)]
+            eta = Y.copy()
+        else:
+            g, eta = (np.array(v) for v in start)
+        shrink = np.full(x.size, ratio)
+        failed = np.zeros(x.size, dtype=bool)
         while True:
-            active = eta > target
-            if not active.any():
+            idx = np.flatnonzero((eta > target) & ~failed)
+            if not idx.size:
                 break
-            new_eta = np.where(active, np.maximum(eta * ratio, target), eta)
-            zb = x + 1j * new_eta
-            pred = self._u_predict(x + 1j * eta, zb, g)
+            new_eta = np.maximum(eta[idx] * shrink[idx], target[idx])
+            zb = x[idx] + 1j * new_eta
+            pred = self._u_predict(x[idx] + 1j * eta[idx], zb, g[idx])
             if robust:
                 roots = self.all_roots_f64(zb)
-                pred = roots[np.arange(x.size), np.argmin(np.abs(roots - pred[:, None]), axis=1)]
-            g = np.where(active, self._newton(zb, pred, 4), g)
-            eta = new_eta
+                pred = roots[np.arange(idx.size),
+                             np.argmin(np.abs(roots - pred[:, None]), axis=1)]
+            new, ok = self._checked_newton(zb, pred, 4)
+            g[idx[ok]], eta[idx[ok]] = new[ok], new_eta[ok]
+            shrink[idx] = np.where(ok, np.minimum(shrink[idx], np.maximum(
+                shrink[idx] ** 2, ratio)), np.sqrt(shrink[idx]))
+            failed[idx] |= ~ok & (1 - shrink[idx] < MIN_STEP)
+        g[failed] = np.nan
         return g
 
     def stieltjes_f64(
@@ -461,19 +504,36 @@ class CauchyEquation:
         lower = zs.imag < 0
         zz = np.where(lower, zs.conj(), zs)
         g, eta = self.track(zz, eta_min)
-        short = eta > zz.imag
-        if short.any():
+        short = np.flatnonzero(eta > zz.imag)
+        for _ in range(FINAL_TRIES):
+            if not short.size:
+                break
             # a last Euler step in u = zG from x + i eta to z (u is smooth where G has the
-            # atom's pole), then the companion root nearest in u (equivalently in G at
-            # fixed z), then Newton; within 1e-4 R of 0 the companion matrix is badly
-            # scaled, so Newton from the prediction alone
+            # atom's pole) and Newton from the prediction, accepted as a tracking step is
+            # (:data:`ACCEPT`); else the companion root nearest the prediction, accepted
+            # alike (away from 1e-4 R of 0, where the companion matrix is badly scaled).
+            # Where neither is, the point is tracked on down to eta / LOWER and the step
+            # tried again from there.
             zt = zz[short]
             pred = self._u_predict(zt.real + 1j * eta[short], zt, g[short])
-            roots = self.all_roots_f64(zt)
-            pick = np.argmin(np.abs(roots - pred[:, None]), axis=1)
-            near_zero = np.abs(zt) < 1e-4 * self.radius()
-            g_s = np.where(near_zero, pred, roots[np.arange(pick.size), pick])
-            g[short] = self._newton(zt, g_s, 6)
+            new, ok = self._checked_newton(zt, pred, 6)
+            retry = np.flatnonzero(~ok & (np.abs(zt) >= 1e-4 * self.radius()))
+            if retry.size:
+                roots = self.all_roots_f64(zt[retry])
+                pick = roots[np.arange(retry.size),
+                             np.argmin(np.abs(roots - pred[retry, None]), axis=1)]
+                polished, fine = self._checked_newton(zt[retry], pick, 6)
+                fine &= (np.abs(pick - pred[retry])
+                         * _gamma(self.coeffs_f64(zt[retry]), polished) <= ACCEPT)
+                new[retry], ok[retry] = polished, fine
+            g[short[ok]] = new[ok]
+            short = short[~ok & np.isfinite(g[short])]
+            if short.size:
+                deeper = np.maximum(eta[short] / LOWER, zz.imag[short])
+                g[short] = self._track(zz.real[short], deeper, 0.7, False,
+                                       start=(g[short], eta[short]))
+                eta[short] = deeper
+        g[short] = np.nan
         g, err = self._refine(zz, g)
         real = zz.imag == 0
         g[real] = g[real].real - 1j * np.abs(g[real].imag)
@@ -642,22 +702,53 @@ class CauchyEquation:
         1e-3 |x|)`` by steps ``eta -> 0.6 eta`` (Euler predictor on ``log G`` in
         ``log z``, Newton corrector); on the real axis a last predictor step from ``x + i eta_min``
         to ``x`` and Newton there. Selection is by continuity of ``u``, which stays bounded
-        at the atom's pole and at a hard edge at 0 (``G`` does not), theory §7.1."""
+        at the atom's pole and at a hard edge at 0 (``G`` does not), theory §7.1. Every
+        step, the last one included, is accepted as in :meth:`_checked_newton`
+        (:data:`ACCEPT`) and otherwise shortened (the last one: tried again from
+        ``eta / LOWER``); a :class:`freege.errors.ConvergenceError` when no step is."""
         x, y = mpmath.re(zv), mpmath.im(zv)
         eta_min = max(y, abs(x) / 1000)
         Y = 4 * mpmath.mpf(self.radius()) + abs(x)
         z0 = mpmath.mpc(x, Y)
         g = self._start_mp(z0, 1 / z0 + self.mean / z0**2)
-        eta = Y
+        g, eta = self._descend_mp(x, g, Y, eta_min)
+        for _ in range(FINAL_TRIES):
+            if y >= eta:
+                return g
+            new, ok = self._checked_step_mp(zv, mpmath.mpc(x, eta), g, 6)
+            if ok:
+                return new
+            deeper = max(eta / LOWER, y)
+            g, eta = self._descend_mp(x, g, eta, deeper)
+        raise ConvergenceError("Stieltjes transform", f"the branch at z = {mpmath.nstr(zv, 8)} "
+                               "cannot be followed onto the real axis", self.describe)
+
+    def _checked_step_mp(self, zb: mpmath.mpc, za: mpmath.mpc, g: mpmath.mpc, steps: int
+                         ) -> tuple[mpmath.mpc, bool]:
+        """The predictor step from ``za`` to ``zb``, Newton, and whether it is accepted
+        (:data:`ACCEPT`, as :meth:`_checked_newton`)."""
+        pred = self._u_predict_mp(za, zb, g)
+        new = self._newton_steps_mp(zb, pred, steps)
+        return new, abs(new - pred) * _gamma_mp(self.coeffs_mp(zb), new) <= ACCEPT
+
+    def _descend_mp(self, x: mpmath.mpf, g: mpmath.mpc, eta: mpmath.mpf,
+                    eta_min: mpmath.mpf) -> tuple[mpmath.mpc, mpmath.mpf]:
+        """From ``G(x + i eta)`` down to ``x + i eta_min`` by accepted steps (ratio 0.6,
+        shortened by square roots where a step is not accepted)."""
+        ratio = mpmath.mpf(0.6)
         while eta > eta_min:
-            new = max(eta * mpmath.mpf(0.6), eta_min)
-            g = self._newton_steps_mp(mpmath.mpc(x, new),
-                                      self._u_predict_mp(mpmath.mpc(x, eta),
-                                                         mpmath.mpc(x, new), g), 4)
-            eta = new
-        if y < eta:
-            g = self._newton_steps_mp(zv, self._u_predict_mp(mpmath.mpc(x, eta), zv, g), 6)
-        return g
+            new_eta = max(eta * ratio, eta_min)
+            new, ok = self._checked_step_mp(mpmath.mpc(x, new_eta), mpmath.mpc(x, eta), g, 4)
+            if ok:
+                g, eta = new, new_eta
+                ratio = max(ratio**2, mpmath.mpf(0.6))
+                continue
+            ratio = mpmath.sqrt(ratio)
+            if 1 - ratio < MIN_STEP:
+                raise ConvergenceError("Stieltjes transform", f"the branch at x = "
+                                       f"{mpmath.nstr(x, 8)} cannot be followed down to "
+                                       f"eta = {mpmath.nstr(eta, 3)}", self.describe)
+        return g, eta
 
     def _start_mp(self, z0: mpmath.mpc, start: mpmath.mpc) -> mpmath.mpc:
         """The root of ``P(., z0)`` nearest ``start`` at the ambient precision: the nearest
