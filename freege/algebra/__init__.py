@@ -2,7 +2,7 @@
 
 Build laws from Marchenko-Pastur, semicircle, (compound) free Poisson and atomic laws with
 affine maps, ``⊠`` (:func:`free_mult`, ``*``), ``⊞`` (:func:`free_add`, ``+``) and
-quadratic pushforwards, in Python or as text (:func:`parse`)::
+polynomial pushforwards, in Python or as text (:func:`parse`)::
 
     >>> from freege import algebra
     >>> law = algebra.parse("mp(1/2) * mp(1/2)")
