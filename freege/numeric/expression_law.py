@@ -3,7 +3,7 @@
 :class:`ExpressionLaw` is a :class:`freege.numeric.law.Law` whose equations come from an
 exact expression of :mod:`freege.algebra` (any free-probability law built from
 Marchenko-Pastur, semicircle, free Poisson and atomic laws by affine maps, ⊠, ⊞ and
-quadratic pushforwards) instead of a theory §4 case. Everything that solves the Cauchy
+polynomial pushforwards) instead of a theory §4 case. Everything that solves the Cauchy
 polynomial -- branch tracking, the float64/mpmath split, anchors, edges from the exact
 discriminant, quadrature, the independent route of :meth:`Law.estimate` -- is the
 attention laws' code; this module supplies the few things that differ:
@@ -18,6 +18,8 @@ attention laws' code; this module supplies the few things that differ:
   atom at 0;
 * atoms anywhere, with their exact masses (the expression's Bercovici-Voiculescu rules),
   in ``atoms``, ``cdf``, ``ppf``, ``support``, ``mass`` and ``expect``;
+* a pushforward with a critical value inside its support (a singular density whose
+  branch the tracking does not follow) refused in one line (docs/algebra.md, Limits);
 * identity, equality, hash and pickling by ``(text, dps)``
   (:mod:`freege.numeric.law_recipe`, constructor ``"expression"``).
 
