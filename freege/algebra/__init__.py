@@ -19,6 +19,7 @@ from freege.algebra.grammar import parse
 from freege.numeric.expression_law import ExpressionLaw
 from freege.symbolic.cases import case_expression
 from freege.symbolic.expressions import (
+    MAX_DEGREE,
     SYMBOLS,
     Affine,
     Atomic,
@@ -42,8 +43,8 @@ from freege.symbolic.expressions import (
 )
 
 __all__ = [
-    "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult", "FreePoisson",
-    "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
+    "MAX_DEGREE", "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult",
+    "FreePoisson", "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
     "case_expression", "dilation", "free_add", "free_mult", "free_poisson",
     "marchenko_pastur", "parse", "point_mass", "pushforward", "semicircle",
 ]

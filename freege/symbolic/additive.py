@@ -25,7 +25,7 @@ Every step is exact polynomial arithmetic (resultants, factorisation), never num
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import comb
 from typing import Any
 
@@ -204,7 +204,8 @@ def polynomial_eliminant(base: sp.Poly, coeffs: Sequence[Any]) -> sp.Expr:
                     for k, c in enumerate(coefficients)])
 
 
-def _power_sums(elementary: Sequence[Any], order: int, mul: Any, count: Any) -> list[Any]:
+def _power_sums(elementary: Sequence[Any], order: int, mul: Callable[[Any, Any], Any],
+                count: Any) -> list[Any]:
     """``[p_0 = count, p_1, ..., p_order]``: power sums of the roots whose elementary
     symmetric functions are ``elementary`` (``e_1, ..., e_count``), Newton's identities."""
     out = [count]
@@ -217,7 +218,7 @@ def _power_sums(elementary: Sequence[Any], order: int, mul: Any, count: Any) -> 
     return out
 
 
-def _cumulants(moments: Sequence[Any], mul: Any) -> list[Any]:
+def _cumulants(moments: Sequence[Any], mul: Callable[[Any, Any], Any]) -> list[Any]:
     """``k_1..k_q`` from ``m_1..m_q`` (``m_0 = 1``):
     ``k_k = m_k - sum_{j<k} C(k-1, j-1) k_j m_{k-j}``."""
     out: list[Any] = []

@@ -89,6 +89,19 @@ def test_degree_zero_is_a_point_mass_and_degree_one_an_affine_map():
     assert algebra.pushforward(law, [1, 2, 0, 0]) == 2 * law + 1
 
 
+def test_symbolic_coefficients_bind_through_subs():
+    from freege.symbolic.symbols import theta1
+
+    cubic = algebra.pushforward(algebra.marchenko_pastur(half), [0, 0, 0, theta1])
+    assert cubic.parameters == (theta1,)
+    assert cubic.bounds() == (-sp.oo, sp.oo)
+    bound = cubic.subs({"theta1": 2})
+    assert bound == algebra.pushforward(algebra.marchenko_pastur(half), [0, 0, 0, 2])
+    assert cubic.moments(2) == [theta1 * narayana_moment(3, half),
+                                theta1**2 * narayana_moment(6, half)]
+    assert cubic.subs({"theta1": 0}) == algebra.point_mass(0)
+
+
 def test_grammar_round_trip_of_a_cubic():
     expr = algebra.parse("pushforward(mp(1/2), x^3 - x)")
     assert str(expr) == "pushforward(mp(1/2), x^3 - x)"
@@ -136,7 +149,8 @@ def test_numeric_non_monotone_cubic_on_a_semicircle():
 
 
 @pytest.mark.parametrize("text", ["pushforward(semicircle(1), x^3 - x)",
-                                  "pushforward(semicircle(1), x^3)"])
+                                  "pushforward(semicircle(1), x^3)",
+                                  "mp(1/2) + 2*pushforward(semicircle(1), x^3 + 3*x^2)"])
 def test_a_critical_value_inside_the_support_is_refused_by_the_numeric_law(text):
     expr = algebra.parse(text)
     with pytest.raises(ValueError, match="critical value .* inside the support") as info:
