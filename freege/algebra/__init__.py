@@ -2,7 +2,7 @@
 
 Build laws from Marchenko-Pastur, semicircle, (compound) free Poisson and atomic laws with
 affine maps, ``⊠`` (:func:`free_mult`, ``*``), ``⊞`` (:func:`free_add`, ``+``) and
-quadratic pushforwards, in Python or as text (:func:`parse`)::
+polynomial pushforwards, in Python or as text (:func:`parse`)::
 
     >>> from freege import algebra
     >>> law = algebra.parse("mp(1/2) * mp(1/2)")
@@ -19,6 +19,7 @@ from freege.algebra.grammar import parse
 from freege.numeric.expression_law import ExpressionLaw
 from freege.symbolic.cases import case_expression
 from freege.symbolic.expressions import (
+    MAX_DEGREE,
     SYMBOLS,
     Affine,
     Atomic,
@@ -42,8 +43,8 @@ from freege.symbolic.expressions import (
 )
 
 __all__ = [
-    "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult", "FreePoisson",
-    "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
+    "MAX_DEGREE", "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult",
+    "FreePoisson", "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
     "case_expression", "dilation", "free_add", "free_mult", "free_poisson",
     "marchenko_pastur", "parse", "point_mass", "pushforward", "semicircle",
 ]

@@ -12,7 +12,8 @@
 
 Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``);
 names are the parameter symbols of :data:`freege.symbolic.expressions.SYMBOLS`; the
-polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for powers. The text is
+polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for integer powers 0 to
+:data:`freege.symbolic.expressions.MAX_DEGREE`, and of degree at most that. The text is
 read by :func:`ast.parse` and every node checked against a whitelist; anything else is a
 one-line ValueError naming the offending token.
 """
@@ -67,6 +68,13 @@ class _Reader:
             return self.call(node, depth)
         raise self.fail(node, "unexpected")
 
+    def check_degree(self, node: ast.AST, degree: Any) -> None:
+        """Refuses a polynomial of degree above :data:`~freege.symbolic.expressions.MAX_DEGREE`
+        before it is expanded."""
+        if degree > ex.MAX_DEGREE:
+            raise self.fail(node, f"pushforward's polynomial has degree at most "
+                            f"{ex.MAX_DEGREE}, not {degree}:")
+
     def number(self, node: ast.Constant) -> sp.Expr:
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise self.fail(node, "not a number:")
@@ -78,10 +86,12 @@ class _Reader:
         laws = isinstance(left, LawExpr), isinstance(right, LawExpr)
         op = node.op
         if isinstance(op, ast.Pow):
-            if not polynomial or any(laws) or not (right.is_Integer and 0 <= right <= 2):
-                raise self.fail(node, "'^' raises x to the power 0, 1 or 2 in pushforward's "
-                                "polynomial only:")
-            return left**right
+            if not polynomial or any(laws) or not (right.is_Integer
+                                                   and 0 <= right <= ex.MAX_DEGREE):
+                raise self.fail(node, f"'^' raises x to a power 0 to {ex.MAX_DEGREE} in "
+                                "pushforward's polynomial only:")
+            self.check_degree(node, sp.degree(left, ex.X) * right)
+            return sp.expand(left**right)
         if not isinstance(op, ast.Add | ast.Sub | ast.Mult | ast.Div):
             raise self.fail(node, "unexpected operator in")
         if isinstance(op, ast.Div) and laws[1]:
@@ -89,6 +99,11 @@ class _Reader:
         if not any(laws):
             if isinstance(op, ast.Div) and right == 0:
                 raise self.fail(node.right, "division by zero:")
+            if isinstance(op, ast.Div) and polynomial and right.has(ex.X):
+                raise self.fail(node.right, "'/' divides pushforward's polynomial by a "
+                                "number, not by")
+            if isinstance(op, ast.Mult) and polynomial:
+                self.check_degree(node, sp.degree(left, ex.X) + sp.degree(right, ex.X))
             result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
                       ast.Div: lambda a, b: a / b}[type(op)](left, right)
             return sp.expand(result) if polynomial else result

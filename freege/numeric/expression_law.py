@@ -3,7 +3,7 @@
 :class:`ExpressionLaw` is a :class:`freege.numeric.law.Law` whose equations come from an
 exact expression of :mod:`freege.algebra` (any free-probability law built from
 Marchenko-Pastur, semicircle, free Poisson and atomic laws by affine maps, ⊠, ⊞ and
-quadratic pushforwards) instead of a theory §4 case. Everything that solves the Cauchy
+polynomial pushforwards) instead of a theory §4 case. Everything that solves the Cauchy
 polynomial -- branch tracking, the float64/mpmath split, anchors, edges from the exact
 discriminant, quadrature, the independent route of :meth:`Law.estimate` -- is the
 attention laws' code; this module supplies the few things that differ:
@@ -18,6 +18,8 @@ attention laws' code; this module supplies the few things that differ:
   atom at 0;
 * atoms anywhere, with their exact masses (the expression's Bercovici-Voiculescu rules),
   in ``atoms``, ``cdf``, ``ppf``, ``support``, ``mass`` and ``expect``;
+* a pushforward with a critical value inside its support (a singular density whose
+  branch the tracking does not follow) refused in one line (docs/algebra.md, Limits);
 * identity, equality, hash and pickling by ``(text, dps)``
   (:mod:`freege.numeric.law_recipe`, constructor ``"expression"``).
 
@@ -42,7 +44,7 @@ from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
 from freege.numeric.quadrature import Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
-from freege.symbolic.expressions import register_numeric_law
+from freege.symbolic.expressions import critical_pushforwards, register_numeric_law
 
 #: the folder of the algebra's sources (their text keys the generated functions)
 _ALGEBRA_DIR = Path(__file__).resolve().parent.parent / "algebra"
@@ -100,6 +102,12 @@ class ExpressionLaw(Law):
             names = ", ".join(str(s) for s in expr.parameters)
             raise ValueError(f"expr: {expr} has free parameters ({names}); bind them with "
                              f"expr.subs({{...}}) before .law()")
+        critical = critical_pushforwards(expr)
+        if critical:
+            pushed, values = critical[0]
+            raise ValueError(f"expr: no numeric law for {pushed}: phi has the critical value "
+                             f"{values[0]} inside the support (a singular density there); "
+                             "its exact moments and Cauchy polynomial are available")
         self.expr = expr
         self.text = str(expr)
         self.dps = check_dps(dps)
@@ -247,18 +255,20 @@ class ExpressionLaw(Law):
         return self._cache[key]
 
     def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-        """The support intervals cut at the real zeros of the leading coefficient inside
-        them (a root of ``P`` escapes to infinity there: the density may be singular,
-        e.g. at 0 for a compound free Poisson law whose jump law reaches 0), so that the
-        quadrature's panels end at every singular point (theory §7.1)."""
+        """The support intervals cut at the real zeros of the leading coefficient and of
+        the discriminant inside them (a root of ``P`` escapes to infinity, or two meet:
+        the density may be singular, e.g. at 0 for a compound free Poisson law whose jump
+        law reaches 0, or at a critical value of a pushforward, docs/algebra.md), so that
+        the quadrature's panels end at every singular point (theory §7.1)."""
         key = ("pieces", self._edge_dps())
         if key not in self._cache:
             with mpmath.workdps(self._edge_dps()):
                 cuts = [mpmath.mpf(r.numerator) / r.denominator
                         for r in self.equation.lead_real_roots()]
+                cuts += self.equation.discriminant_real_roots(self._edge_dps())
             out = []
             for a, b in self._intervals_mp():
-                inner = sorted(c for c in cuts if a < c < b)
+                inner = sorted({c for c in cuts if a < c < b})
                 ends = [a, *inner, b]
                 out += list(zip(ends, ends[1:], strict=False))
             self._cache[key] = out

@@ -17,7 +17,7 @@ Cauchy polynomial) is the expression's :attr:`~freege.symbolic.expressions.LawEx
 ``rho_t = (theta1 - theta2) + theta2 MP_{1/t}`` and ``mu_KV`` is the image of
 ``pi_{gK/h}`` under ``phi(x) = (theta1 - theta2) x + (h/gK) theta2 x^2`` (a quadratic
 pushforward of the algebra: moments from ``int phi^q``, the Cauchy polynomial by the
-resultant elimination of :func:`freege.symbolic.additive.quadratic_image`). The
+exact elimination of :func:`freege.symbolic.additive.polynomial_image`). The
 normalized law ``nubar`` (theory §3) is ``D_{1/m_1} nu``. The same expressions print in
 the grammar of :mod:`freege.algebra` (``str(case_expression("mha"))``).
 """

@@ -16,7 +16,7 @@ node                   law                                         exact object
 ``Affine``             law of ``a X + b``                           ``laws.affine``
 ``FreeMult``           ``⊠`` of laws on ``[0, inf)``                ``laws.free_mult_conv``
 ``FreeAdd``            ``⊞``                                        ``additive.free_add_conv``
-``Pushforward``        law of ``phi(X)``, ``deg phi = 2``           ``additive.quadratic_image``
+``Pushforward``        law of ``phi(X)``, ``2 <= deg phi <= 4``     ``additive.polynomial_image``
 =====================  ==========================================  ==========================
 
 Parameters are exact: a number (int, ``Fraction``, sympy Rational, a decimal or ratio
@@ -29,6 +29,7 @@ exact layer). Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -520,16 +521,22 @@ class FreeAdd(LawExpr):
 X = sp.Symbol("x")
 
 
+#: the highest degree of a pushforward's polynomial: the Cauchy polynomial of ``phi_* mu``
+#: has degree ``n^d`` in ``G`` (``n`` that of ``mu``'s), so each degree squares the work
+#: (docs/algebra.md)
+MAX_DEGREE = 4
+
+
 @dataclass(frozen=True, repr=False)
 class Pushforward(LawExpr):
-    """The law of ``phi(X)``, ``phi(x) = c_0 + c_1 x + c_2 x^2`` (``coeffs`` ascending,
-    ``c_2 != 0``)."""
+    """The law of ``phi(X)``, ``phi(x) = sum_j c_j x^j`` (``coeffs`` ascending, degree
+    ``2 <= d <=`` :data:`MAX_DEGREE`, ``c_d != 0``)."""
 
     base: LawExpr
-    coeffs: tuple[Number, Number, Number]
+    coeffs: tuple[Number, ...]
 
     def _build(self) -> FreeLaw:
-        return additive.quadratic_image(self.base.free_law, self.coeffs)
+        return additive.polynomial_image(self.base.free_law, self.coeffs)
 
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.base, *self.coeffs)
@@ -544,17 +551,56 @@ class Pushforward(LawExpr):
     def _atoms(self) -> Atoms:
         return tuple((self.polynomial.subs(X, x), p) for x, p in self.base.atoms())
 
-    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+    def critical_points(self) -> tuple[sp.Expr, ...]:
+        """The distinct real zeros of ``phi'`` in the base's bounds (ends included), exact
+        (sympy real roots), ascending; empty when a bound or a coefficient is not a
+        number. Their images, the critical values, are where ``phi`` folds the base's
+        density: ``sum_i f(x_i)/|phi'(x_i)|`` over the preimages is singular there
+        (docs/algebra.md)."""
         lo, hi = self.base.bounds()
-        c0, c1, c2 = self.coeffs
-        if any(not is_number(v) for v in (lo, hi, c0, c1, c2)) or not lo.is_finite:
+        if any(not is_number(v) for v in (lo, hi, *self.coeffs)):
+            return ()
+        roots = sorted(set(sp.Poly(sp.diff(self.polynomial, X), X).real_roots()))
+        return tuple(r for r in roots if lo <= r <= hi)
+
+    def interior_critical_values(self) -> tuple[sp.Expr, ...]:
+        """The critical values strictly inside the image's bounds when the base has a
+        continuous part: interior points where the image's density is singular (an
+        inverse power of the distance), which the numeric law refuses (docs/algebra.md);
+        empty with symbolic parameters."""
+        lo, hi = self.bounds()
+        if not (lo.is_finite and hi.is_finite) or sum(p for _, p in self.base.atoms()) == 1:
+            return ()
+        values = {self.polynomial.subs(X, c) for c in self.critical_points()}
+        return tuple(sorted(v for v in values if lo < v < hi))
+
+    def bounds(self) -> tuple[sp.Expr, sp.Expr]:
+        """``phi``'s least and greatest value over the base's bounds: at the bounds and at
+        the critical points inside them (:meth:`critical_points`)."""
+        lo, hi = self.base.bounds()
+        if any(not is_number(v) for v in (lo, hi, *self.coeffs)) or not (
+                lo.is_finite and hi.is_finite):
             return -sp.oo, sp.oo
-        points = [lo, hi] + [v for v in (-c1 / (2 * c2),) if lo < v < hi]
-        values = [self.polynomial.subs(X, v) for v in points]
+        values = [self.polynomial.subs(X, v) for v in (lo, hi, *self.critical_points())]
         return min(values), max(values)
 
     def __str__(self) -> str:
         return f"pushforward({self.base}, {sp.sstr(self.polynomial).replace('**', '^')})"
+
+
+def critical_pushforwards(expr: LawExpr) -> list[tuple[Pushforward, tuple[sp.Expr, ...]]]:
+    """Every pushforward in the tree of ``expr`` that has
+    :meth:`Pushforward.interior_critical_values`, with those values."""
+    out = []
+    values = expr.interior_critical_values() if isinstance(expr, Pushforward) else ()
+    if values:
+        out.append((expr, values))
+    for field in dataclasses.fields(expr):  # type: ignore[arg-type]
+        value = getattr(expr, field.name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, LawExpr):
+                out += critical_pushforwards(item)
+    return out
 
 
 # ---------------------------------------------------------------------- constructors
@@ -644,18 +690,29 @@ def free_add(*terms: LawExpr) -> FreeAdd:
 
 
 def pushforward(law: LawExpr, coeffs: Any) -> LawExpr:
-    """The law of ``phi(X)``, ``phi(x) = sum_j coeffs[j] x^j`` (ascending), of degree 1
-    (an affine map) or 2; higher degrees are not derived yet (ValueError)."""
+    """The law of ``phi(X)``, ``phi(x) = sum_j coeffs[j] x^j`` (ascending, at least one
+    coefficient), of degree at most :data:`MAX_DEGREE`: degree 0 (``phi = c_0``) is the
+    point mass ``delta_{c_0}``, degree 1 an affine map, degree 2 and above a
+    :class:`Pushforward`; a ValueError above :data:`MAX_DEGREE`."""
     _check_law("law", law)
-    cs = [parameter(f"coefficient {j}", c) for j, c in enumerate(coeffs)]
-    while cs and cs[-1] == 0:
+    try:
+        cs = [parameter(f"coefficient {j}", c) for j, c in enumerate(coeffs)]
+    except TypeError:
+        raise ValueError(f"coeffs must be a sequence of numbers (got {coeffs!r})") from None
+    if not cs:
+        raise ValueError("coeffs must hold at least one coefficient (c_0, c_1, ...)")
+    while len(cs) > 1 and cs[-1] == 0:
         cs.pop()
-    if len(cs) == 2:
+    degree = len(cs) - 1
+    if degree > MAX_DEGREE:
+        raise ValueError(f"pushforward's polynomial has degree {degree}; at most "
+                         f"{MAX_DEGREE} is supported (the Cauchy polynomial's degree is "
+                         "raised to the power of it)")
+    if degree == 0:
+        return point_mass(cs[0])
+    if degree == 1:
         return affine(law, cs[1], cs[0])
-    if len(cs) != 3:
-        raise ValueError(f"pushforward needs a polynomial of degree 1 or 2 (got degree "
-                         f"{len(cs) - 1}; higher degrees are not derived yet)")
-    return Pushforward(law, (cs[0], cs[1], cs[2]))
+    return Pushforward(law, tuple(cs))
 
 
 def _check_law(name: str, law: Any) -> None:

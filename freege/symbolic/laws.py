@@ -261,7 +261,7 @@ def pushforward(
     law). Moments exact from the definition ``m_q = int phi(x)^q d law``. The S-relation
     of a nonlinear image is an elimination, not a substitution: ``relation_fn`` supplies
     it (for ``mu_KV``, :func:`freege.symbolic.pushforward.tied_jump_relation`), or
-    ``cauchy_fn`` the Cauchy polynomial (:func:`freege.symbolic.additive.quadratic_image`);
+    ``cauchy_fn`` the Cauchy polynomial (:func:`freege.symbolic.additive.polynomial_image`);
     without either, asking for the relation raises NotImplementedError."""
     cf = [to_field(c) for c in coeffs]
 

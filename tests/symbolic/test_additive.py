@@ -75,11 +75,25 @@ def test_adding_a_point_mass_is_a_shift(law):
 
 def test_square_of_a_semicircle_is_a_dilated_free_poisson():
     """x^2 of sigma_v is D_v pi_1 (the Wishart square of a Wigner matrix)."""
-    image = additive.quadratic_image(additive.semicircle(3), [0, 0, 1])
+    image = additive.polynomial_image(additive.semicircle(3), [0, 0, 1])
     assert same_curve(image.cauchy_polynomial,
                       laws.dilation(laws.free_poisson(1), 3).cauchy_polynomial)
-    shifted = additive.quadratic_image(additive.semicircle(1), [1, 2, 1])  # (x + 1)^2
+    shifted = additive.polynomial_image(additive.semicircle(1), [1, 2, 1])  # (x + 1)^2
     assert annihilates(shifted)
+
+
+@pytest.mark.parametrize(("law", "a", "b"), [
+    (additive.semicircle(1), -1, 1), (laws.marchenko_pastur(half), 2, -3),
+    (laws.free_poisson(gK / h), 1, h / gK),
+])
+def test_power_sum_elimination_matches_the_two_resultant_one_at_degree_2(law, a, b):
+    """polynomial_eliminant (traces in Q(z)[x]/(phi - z)) and quadratic_eliminant (two
+    resultants) are independent eliminations: their physical factors agree."""
+    a, b = sp.sympify(a), sp.sympify(b)
+    image = additive.polynomial_image(law, [0, a, b])
+    by_resultants = additive.physical_cauchy_factor(
+        additive.quadratic_eliminant(law.cauchy_polynomial, a, b), image)
+    assert same_curve(image.cauchy_polynomial, by_resultants)
 
 
 def test_compound_free_poisson_with_symmetric_jumps():

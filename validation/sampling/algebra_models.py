@@ -11,7 +11,8 @@ symmetric matrix built the way the expression is:
 * ``poisson(t, mu)``: ``X D X^T / n``, ``X`` an ``n x m`` Gaussian matrix, ``m = round(t n)``
   rank-one projections with jumps ``D`` (the diagonal of an atomic ``mu`` at size ``m``;
   any other ``mu``: its own model at size ``m``, rotation-invariant through ``X``);
-* ``a X + b``: ``a M + b I``; ``phi(X)``: the matrix polynomial ``phi(M)``;
+* ``a X + b``: ``a M + b I``; ``phi(X)``: the matrix polynomial ``phi(M)`` (Horner, any
+  degree);
 * ``⊞``: ``A + U B U^T`` and ``⊠``: ``sqrt(A) U B U^T sqrt(A)`` with ``U`` Haar orthogonal
   (QR of a Gaussian matrix, signs fixed), the factors drawn independently.
 
@@ -103,8 +104,11 @@ def sample_matrix(expr: LawExpr, n: int, backend: Backend, gen: Any) -> Any:
                 + float(_exact(expr.shift)) * xp.eye(n, dtype=backend.dtype))
     if isinstance(expr, Pushforward):
         inner = sample_matrix(expr.base, n, backend, gen)
-        c0, c1, c2 = (float(_exact(c)) for c in expr.coeffs)
-        return c2 * (inner @ inner) + c1 * inner + c0 * xp.eye(n, dtype=backend.dtype)
+        eye = xp.eye(n, dtype=backend.dtype)
+        total = float(_exact(expr.coeffs[-1])) * eye
+        for c in reversed(expr.coeffs[:-1]):  # Horner: phi(M) = (c_d M + c_(d-1)) M + ...
+            total = total @ inner + float(_exact(c)) * eye
+        return total
     if isinstance(expr, FreeAdd):
         total = sample_matrix(expr.terms[0], n, backend, gen)
         for term in expr.terms[1:]:
