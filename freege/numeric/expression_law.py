@@ -282,9 +282,12 @@ class ExpressionLaw(Law):
         ``P(G, z)`` in ``G`` (where a root escapes to infinity: a hard edge or an atom's
         pole) that is an end of the expression's exact enclosure ``expr.bounds()`` is
         moved when the law of ``s (X - c)`` (``s = 1`` at the lower end, ``-1`` at the
-        upper) is provably on ``[0, inf)``, and when 0 itself is no singular point of
-        this law (:class:`ExpressionEquation`'s ``zero_singular`` with 0 in the
-        enclosure). Exact data only; kept per law (a pure function of it)."""
+        upper) is provably on ``[0, inf)``, when 0 itself is no singular point of this
+        law (:class:`ExpressionEquation`'s ``zero_singular`` with 0 in the enclosure),
+        and when the other end is no such zero (two singular ends, as of an arcsine law,
+        stay where they are: moving one to 0 would put the other at ``|hi - lo|``, where
+        a float64 point keeps fewer digits of its distance to it). Exact data only; kept
+        per law (a pure function of it)."""
         if "move" not in self._cache:
             self._cache["move"] = self._find_edge_move()
         return self._cache["move"]
@@ -295,15 +298,18 @@ class ExpressionLaw(Law):
         lo, hi = (sp.sympify(v) for v in self.expr.bounds())
         if self.equation.zero_singular and bool(lo <= 0) and bool(0 <= hi):
             return None
-        for c in self.equation.lead_real_roots():
-            exact = sp.Rational(c.numerator, c.denominator)
-            for sign, end in ((1, lo), (-1, hi)):
-                if c == 0 or not end.is_finite or sp.simplify(end - exact) != 0:
-                    continue
-                moved = self.expr - exact if sign > 0 else exact - self.expr
-                if moved.is_positive is True:
-                    return EdgeMove(c, sign, ExpressionLaw(moved, self.dps), self.dps)
-        return None
+        ends = [(c, sign) for c in self.equation.lead_real_roots() if c != 0
+                for sign, end in ((1, lo), (-1, hi))
+                if end.is_finite and sp.simplify(end - sp.Rational(c.numerator,
+                                                                   c.denominator)) == 0]
+        if len(ends) != 1:  # none, or both ends: moving one would take the other from 0
+            return None
+        (c, sign), = ends
+        exact = sp.Rational(c.numerator, c.denominator)
+        moved = self.expr - exact if sign > 0 else exact - self.expr
+        if moved.is_positive is not True:
+            return None
+        return EdgeMove(c, sign, ExpressionLaw(moved, self.dps), self.dps)
 
     def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """The support intervals cut at the real zeros of the leading coefficient inside
