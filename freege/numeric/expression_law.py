@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from freege.errors import ConvergenceError
 from freege.numeric import compiled, law_conventions, law_recipe, roots
 from freege.numeric.edge_move import EdgeMove
 from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
-from freege.numeric.quadrature import Quadrature
+from freege.numeric.quadrature import HardEdge, Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
 
@@ -327,6 +328,30 @@ class ExpressionLaw(Law):
                 ends = [a, *inner, b]
                 out += list(zip(ends, ends[1:], strict=False))
             self._cache[key] = out
+        return self._cache[key]
+
+    def _hard_order(self, a: Any, b: Any) -> HardEdge | None:
+        """:meth:`Law._hard_order` (a density ``~ x^(-m/(m+1))`` at ``a = 0``), else an
+        edge at 0 with another exponent ``p``: a pushforward by a quadratic whose vertex
+        is a soft edge of its base, e.g. ``pdf ~ x^(-1/4)`` (theory §7.1). The local
+        exponent, measured as there on ``[1e-14 b, 1e-12 b]``, snapped to ``1 - j/k``
+        (``k <= 8``) gives the map ``x = L v^k`` (``HardEdge(k - 1)``), under which
+        ``pdf dx/dv ~ v^(j - 1)``; the quadrature's convergence test still decides
+        (a correction series in another power only costs nodes)."""
+        edge = super()._hard_order(a, b)
+        if edge is not None or a != 0:
+            return edge
+        key = ("hard-exponent", float(b))
+        if key not in self._cache:
+            self._cache[key] = None
+            with mpmath.workdps(REFERENCE_DPS):
+                xs = [mpmath.mpf(b) * mpmath.mpf(10) ** -k for k in (14, 12)]
+                dens = self._pdf_mp_batch(xs)
+                if all(d > 0 for d in dens):
+                    p = -float(mpmath.log10(dens[1] / dens[0])) / 2
+                    snap = Fraction(1 - p).limit_denominator(8)
+                    if 0 < snap < 1 and abs(1 - p - snap) < 0.02 and snap.denominator > 1:
+                        self._cache[key] = HardEdge(snap.denominator - 1)
         return self._cache[key]
 
     def _atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:

@@ -128,3 +128,24 @@ def test_shifted_product_hard_edge():
     assert np.max(np.abs(plain.pdf(exact_ys) / pdf_ref - 1)) <= PDF_RTOL
     assert np.max(np.abs(plain.cdf(exact_ys) - cdf_ref)) <= CDF_ATOL
     assert abs(shifted.mass() - 1) <= MASS_TOL
+
+
+def test_quartic_root_edge_of_a_pushforward():
+    """``(X + 1)^2 - 1`` for ``X`` a semicircle of radius 1: ``X + 1`` runs over
+    ``[0, 2]`` with density ``~ sqrt(X + 1)`` at 0, so the image has ``pdf ~ (y +
+    1)^(-1/4)`` at its edge -1 (no ``m/(m+1)`` exponent: the map ``x = L v^4``).
+    Reference: ``pdf(y) = f(sqrt(t) - 1)/(2 sqrt(t))``, ``cdf(y) = F(sqrt(t) - 1)``,
+    ``t = y + 1``, with the semicircle's ``f(x) = (2/pi) sqrt(1 - x^2)``, ``F(x) = 1/2
+    + (x sqrt(1 - x^2) + asin(x))/pi``."""
+    law = algebra.parse("pushforward(semicircle(1/4), x^2 + 2*x)").law()
+    assert law.intervals() == [(-1.0, 3.0)]
+    xs = np.array([-1 + DELTA, -0.5, 1.0, 3 - 1e-6])
+    with mpmath.workdps(REF_DPS):
+        ts = [mpmath.mpf(x) + 1 for x in xs]
+        pdf_ref = [float(2 / mpmath.pi * mpmath.sqrt(1 - (mpmath.sqrt(t) - 1) ** 2)
+                         / (2 * mpmath.sqrt(t))) for t in ts]
+        cdf_ref = [float(mpmath.mpf(1) / 2 + (u * mpmath.sqrt(1 - u**2) + mpmath.asin(u))
+                         / mpmath.pi) for u in (mpmath.sqrt(t) - 1 for t in ts)]
+    assert np.max(np.abs(law.pdf(xs) / pdf_ref - 1)) <= PDF_RTOL
+    assert np.max(np.abs(law.cdf(xs) - cdf_ref)) <= CDF_ATOL
+    assert abs(law.mass() - 1) <= MASS_TOL
