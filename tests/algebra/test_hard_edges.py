@@ -4,7 +4,8 @@ blows up at an end ``c != 0`` of the support are answered through the law of ``s
 freege's code path:
 
 * Marchenko-Pastur with ratio 1: density ``sqrt((4 - y)/y) / (2 pi)`` on ``[0, 4]``, cdf
-  ``(2/pi) (asin(sqrt(y)/2) + (sqrt(y)/2) sqrt(1 - y/4))`` (``y = 4 sin^2 t``);
+  ``(2/pi) (asin(sqrt(y)/2) + (sqrt(y)/2) sqrt(1 - y/4))`` (``y = 4 sin^2 t``), Cauchy
+  transform ``(w - sqrt(w (w - 4)))/(2w)``;
 * ``MP_1 ⊠ MP_1`` (Fuss-Catalan, density ``~ y^(-2/3)`` at 0): the closed form of Penson
   and Zyczkowski (Phys. Rev. E 83, 2011), itself checked here against the all-roots
   solve of the hand-typed Cauchy equation (tests/algebra/peer_references.py), and its cdf
@@ -33,6 +34,12 @@ PDF_RTOL_30, CDF_ATOL_30, MASS_TOL_30 = 1e-25, 1e-25, 1e-25
 
 def mp1_density(y):
     return mpmath.sqrt((4 - y) / y) / (2 * mpmath.pi) if 0 < y < 4 else mpmath.mpf(0)
+
+
+def mp1_stieltjes(w):
+    """``(w - sqrt(w) sqrt(w - 4))/(2w)`` off ``[0, 4]`` (principal roots: the product is
+    analytic off the cut and ``~ w`` at infinity)."""
+    return (w - mpmath.sqrt(w) * mpmath.sqrt(w - 4)) / (2 * w)
 
 
 def mp1_cdf(y):
@@ -85,6 +92,15 @@ def test_shifted_mp1_hard_edge_float64(text, a, b):
     est = law.estimate("pdf", xs[0])
     assert est.error <= PDF_RTOL * est.value
     assert law.expect(lambda x: x) == pytest.approx(a + b, rel=1e-14, abs=1e-14)
+    # off the axis, both half planes: G(z) = G_MP1((z - b)/a)/a
+    for z in (b + 2 * a + 0.5j, b + a - 0.25j):
+        with mpmath.workdps(REF_DPS):
+            ref = mp1_stieltjes((mpmath.mpc(z) - b) / a) / a
+        assert abs(law.stieltjes(z) - complex(ref)) <= 1e-14 * abs(ref), (text, z)
+    # samples: inside the support, mean within 6 standard errors (variance a^2)
+    draws = law.rvs(4000, random_state=0)
+    assert lo <= draws.min() and draws.max() <= hi
+    assert abs(draws.mean() - (a + b)) <= 6 * abs(a) / np.sqrt(draws.size)
 
 
 @pytest.mark.parametrize(("text", "a", "b"), SHIFTED_MP1[:2], ids=[t for t, _, _ in
