@@ -16,6 +16,11 @@ attention laws' code; this module supplies the few things that differ:
   or a shifted law has edges below 0), with the near-0 handling of theory §7.1 (hard
   edge, the atom's pole) only where 0 can be singular: a law on ``[0, inf)`` or with an
   atom at 0;
+* a singular end ``c != 0`` of the support (a hard edge such as that of ``mp(1) + 2``,
+  or an atom's pole), found from the exact data, moved to 0: the law is answered through
+  the law of ``s (X - c)`` (:mod:`freege.numeric.edge_move`), where the near-0 routes
+  serve it; an edge at 0 of an exponent other than ``m/(m+1)`` gets its own quadrature
+  map (:meth:`ExpressionLaw._hard_order`);
 * atoms anywhere, with their exact masses (the expression's Bercovici-Voiculescu rules),
   in ``atoms``, ``cdf``, ``ppf``, ``support``, ``mass`` and ``expect``;
 * identity, equality, hash and pickling by ``(text, dps)``
@@ -299,10 +304,13 @@ class ExpressionLaw(Law):
         lo, hi = (sp.sympify(v) for v in self.expr.bounds())
         if self.equation.zero_singular and bool(lo <= 0) and bool(0 <= hi):
             return None
+
+        def on(end: Any, c: Fraction) -> bool:  # exact, after a cheap float filter
+            return (bool(end.is_finite) and abs(float(end) - float(c)) <= 1e-9 * (1 + abs(c))
+                    and sp.simplify(end - sp.Rational(c.numerator, c.denominator)) == 0)
+
         ends = [(c, sign) for c in self.equation.lead_real_roots() if c != 0
-                for sign, end in ((1, lo), (-1, hi))
-                if end.is_finite and sp.simplify(end - sp.Rational(c.numerator,
-                                                                   c.denominator)) == 0]
+                for sign, end in ((1, lo), (-1, hi)) if on(end, c)]
         if len(ends) != 1:  # none, or both ends: moving one would take the other from 0
             return None
         (c, sign), = ends
