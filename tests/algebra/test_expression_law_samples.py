@@ -49,6 +49,8 @@ ALPHA, ALPHA_EDGE = 1e-9, 1e-12
 KAPPA = math.log(1 / ALPHA_EDGE) / math.pi
 #: examples (derandomized: the same expressions on every run)
 EXAMPLES = 8
+#: the bound on the Cauchy polynomial's degree in G (strategies.degree_bound)
+BUDGET = 4
 #: eigenvalues this close (relative to the spectrum's reach) to an atom sit on it
 AT_ATOM = 1e-9
 
@@ -102,9 +104,9 @@ def kolmogorov_distance(pooled, law, reach):
 
 
 @settings(max_examples=EXAMPLES)
-@given(light_expressions(depth=3, min_depth=2))
+@given(light_expressions(depth=3, budget=BUDGET, min_depth=2))
 def test_numeric_law_agrees_with_samples(expr):
-    assert degree_bound(expr) <= 4
+    assert degree_bound(expr) <= BUDGET
     law = expr.law()
     spectra = sampled(expr, draws=DRAWS)
     pooled = np.concatenate(spectra)
