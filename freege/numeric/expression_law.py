@@ -16,6 +16,11 @@ attention laws' code; this module supplies the few things that differ:
   or a shifted law has edges below 0), with the near-0 handling of theory §7.1 (hard
   edge, the atom's pole) only where 0 can be singular: a law on ``[0, inf)`` or with an
   atom at 0;
+* a singular end ``c != 0`` of the support (a hard edge such as that of ``mp(1) + 2``,
+  or an atom's pole), found from the exact data, moved to 0: the law is answered through
+  the law of ``s (X - c)`` (:mod:`freege.numeric.edge_move`), where the near-0 routes
+  serve it; an edge at 0 of an exponent other than ``m/(m+1)`` gets its own quadrature
+  map (:meth:`ExpressionLaw._hard_order`);
 * atoms anywhere, with their exact masses (the expression's Bercovici-Voiculescu rules),
   in ``atoms``, ``cdf``, ``ppf``, ``support``, ``mass`` and ``expect``;
 * a pushforward with a critical value inside its support (a singular density whose
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +46,9 @@ import numpy as np
 
 from freege.errors import ConvergenceError
 from freege.numeric import compiled, law_conventions, law_recipe, roots
+from freege.numeric.edge_move import EdgeMove
 from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
-from freege.numeric.quadrature import Quadrature
+from freege.numeric.quadrature import HardEdge, Quadrature
 from freege.numeric.s_transform import STransform
 from freege.numeric.solve import find_root
 from freege.symbolic.expressions import critical_pushforwards, register_numeric_law
@@ -201,8 +208,12 @@ class ExpressionLaw(Law):
     ) -> list[mpmath.mpc]:
         """:meth:`Law._stieltjes_mp_batch`, and ``G(0)`` where 0 is a regular point (the
         attention laws' routes treat ``z = 0`` as the branch point it is for them):
-        :meth:`_stieltjes_at_zero`."""
+        :meth:`_stieltjes_at_zero`; through the moved law at a moved edge
+        (:meth:`_edge_move`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
+        move = self._edge_move()
+        if move is not None:
+            return move.stieltjes_mp_batch(zs, seeds)
         zeros = [k for k, v in enumerate(zs) if v == 0]
         if self.equation.zero_singular or not zeros:
             return super()._stieltjes_mp_batch(zs, seeds)
@@ -216,6 +227,27 @@ class ExpressionLaw(Law):
         for k in zeros:
             out[k] = g0
         return out
+
+    def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
+        """:meth:`Law._stieltjes_f64`; at a moved edge through the moved law where
+        ``x - c`` is exact (:meth:`EdgeMove.stieltjes_f64`)."""
+        move = self._edge_move()
+        if move is None:
+            return super()._stieltjes_f64(zs)
+        return move.stieltjes_f64(np.asarray(zs, dtype=complex).ravel(),
+                                  super()._stieltjes_f64)
+
+    def _independent_one(self, method: str, zv: Any) -> Any:
+        """:meth:`Law._independent_one` (the independent route of :meth:`Law.estimate`),
+        at a moved edge that of the moved law at the moved point (formed at 40 more
+        digits than the route's)."""
+        move = self._edge_move()
+        if move is None:
+            return super()._independent_one(method, zv)
+        with mpmath.workdps((self.dps or REFERENCE_DPS) + 40):
+            inner = move.z_inner_mp(mpmath.mpmathify(zv))
+        value = move.inner._independent_one(method, inner)
+        return value if method == "pdf" else move.g_outer_mp(value)
 
     def _stieltjes_at_zero(self) -> mpmath.mpc:
         """``G(0 + i0)`` of a law for which 0 is a regular point: the root of ``P(., 0)``
@@ -246,13 +278,56 @@ class ExpressionLaw(Law):
         return lo - pad, hi + pad
 
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals: the real roots of the discriminant over the exact
+        enclosure (:func:`roots.support_intervals`), or the moved law's mapped back."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
+            move = self._edge_move()
             with mpmath.workdps(self._edge_dps()):
-                bounds = self._bounds_mp()
-            self._cache[key] = roots.support_intervals(self.equation, self._edge_dps(),
-                                                       bounds)
+                if move is not None:
+                    self._cache[key] = move.intervals(move.inner._intervals_mp())
+                else:
+                    self._cache[key] = roots.support_intervals(
+                        self.equation, self._edge_dps(), self._bounds_mp())
         return self._cache[key]
+
+    def _edge_move(self) -> EdgeMove | None:
+        """The move of a singular end of the support to 0 (:mod:`freege.numeric.edge_move`,
+        theory §7.1), or None. A real zero ``c != 0`` of the leading coefficient of
+        ``P(G, z)`` in ``G`` (where a root escapes to infinity: a hard edge or an atom's
+        pole) that is an end of the expression's exact enclosure ``expr.bounds()`` is
+        moved when the law of ``s (X - c)`` (``s = 1`` at the lower end, ``-1`` at the
+        upper) is provably on ``[0, inf)``, when 0 itself is no singular point of this
+        law (:class:`ExpressionEquation`'s ``zero_singular`` with 0 in the enclosure),
+        and when the other end is no such zero (two singular ends, as of an arcsine law,
+        stay where they are: moving one to 0 would put the other at ``|hi - lo|``, where
+        a float64 point keeps fewer digits of its distance to it). Exact data only; kept
+        per law (a pure function of it)."""
+        if "move" not in self._cache:
+            self._cache["move"] = self._find_edge_move()
+        return self._cache["move"]
+
+    def _find_edge_move(self) -> EdgeMove | None:
+        import sympy as sp
+
+        lo, hi = (sp.sympify(v) for v in self.expr.bounds())
+        if self.equation.zero_singular and bool(lo <= 0) and bool(0 <= hi):
+            return None
+
+        def on(end: Any, c: Fraction) -> bool:  # exact, after a cheap float filter
+            return (bool(end.is_finite) and abs(float(end) - float(c)) <= 1e-9 * (1 + abs(c))
+                    and sp.simplify(end - sp.Rational(c.numerator, c.denominator)) == 0)
+
+        ends = [(c, sign) for c in self.equation.lead_real_roots() if c != 0
+                for sign, end in ((1, lo), (-1, hi)) if on(end, c)]
+        if len(ends) != 1:  # none, or both ends: moving one would take the other from 0
+            return None
+        (c, sign), = ends
+        exact = sp.Rational(c.numerator, c.denominator)
+        moved = self.expr - exact if sign > 0 else exact - self.expr
+        if moved.is_positive is not True:
+            return None
+        return EdgeMove(c, sign, ExpressionLaw(moved, self.dps), self.dps)
 
     def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """The support intervals cut at the real zeros of the leading coefficient and of
@@ -272,6 +347,30 @@ class ExpressionLaw(Law):
                 ends = [a, *inner, b]
                 out += list(zip(ends, ends[1:], strict=False))
             self._cache[key] = out
+        return self._cache[key]
+
+    def _hard_order(self, a: Any, b: Any) -> HardEdge | None:
+        """:meth:`Law._hard_order` (a density ``~ x^(-m/(m+1))`` at ``a = 0``), else an
+        edge at 0 with another exponent ``p``: a pushforward by a quadratic whose vertex
+        is a soft edge of its base, e.g. ``pdf ~ x^(-1/4)`` (theory §7.1). The local
+        exponent, measured as there on ``[1e-14 b, 1e-12 b]``, snapped to ``1 - j/k``
+        (``k <= 8``) gives the map ``x = L v^k`` (``HardEdge(k - 1)``), under which
+        ``pdf dx/dv ~ v^(j - 1)``; the quadrature's convergence test still decides
+        (a correction series in another power only costs nodes)."""
+        edge = super()._hard_order(a, b)
+        if edge is not None or a != 0:
+            return edge
+        key = ("hard-exponent", float(b))
+        if key not in self._cache:
+            self._cache[key] = None
+            with mpmath.workdps(REFERENCE_DPS):
+                xs = [mpmath.mpf(b) * mpmath.mpf(10) ** -k for k in (14, 12)]
+                dens = self._pdf_mp_batch(xs)
+                if all(d > 0 for d in dens):
+                    p = -float(mpmath.log10(dens[1] / dens[0])) / 2
+                    snap = Fraction(1 - p).limit_denominator(8)
+                    if 0 < snap < 1 and abs(1 - p - snap) < 0.02 and snap.denominator > 1:
+                        self._cache[key] = HardEdge(snap.denominator - 1)
         return self._cache[key]
 
     def _atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
@@ -310,11 +409,15 @@ class ExpressionLaw(Law):
         with self._ctx():
             if self._atoms_mp():
                 raise ValueError("the law has atoms: its differential entropy is not defined")
-        return super().entropy()
+        move = self._edge_move()
+        return super().entropy() if move is None else move.inner.entropy()
 
     def mass(self) -> Any:
         """Total mass: the atoms plus the integrated density (a check, 1 up to the
-        quadrature's accuracy)."""
+        quadrature's accuracy); at a moved edge the moved law's."""
+        move = self._edge_move()
+        if move is not None:
+            return move.inner.mass()
         if self.dps is None:
             return float(sum(p for _, p in self._atoms_mp())) + self.quadrature.mass_f64()
         with self._ctx():
@@ -322,7 +425,11 @@ class ExpressionLaw(Law):
 
     # ------------------------------------------------------------------ cdf, ppf
     def cdf(self, x: Any) -> Any:
-        """``nu((-inf, x])``: the atoms at or below ``x`` plus the integrated density."""
+        """``nu((-inf, x])``: the atoms at or below ``x`` plus the integrated density (at a
+        moved edge from the moved law, :mod:`freege.numeric.edge_move`)."""
+        move = self._edge_move()
+        if move is not None:
+            return move.cdf(x, self._atom_at)
         if self.dps is None:
             xs = np.asarray(x, dtype=float)
             flat = xs.ravel()
@@ -336,6 +443,32 @@ class ExpressionLaw(Law):
             return _shape(out, xs)
         with self._ctx():
             return _map_batch(lambda vs: [self._cdf_public_mp(mpmath.mpf(v)) for v in vs], x)
+
+    def sf(self, x: Any) -> Any:
+        """``nu((x, inf)) = 1 - cdf(x)`` (at a moved edge from the moved law)."""
+        move = self._edge_move()
+        return super().sf(x) if move is None else move.sf(x, self._atom_at)
+
+    def _atom_at(self, x: Any) -> Any:
+        """``nu({x})`` elementwise: the exact mass of an atom at ``x``, else 0."""
+        if self.dps is None:
+            xs = np.asarray(x, dtype=float)
+            return sum((np.where(xs == float(loc), float(p), 0.0)
+                        for loc, p in self._atoms_mp()), np.zeros(xs.shape))
+        with self._ctx():
+            return _map_batch(lambda vs: [mpmath.fsum(p for loc, p in self._atoms_mp()
+                                                      if mpmath.mpf(v) == loc) for v in vs], x)
+
+    def ppf(self, q: Any) -> Any:
+        """The quantile (:meth:`Law.ppf`; at a moved edge from the moved law)."""
+        move = self._edge_move()
+        return super().ppf(q) if move is None else move.ppf(q)
+
+    def rvs(self, size: Any = None, random_state: Any = None) -> Any:
+        """Samples (:meth:`Law.rvs`; at a moved edge the moved law's, mapped back)."""
+        move = self._edge_move()
+        return (super().rvs(size, random_state) if move is None
+                else move.rvs(size, random_state))
 
     def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
         if mpmath.isnan(x):
@@ -384,6 +517,10 @@ class ExpressionLaw(Law):
 
     # ------------------------------------------------------------------ expectation
     def _expect(self, fn: Any, lb: Any, ub: Any) -> Any:
+        move = self._edge_move()
+        if move is not None:
+            return move.expect(fn, lb, ub)
+
         def inside(loc: mpmath.mpf) -> bool:
             return (lb is None or lb <= loc) and (ub is None or loc <= ub)
 

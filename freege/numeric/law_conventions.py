@@ -48,6 +48,7 @@ def cdf_outside_f64(
     if todo.any():
         lower, upper = hull()
         out[todo & (x >= upper)] = 1.0
+        out[todo & (x < lower)] = 0.0  # a finite point below a positive support too
         todo &= (x >= lower) & (x < upper)
     return out, todo
 

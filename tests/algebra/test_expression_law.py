@@ -49,6 +49,11 @@ def test_atoms_anywhere_and_negative_support():
     assert shifted.support()[0] == 1.0
     assert shifted.cdf(1.0) == pytest.approx(0.5, abs=1e-15)
     assert shifted.ppf(0.25) == 1.0 and shifted.ppf(0.75) > 1.0
+    # below a support that lies above 0, the cdf is 0 (float64 and mpmath alike)
+    above = algebra.parse("atoms((1, 1/2), (3, 1/2)) + semicircle(1/4)").law()
+    assert above.support()[0] > 0.2
+    assert list(above.cdf([0.2, -1.0, 4.0])) == [0.0, 0.0, 1.0]
+    assert above.with_dps(20).cdf(0.2) == 0
     assert shifted.expect(lambda x: x) == pytest.approx(3.0, rel=1e-12)
     fine = shifted.with_dps(20)
     with mpmath.workdps(20):
