@@ -237,6 +237,22 @@ class ExpressionLaw(Law):
         return move.stieltjes_f64(np.asarray(zs, dtype=complex).ravel(),
                                   super()._stieltjes_f64)
 
+    def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`Law._seed_f64`, whose anchors are continued along the real axis: a
+        continuation must not cross a singular point inside the support (a critical value
+        of a pushforward, where three sheets meet; a pole or hard point inside), which
+        the anchors do not know of. Where the support has one (:meth:`_pieces_mp` cuts an
+        interval), every point is tracked vertically instead (:meth:`_tracked_f64`, each
+        step accepted, theory §7), away from ``NEAR_ZERO S`` of 0 as in the parent."""
+        if len(self._pieces_mp()) == len(self._intervals_mp()):
+            return super()._seed_f64(zs)
+        g = np.full(zs.shape, np.nan + 0j)
+        err = np.full(zs.shape, np.inf)
+        far = np.abs(zs) >= roots.NEAR_ZERO * self.equation.scale()
+        if far.any():
+            g[far], err[far] = self._tracked_f64(zs[far])
+        return g, err
+
     def _independent_one(self, method: str, zv: Any) -> Any:
         """:meth:`Law._independent_one` (the independent route of :meth:`Law.estimate`),
         at a moved edge that of the moved law at the moved point (formed at 40 more
