@@ -98,6 +98,19 @@ class ExpressionEquation(roots.CauchyEquation):
         """:meth:`roots.CauchyEquation.scale` when 0 may be singular, else 0."""
         return super().scale() if self.zero_singular else 0.0
 
+    def _u_predict(self, za: np.ndarray, zb: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """:meth:`roots.CauchyEquation._u_predict` (an Euler step in ``u = zG``, bounded at
+        a pole or hard edge at 0) when 0 may be singular; else an Euler step in ``G``
+        itself (``G' = -P_z/P_G``): ``u / z`` would magnify the step's error near 0, a
+        regular point there, and send continuations to the slow vertical tracks."""
+        if self.zero_singular:
+            return super()._u_predict(za, zb, g)
+        c = self.coeffs_f64(za)
+        _, dp = self._horner(c, g)
+        with np.errstate(all="ignore"):
+            dg = -self._dz(za, g) / dp
+            return g + np.where(np.isfinite(dg), dg, 0) * (zb - za)
+
 
 class ExpressionLaw(Law):
     """The numeric law of one expression of :mod:`freege.algebra` at one precision
@@ -236,6 +249,14 @@ class ExpressionLaw(Law):
             return super()._stieltjes_f64(zs)
         return move.stieltjes_f64(np.asarray(zs, dtype=complex).ravel(),
                                   super()._stieltjes_f64)
+
+    def _singular_f64(self) -> np.ndarray:
+        """0 only where it can be singular (``ExpressionEquation.zero_singular``; a law
+        regular at 0 is tracked there like anywhere else), and the singular points inside
+        the support (:meth:`_pieces_mp`)."""
+        inner = [float(a) for a, _ in self._pieces_mp()[1:]]
+        zero = [0.0] if self.equation.zero_singular else []
+        return np.array(zero + inner)
 
     def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`Law._seed_f64`, whose anchors are continued along the real axis: a

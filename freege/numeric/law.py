@@ -443,10 +443,15 @@ class Law:
         """Physical G in float64 by vertical tracking (:meth:`roots.CauchyEquation.track`)
         and its error estimate, no rescue; the tracking stops well below the distance to
         the nearest edge or to 0 (pole, hard edge)."""
-        points = np.concatenate([self._edges_f64(), [0.0]])  # edges, pole/hard edge at 0
+        points = np.concatenate([self._edges_f64(), self._singular_f64()])
         dist = np.min(np.abs(zs[:, None] - points[None, :]), axis=1)
         eta_min = np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
         return self.equation.stieltjes_f64(zs, eta_min)
+
+    def _singular_f64(self) -> np.ndarray:
+        """The singular points besides the edges, where vertical tracking stops short
+        (:meth:`_tracked_f64`): 0, the atom's pole or a hard edge (theory §7.1)."""
+        return np.zeros(1)
 
     def _anchors_f64(self, k: int, t_lo: float, t_hi: float
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
