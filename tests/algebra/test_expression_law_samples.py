@@ -36,10 +36,12 @@ import numpy as np
 from hypothesis import given, settings
 
 from freege import algebra
-from freege.validation.sampling import algebra_models
-from freege.validation.sampling.backend import get_backend
 from tests.algebra.strategies import degree_bound, light_expressions
-from tests.validation.test_algebra_models import moment_tolerance, sampled
+from tests.validation.test_algebra_models import (
+    classical_semicircle_sums,
+    moment_tolerance,
+    sampled,
+)
 
 #: matrix size (divisible by 8: the strategies' parameters give exact models) and draws
 N, DRAWS = 160, 8
@@ -142,13 +144,7 @@ def test_the_edge_allowance_rejects_a_classical_sum():
     free = algebra.parse("semicircle(1) + semicircle(1)")
     law = free.law()
     allowances = edge_allowances(law)
-    backend = get_backend("numpy")
-    classical = []
-    for k in range(DRAWS):
-        gen = backend.generator(np.random.SeedSequence([1, k]))
-        one, two = (np.linalg.eigvalsh(algebra_models.sample_matrix(
-            algebra.semicircle(1), N, backend, gen)) for _ in range(2))
-        classical.append(one + gen.permutation(two))
+    classical = classical_semicircle_sums(N, DRAWS)
     worst = max(outside_excess(ev, law, allowances, 4.0).max(initial=-np.inf)
                 for ev in classical)
     assert worst > 0

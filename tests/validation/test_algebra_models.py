@@ -61,14 +61,7 @@ def test_the_tolerance_tells_free_from_classical_sums():
     """Commuting (diagonal, unrotated) semicircle samples have the classical m_4 = 12, the
     free sum m_4 = 8: the test above rejects them."""
     free = algebra.parse("semicircle(1) + semicircle(1)")
-    backend = get_backend("numpy")
-    classical = []
-    for k in range(DRAWS):
-        gen = backend.generator(np.random.SeedSequence([1, k]))
-        one, two = (np.linalg.eigvalsh(algebra_models.sample_matrix(
-            algebra.semicircle(1), N, backend, gen)) for _ in range(2))
-        classical.append(one + gen.permutation(two))
-    k, got, exact, tol = moment_errors(free, classical)[3]
+    k, got, exact, tol = moment_errors(free, classical_semicircle_sums())[3]
     assert abs(got - exact) > tol
     k, got, exact, tol = moment_errors(free, sampled(free))[3]
     assert abs(got - exact) <= tol
@@ -85,3 +78,16 @@ def test_models_run_on_the_cupy_double(cupy_double):
     expr = algebra.parse("(mp(1/2) + point(1)) * poisson(2, atoms((1, 1/2), (3, 1/2)))")
     ev = algebra_models.eigenvalues(expr, 16, backend, np.random.SeedSequence(3))
     assert ev.shape == (16,) and np.all(np.isfinite(ev))
+
+
+def classical_semicircle_sums(n=N, draws=DRAWS):
+    """Spectra of two independent semicircle(1) samples added as commuting (diagonal,
+    randomly paired) matrices: the classical sum, a negative control for the free one."""
+    backend = get_backend("numpy")
+    out = []
+    for k in range(draws):
+        gen = backend.generator(np.random.SeedSequence([1, k]))
+        one, two = (np.linalg.eigvalsh(algebra_models.sample_matrix(
+            algebra.semicircle(1), n, backend, gen)) for _ in range(2))
+        out.append(one + gen.permutation(two))
+    return out
