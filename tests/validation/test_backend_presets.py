@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from freege.params import Dims
 from freege.validation.sampling import backend as B
 
 

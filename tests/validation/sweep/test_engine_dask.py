@@ -14,16 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from freege.validation.sweep import engine as sweep
-from freege.validation.sweep import store as sweep_store
-from freege.validation.sweep.grid import Point
-from tests.cli.helpers import bad, result_json, run_cli
-from tests.stopped_run import run_stopped
-from tests.validation.stores import threads_cluster as make_threads_cluster
+SWEEP_EXTRA = "needs the 'sweep' extra: pip install '.[sweep]'"
 
-pytest.importorskip("distributed")
+# Dask and the TLS credentials of a private cluster (cryptography) are the 'sweep' extra's
+pytest.importorskip("distributed", reason=SWEEP_EXTRA)
+pytest.importorskip("cryptography", reason=SWEEP_EXTRA)
 
-ROOT = Path(__file__).resolve().parents[2]
+from freege.validation.sweep import engine as sweep  # noqa: E402
+from freege.validation.sweep import store as sweep_store  # noqa: E402
+from freege.validation.sweep.grid import Point  # noqa: E402
+from tests.cli.helpers import bad, result_json, run_cli  # noqa: E402
+from tests.stopped_run import run_stopped  # noqa: E402
+from tests.validation.stores import threads_cluster as make_threads_cluster  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
 GRID = ["--n", "32", "48", "--h", "2", "--dk", "8", "--do", "24", "--beta", "0.5:1:0.5"]
 DRAWS = "2"
 

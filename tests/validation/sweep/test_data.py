@@ -16,6 +16,8 @@ from freege.validation.sweep import store as sweep_store
 from tests.cli.helpers import result_json, run_cli
 from tests.validation.stores import write_store
 
+DATA_EXTRA = "needs the 'data' extra: pip install '.[data]'"
+
 DRAWS = 3
 
 
@@ -27,7 +29,7 @@ def store(tmp_path_factory):
 
 
 def test_csv_and_load_store_round_trip(capsys, store):
-    pd = pytest.importorskip("pandas")
+    pd = pytest.importorskip("pandas", reason=DATA_EXTRA)
     from freege.validation import load_store
 
     frame = load_store(store)
@@ -50,7 +52,7 @@ def test_csv_and_load_store_round_trip(capsys, store):
 
 
 def test_report_means_are_the_frame_means(store):
-    pytest.importorskip("pandas")
+    pytest.importorskip("pandas", reason=DATA_EXTRA)
     from freege.validation import load_store
 
     frame = load_store(store)
@@ -76,7 +78,7 @@ def test_one_name_per_metric(capsys, store):
 
 
 def test_load_store_refuses_a_missing_store(tmp_path):
-    pytest.importorskip("pandas")
+    pytest.importorskip("pandas", reason=DATA_EXTRA)
     from freege.validation import load_store
 
     with pytest.raises(ValueError, match="does not exist"):

@@ -16,13 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from freege.progress import QUIET
-from freege.validation.sweep import cluster as sweep_cluster
-from freege.validation.sweep import engine as sweep
-from freege.validation.sweep.grid import expand
+SWEEP_EXTRA = "needs the 'sweep' extra: pip install '.[sweep]'"
 
-pytest.importorskip("distributed")
-psutil = pytest.importorskip("psutil")
+# the cluster module imports Dask: skip before importing it (Dask, its psutil and the TLS
+# credentials' cryptography are the 'sweep' extra's)
+pytest.importorskip("distributed", reason=SWEEP_EXTRA)
+pytest.importorskip("cryptography", reason=SWEEP_EXTRA)
+psutil = pytest.importorskip("psutil", reason=SWEEP_EXTRA)
+
+from freege.progress import QUIET  # noqa: E402
+from freege.validation.sweep import cluster as sweep_cluster  # noqa: E402
+from freege.validation.sweep import engine as sweep  # noqa: E402
+from freege.validation.sweep.grid import expand  # noqa: E402
 
 
 def _listening() -> set[tuple[str, int]]:

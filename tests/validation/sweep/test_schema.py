@@ -19,6 +19,8 @@ from freege.validation.sweep.grid import expand
 from tests.cli.helpers import result_json, run_cli
 from tests.validation.stores import threads_cluster
 
+SWEEP_EXTRA = "needs the 'sweep' extra: pip install '.[sweep]'"
+
 GRID = ["--n", "32", "--h", "2", "--dk", "8", "--do", "24", "--beta", "0.5:1:0.5"]
 DRAWS = 3
 
@@ -135,7 +137,7 @@ def test_forged_records_are_reported_and_left_out(capsys, clean, tmp_path):
 def test_resume_reruns_a_draw_whose_record_was_forged(capsys, clean, tmp_path):
     """The record of draw 0 replaced by forgeries: resuming runs that draw again and
     ends with the table of the clean store."""
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason=SWEEP_EXTRA)
     path, lines = clean
     expected, _ = _report(capsys, path)
     store = tmp_path / "resume.jsonl"

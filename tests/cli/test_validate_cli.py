@@ -90,6 +90,7 @@ def test_unusable_cupy_is_one_line_exit_2(capsys):
 
 
 def test_plot_into_missing_folder_writes_nothing(capsys, tmp_path):
+    pytest.importorskip("matplotlib")  # without it --plot is refused before the folder check
     target = tmp_path / "missing" / "x.png"
     with pytest.raises(SystemExit):
         main(["validate", *SMALL, "--plot", str(target)])
