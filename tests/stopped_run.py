@@ -1,6 +1,7 @@
 """The child process of the interruption tests: ``freege ARGV`` with ``STOP`` (a
 statement) run once, right after the first draw record is in the store (the sweep's
-tests/validation/test_sweep.py and the paper run's tests/cli/test_reproduce_paper.py)."""
+tests/validation/sweep/test_engine_dask.py and the paper run's
+tests/cli/test_reproduce_paper.py)."""
 
 from __future__ import annotations
 
