@@ -103,7 +103,7 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
             "ask for fewer"
         )
     what = f" ({each_means})" if each_means else ""
-    where = (f"{backend.name} at one core's speed" if backend.name == "numpy"
+    where = (f"{backend.name} at one core's speed" if backend.on_cpu
              else f"{backend.name} at its speed measured at the run's size")
     spent = time.process_time()
     cpu = spent + work + after

@@ -168,9 +168,9 @@ def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
             bk = get_backend("numpy", args.dtype)  # this machine's speed as the guess
         batch = [(draw_cost(point.dims, bk.dtype, floor=True), n) for point, n in left]
         after = 0.0
-        if local and workers > 1 and bk.name == "numpy":  # the private cluster's start
+        if local and workers > 1 and bk.on_cpu:  # the private cluster's start
             after = cluster_seconds(workers, speeds(bk))
-        if args.plot is not None and bk.name == "numpy":  # --analyse --plot's figure
+        if args.plot is not None and bk.on_cpu:  # --analyse --plot's figure
             after += figure_seconds(speeds(bk))
         preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local,
                         after=after)

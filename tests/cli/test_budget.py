@@ -1,5 +1,5 @@
 """The preflight of ``validate`` and ``ladder`` (:mod:`freege.cli.budget`): refusals and
-the announced estimate (the cost model it reads: tests/validation/test_cost.py)."""
+the announced estimate (the cost model it reads: tests/validation/sampling/test_cost.py)."""
 
 from __future__ import annotations
 

@@ -199,54 +199,10 @@ def test_unknown_case_is_refused():
         sfw.moments("head-average")
 
 
-# -- the finite-n row coefficient (theory §2.3, what the model leaves out) ---------------
+# -- the finite-n row coefficient in the model (theory §2.3; theta_n itself:
+# tests/validation/sampling/test_row_coefficient.py) -----------------------------------
 
-N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s) shared by the tests below
-
-
-def test_theta_n_matches_monte_carlo():
-    """``theta_n(x)`` against the mean of ``n |A_i^perp|^2`` over Monte-Carlo rows of n
-    i.i.d. N(0, x) scores (beta = 1), within Z standard errors; it lies below
-    ``e^x - 1``."""
-    from freege.validation.sampling.row_coefficient import theta_n_exact
-
-    rng = np.random.default_rng(9)
-    n = 64
-    for x in (0.3, 1.5, 4.0):
-        z = np.exp(math.sqrt(x) * rng.standard_normal((3000, n)))
-        r = n * (z * z).sum(axis=1) / z.sum(axis=1) ** 2 - 1
-        got = theta_n_exact(x, n)
-        assert abs(got - r.mean()) < Z * r.std(ddof=1) / math.sqrt(r.size), (x, got)
-        assert got < math.expm1(x)
-
-
-def test_theta_n_at_large_n_is_the_delta_expansion():
-    """At large n, ``theta_n(x) = e^x (1 + (3(e^x - 1) - 2(e^{2x} - 1))/n) - 1 +
-    O(n^-2)``: an independent route to the quadrature's accuracy."""
-    from freege.validation.sampling.row_coefficient import theta_n_exact
-
-    n, x = 10**5, 0.5
-    delta = math.exp(x) * (1 + (3 * math.expm1(x) - 2 * math.expm1(2 * x)) / n) - 1
-    assert theta_n_exact(x, n) == pytest.approx(delta, rel=1e-7)
-    assert abs(theta_n_exact(x, n) - math.expm1(x)) > 1e3 * abs(theta_n_exact(x, n) - delta)
-
-
-def test_theta_n_table_interpolates_the_quadrature():
-    from freege.validation.sampling.row_coefficient import theta_n, theta_n_exact, x_bound
-
-    x_max = x_bound(1.0, DK_TABLE)
-    xs = np.array([0.05, 0.77, 2.31, 5.5])
-    want = [theta_n_exact(float(x), N_TABLE) for x in xs]
-    np.testing.assert_allclose(theta_n(xs, N_TABLE, x_max), want, rtol=2e-3)
-
-
-def test_bad_theta_n_input_is_refused():
-    from freege.validation.sampling.row_coefficient import theta_n_exact
-
-    with pytest.raises(ValueError, match="x must be"):
-        theta_n_exact(-1.0, 10)
-    with pytest.raises(ValueError, match="n must be"):
-        theta_n_exact(1.0, 1)
+N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s), the one test_row_coefficient.py checks
 
 
 def test_finite_n_conditional_ge_rows_carry_theta_n():

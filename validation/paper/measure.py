@@ -162,7 +162,7 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
                 lam, w = bk.eigenvalues_and_weights(gram, y, overwrite=True)
                 per_beta.append({"eigenvalues": lam.tolist(),
                                  "weights": (w / float(y @ y)).tolist()})
-            elif kind == "ridge" and bk.name == "numpy":
+            elif kind == "ridge" and bk.numpy_arrays:
                 per_beta.append({"error": finite_readout.ridge_error_gram(
                     gram, dims.dO / dims.n, config["lam"], config["sigma2"],
                     overwrite=True)})

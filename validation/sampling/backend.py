@@ -36,30 +36,24 @@ for ``cupy`` explicitly when it is unusable raises a ValueError that says why.
 
 from __future__ import annotations
 
+import time
 import tracemalloc
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from freege.extras import install_hint
 from freege.validation.sampling.solvers import solvers
 
-BACKENDS: tuple[str, ...] = ("auto", "numpy", "cupy")
 #: generator states of every CuPy generator (CuPy's default, 8·256 per multiprocessor,
 #: would tie the numbers to the GPU model); 2^18 states hold 12 MiB
 GPU_RANDOM_STATES = 2**18
 DTYPES: tuple[str, ...] = ("float64", "float32")
-#: what :meth:`Backend.memory` measures on each backend, printed with every peak memory
-#: (the two are not comparable)
-PEAK_MEMORY_MEANS: dict[str, str] = {
-    "numpy": "peak bytes of the NumPy buffers allocated during the draw (tracemalloc)",
-    "cupy": "peak device memory held by CuPy's memory pool during the draw, incl. "
-            "generator states and pool rounding",
-}
 
 
 def check_dtype(dtype: str) -> str:
@@ -104,20 +98,41 @@ class MemoryMeter:
 
 
 @dataclass(frozen=True)
-class Backend:
+class Backend(ABC):
     """An array namespace (``xp``) and working precision (``dtype``, a name of
-    :data:`DTYPES`) with the few extras the sampler needs."""
+    :data:`DTYPES`) with the few extras the sampler needs; one subclass per backend
+    (:data:`KINDS`), whose class attributes say what it can do, so that callers ask
+    those, never its name."""
 
-    name: str
     xp: ModuleType
     dtype: str = "float64"
 
+    #: the backend's name, as ``--backend`` spells it
+    name: ClassVar[str]
+    #: it computes on this process's CPU cores: its work is timed in the process's CPU
+    #: time, its speed is one core's, measured once
+    #: (:func:`freege.validation.sampling.cost.speeds`), which also prices the CPU work
+    #: around the samples (a figure, a private cluster's start), and BLAS thread limits
+    #: apply to it; otherwise a device's speed is probed at the run's size
+    on_cpu: ClassVar[bool]
+    #: its arrays are NumPy arrays (CPU-only routines take them as they are)
+    numpy_arrays: ClassVar[bool]
+    #: what :meth:`memory` measures (:data:`PEAK_MEMORY_MEANS`)
+    peak_memory_means: ClassVar[str]
+
+    @classmethod
+    def problem(cls) -> str | None:
+        """``None`` when the backend can run here; otherwise the reason, one line."""
+        return None
+
+    @classmethod
+    @abstractmethod
+    def load(cls, dtype: str) -> Backend:
+        """The backend working in ``dtype`` (usable: :meth:`problem` found none)."""
+
+    @abstractmethod
     def generator(self, seq: np.random.SeedSequence) -> Any:
         """The backend's seeded normal generator for ``seq``."""
-        if self.name == "numpy":
-            return np.random.Generator(np.random.PCG64(seq))
-        random = self.xp.random
-        return random.Generator(random.XORWOW(seq, size=GPU_RANDOM_STATES))
 
     def normal(self, gen: Any, shape: tuple[int, ...]) -> Any:
         """i.i.d. N(0, 1) array of ``shape`` in the backend's dtype from ``gen`` (drawn
@@ -129,28 +144,142 @@ class Backend:
         """An uninitialised array of ``shape`` in the backend's dtype."""
         return self.xp.empty(shape, dtype=self.dtype)
 
+    @abstractmethod
     def to_numpy(self, a: Any) -> np.ndarray:
-        return a if self.name == "numpy" else self.xp.asnumpy(a)
+        """The backend array ``a`` as a NumPy array."""
 
     def gram(self, m: Any, *, lower_only: bool = False) -> Any:
-        """``m m^T``; ``lower_only``: on the CPU only its lower triangle (BLAS ``?syrk``,
-        :func:`freege.validation.sampling.eigensolver.gram`), the triangle :meth:`eigvalsh` reads;
-        on the GPU always the whole product."""
-        if self.name == "numpy":
-            from freege.validation.sampling.eigensolver import gram
-
-            return gram(m, lower_only=lower_only)
+        """``m m^T``; ``lower_only``: the lower triangle, the one :meth:`eigvalsh` reads,
+        is enough (a backend may still return the whole product)."""
         return m @ m.T
 
+    @abstractmethod
     def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
         """Ascending eigenvalues of a symmetric matrix (its lower triangle is read) as a
-        float64 NumPy array: on the CPU :func:`freege.validation.sampling.eigensolver.eigvalsh`
-        (LAPACK driver by size; ``gram`` may be destroyed when ``overwrite``), on the GPU
-        cuSOLVER ``syevd``; cheaper than an SVD and accurate for the bulk (theory §7.1)."""
-        if self.name == "numpy":
-            from freege.validation.sampling.eigensolver import eigvalsh
+        float64 NumPy array; ``gram`` may be destroyed when ``overwrite``."""
 
-            return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
+    @abstractmethod
+    def eigenvalues_and_weights(self, gram: Any, y: np.ndarray, *, overwrite: bool = False
+                                ) -> tuple[np.ndarray, np.ndarray]:
+        """Ascending eigenvalues ``l_j`` of a symmetric matrix and the weights ``(u_j^T
+        y)^2`` of the NumPy vector ``y`` (theory §5 learning curves), float64 NumPy
+        arrays."""
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """Wait for the work queued on the backend."""
+
+    def clock(self) -> float:
+        """Seconds on the clock that times the backend's work: on the CPU
+        (:attr:`on_cpu`) this process's CPU time, what its cores did whatever other
+        processes take (wall-clock calibrations on a shared machine swung by 10x); on a
+        device wall time, read after :meth:`synchronize`."""
+        return time.process_time() if self.on_cpu else time.perf_counter()
+
+    def free_device_memory(self) -> int | None:
+        """Free bytes of the device's memory; None when the arrays live in host memory."""
+        return None
+
+    @abstractmethod
+    def memory(self) -> AbstractContextManager[MemoryMeter]:
+        """Measure peak memory of the block (:attr:`peak_memory_means`)."""
+
+
+@dataclass(frozen=True)
+class NumpyBackend(Backend):
+    """NumPy on the CPU: PCG64 normals, the LAPACK eigensolvers of
+    :mod:`freege.validation.sampling.eigensolver`."""
+
+    name: ClassVar[str] = "numpy"
+    on_cpu: ClassVar[bool] = True
+    numpy_arrays: ClassVar[bool] = True
+    peak_memory_means: ClassVar[str] = (
+        "peak bytes of the NumPy buffers allocated during the draw (tracemalloc)")
+
+    @classmethod
+    def load(cls, dtype: str) -> Backend:
+        return cls(np, dtype)
+
+    def generator(self, seq: np.random.SeedSequence) -> Any:
+        return np.random.Generator(np.random.PCG64(seq))
+
+    def to_numpy(self, a: Any) -> np.ndarray:
+        return a
+
+    def gram(self, m: Any, *, lower_only: bool = False) -> Any:
+        """``m m^T``; ``lower_only``: only its lower triangle (BLAS ``?syrk``,
+        :func:`freege.validation.sampling.eigensolver.gram`)."""
+        from freege.validation.sampling.eigensolver import gram
+
+        return gram(m, lower_only=lower_only)
+
+    def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
+        """:func:`freege.validation.sampling.eigensolver.eigvalsh` (LAPACK driver by size);
+        cheaper than an SVD and accurate for the bulk (theory §7.1)."""
+        from freege.validation.sampling.eigensolver import eigvalsh
+
+        return np.asarray(eigvalsh(gram, overwrite=overwrite), dtype=np.float64)
+
+    def eigenvalues_and_weights(self, gram: Any, y: np.ndarray, *, overwrite: bool = False
+                                ) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights` (no
+        eigenvector matrix)."""
+        from freege.validation.sampling.eigensolver import eigenvalues_and_weights
+
+        return eigenvalues_and_weights(gram, y, overwrite=overwrite)
+
+    def synchronize(self) -> None:
+        """Nothing to wait for: NumPy returns when its work is done."""
+
+    @contextmanager
+    def memory(self) -> Iterator[MemoryMeter]:
+        """NumPy buffers through :mod:`tracemalloc` (NumPy reports its data allocations
+        to it)."""
+        meter = MemoryMeter()
+        started = not tracemalloc.is_tracing()
+        if started:
+            tracemalloc.start()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        try:
+            yield meter
+        finally:
+            meter.peak_bytes = tracemalloc.get_traced_memory()[1] - base
+            if started:
+                tracemalloc.stop()
+
+
+@dataclass(frozen=True)
+class CupyBackend(Backend):
+    """CuPy on a GPU: XORWOW normals from :data:`GPU_RANDOM_STATES` states, cuSOLVER
+    ``syevd`` (:func:`freege.validation.sampling.solvers.solvers`)."""
+
+    name: ClassVar[str] = "cupy"
+    on_cpu: ClassVar[bool] = False
+    numpy_arrays: ClassVar[bool] = False
+    peak_memory_means: ClassVar[str] = (
+        "peak device memory held by CuPy's memory pool during the draw, incl. "
+        "generator states and pool rounding")
+
+    @classmethod
+    def problem(cls) -> str | None:
+        return cupy_problem()
+
+    @classmethod
+    def load(cls, dtype: str) -> Backend:
+        import cupy
+
+        return cls(cupy, dtype)
+
+    def generator(self, seq: np.random.SeedSequence) -> Any:
+        random = self.xp.random
+        return random.Generator(random.XORWOW(seq, size=GPU_RANDOM_STATES))
+
+    def to_numpy(self, a: Any) -> np.ndarray:
+        return self.xp.asnumpy(a)
+
+    def eigvalsh(self, gram: Any, *, overwrite: bool = False) -> np.ndarray:
+        """cuSOLVER ``syevd``."""
         try:
             vals = solvers(self.xp).eigvalsh(gram)
         except np.linalg.LinAlgError as exc:
@@ -159,14 +288,7 @@ class Backend:
 
     def eigenvalues_and_weights(self, gram: Any, y: np.ndarray, *, overwrite: bool = False
                                 ) -> tuple[np.ndarray, np.ndarray]:
-        """Ascending eigenvalues ``l_j`` of a symmetric matrix and the weights ``(u_j^T
-        y)^2`` of the NumPy vector ``y`` (theory §5 learning curves), float64 NumPy arrays:
-        on the CPU :func:`freege.validation.sampling.eigensolver.eigenvalues_and_weights` (no
-        eigenvector matrix), on the GPU cuSOLVER ``syevd`` with eigenvectors."""
-        if self.name == "numpy":
-            from freege.validation.sampling.eigensolver import eigenvalues_and_weights
-
-            return eigenvalues_and_weights(gram, y, overwrite=overwrite)
+        """cuSOLVER ``syevd`` with eigenvectors."""
         try:
             vals, vecs = solvers(self.xp).eigh(gram)
         except np.linalg.LinAlgError as exc:
@@ -176,46 +298,45 @@ class Backend:
                 np.asarray(self.to_numpy(weights), dtype=np.float64))
 
     def synchronize(self) -> None:
-        if self.name == "cupy":
-            self.xp.cuda.Stream.null.synchronize()
+        self.xp.cuda.Stream.null.synchronize()
+
+    def free_device_memory(self) -> int | None:
+        return int(self.xp.cuda.runtime.memGetInfo()[0])
 
     @contextmanager
     def memory(self) -> Iterator[MemoryMeter]:
-        """Measure peak memory of the block (:data:`PEAK_MEMORY_MEANS`): NumPy buffers
-        through :mod:`tracemalloc` (NumPy reports its data allocations to it), CuPy through
-        the default memory pool's high-water mark (the pool is emptied first, so the bytes
-        it holds at the end bound the peak of live device arrays from above, rounded up to
-        the pool's block sizes and counting the generators' states)."""
+        """The default memory pool's high-water mark: the pool is emptied first, so the
+        bytes it holds at the end bound the peak of live device arrays from above,
+        rounded up to the pool's block sizes and counting the generators' states."""
         meter = MemoryMeter()
-        if self.name == "numpy":
-            started = not tracemalloc.is_tracing()
-            if started:
-                tracemalloc.start()
-            tracemalloc.reset_peak()
-            base = tracemalloc.get_traced_memory()[0]
-            try:
-                yield meter
-            finally:
-                meter.peak_bytes = tracemalloc.get_traced_memory()[1] - base
-                if started:
-                    tracemalloc.stop()
-        else:
-            pool = self.xp.get_default_memory_pool()
+        pool = self.xp.get_default_memory_pool()
+        self.synchronize()
+        pool.free_all_blocks()
+        try:
+            yield meter
+        finally:
             self.synchronize()
-            pool.free_all_blocks()
-            try:
-                yield meter
-            finally:
-                self.synchronize()
-                meter.peak_bytes = int(pool.total_bytes())
+            meter.peak_bytes = int(pool.total_bytes())
+
+
+#: the backends, in the order ``--backend`` lists them
+KINDS: tuple[type[Backend], ...] = (NumpyBackend, CupyBackend)
+#: ``auto``'s order of preference: the first usable one
+AUTO: tuple[type[Backend], ...] = (CupyBackend, NumpyBackend)
+_BY_NAME: dict[str, type[Backend]] = {kind.name: kind for kind in KINDS}
+BACKENDS: tuple[str, ...] = ("auto", *_BY_NAME)
+#: what :meth:`Backend.memory` measures on each backend, printed with every peak memory
+#: (the backends' are not comparable)
+PEAK_MEMORY_MEANS: dict[str, str] = {kind.name: kind.peak_memory_means for kind in KINDS}
 
 
 def get_backend(name: str | Backend = "auto", dtype: str | None = None) -> Backend:
-    """The backend called ``name`` (``auto``, ``numpy`` or ``cupy``) working in
+    """The backend called ``name`` (``auto`` or one of :data:`KINDS`' names) working in
     ``dtype`` (default float64; given with a :class:`Backend`, it replaces its dtype).
 
-    ``auto`` is CuPy when :func:`cupy_problem` finds none, else NumPy. ``cupy`` when
-    unusable raises ValueError with the reason.
+    ``auto`` is the first of :data:`AUTO` that is usable (CuPy when :func:`cupy_problem`
+    finds none, else NumPy). A named backend that is unusable raises ValueError with the
+    reason.
     """
     if dtype is not None:
         check_dtype(dtype)
@@ -224,13 +345,9 @@ def get_backend(name: str | Backend = "auto", dtype: str | None = None) -> Backe
     dtype = dtype or "float64"
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)} (got {name!r})")
-    if name == "numpy":
-        return Backend("numpy", np, dtype)
-    problem = cupy_problem()
-    if problem is None:
-        import cupy
-
-        return Backend("cupy", cupy, dtype)
-    if name == "cupy":
-        raise ValueError(f"backend cupy is unusable: {problem}; use --backend numpy")
-    return Backend("numpy", np, dtype)
+    if name != "auto":
+        problem = _BY_NAME[name].problem()
+        if problem is not None:
+            raise ValueError(f"backend {name} is unusable: {problem}; use --backend numpy")
+        return _BY_NAME[name].load(dtype)
+    return next(kind for kind in AUTO if kind.problem() is None).load(dtype)

@@ -188,13 +188,11 @@ def _measure(backend: Backend) -> Speeds:
     """The speeds of ``backend`` on problems of :data:`CALIBRATION_SIZE` (and
     :data:`SMALL_EIG_SIZE`), and the per-operation time from a small draw."""
     xp, m, k = backend.xp, CALIBRATION_SIZE, SMALL_EIG_SIZE
-    # on the CPU, CPU time of one thread: what one core does, whatever other processes
-    # take (wall-clock calibrations on the shared machine swung by 10x); a GPU's time is
-    # wall time after synchronising
-    clock = time.process_time if backend.name == "numpy" else time.perf_counter
+    # Backend.clock: on the CPU this process's CPU time (here on one BLAS thread), what
+    # one core does whatever other processes take; a GPU's time is wall time
 
     def timed(run: Any) -> float:
-        return _typical_time(run, backend.synchronize, clock)
+        return _typical_time(run, backend.synchronize, backend.clock)
 
     gen = backend.generator(np.random.SeedSequence(0))
     a = backend.normal(gen, (m, m))
@@ -261,7 +259,7 @@ def run_speeds(cost: Cost, backend: Backend) -> Speeds | str:
     """The speeds to estimate samples of ``cost`` on ``backend`` at: this CPU's
     (:func:`speeds`) on NumPy; on a GPU the device's at the sample's largest eigenvalue
     size (:func:`device_speeds`; its reason when no probe is possible)."""
-    if backend.name == "numpy":
+    if backend.on_cpu:
         return speeds(backend)
     return device_speeds(backend, max(cost.eig_sizes, default=CALIBRATION_SIZE))
 
@@ -331,11 +329,13 @@ def _address_space_available() -> int | None:
 
 
 def available_memory(backend: Backend) -> int | None:
-    """Bytes the sampler can still allocate: free device memory on CuPy; on the host the
+    """Bytes the sampler can still allocate: a device's free memory
+    (:meth:`Backend.free_device_memory`); on the host the
     least of MemAvailable (/proc/meminfo, or sysconf), a cgroup limit's room and the
     ``ulimit -v`` room. None when nothing can be read."""
-    if backend.name == "cupy":
-        return int(backend.xp.cuda.runtime.memGetInfo()[0])
+    free = backend.free_device_memory()
+    if free is not None:
+        return free
     known = [b for b in (_meminfo_available(), _cgroup_available(), _address_space_available())
              if b is not None]
     return min(known) if known else None
@@ -375,7 +375,7 @@ def blas_threads(each_seconds: float, backend: Backend) -> AbstractContextManage
     threads still spent 3-4x the CPU time of one under load (issue 30), so the estimate
     in one core's CPU time holds only on one thread. The BLAS default from
     :data:`ONE_THREAD_BELOW_S` on, where threads pay on free cores."""
-    if backend.name != "numpy" or each_seconds >= ONE_THREAD_BELOW_S:
+    if not backend.on_cpu or each_seconds >= ONE_THREAD_BELOW_S:
         return nullcontext()
     from freege.extras import blas_threads as one_thread
 

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,92 +265,142 @@ def _scale(case: str, model: str, n: int, h: int) -> float:
     return 1.0 if model == "softmax" else 1.0 / math.sqrt(n)
 
 
+#: a Gaussian-equivalent model's per-row noise scale ``sqrt(theta1_i - theta2_i)``
+#: (theory §2.3) from ``(bk, dims, Q_r, realised)``, ``realised`` the softmax rows'
+#: ``n |A_i^perp|^2`` (None unless :data:`REALISED_MODEL` is asked for)
+RowScale = Callable[[Backend, Dims, Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class _NoiseModel:
+    """How a Gaussian-equivalent model (theory §2) makes its noise: ``rows``, its per-row
+    scale, or None for the constant ``sqrt(theta1 - theta2)``; ``own_noise``: drawn from
+    its own stream (the floor's), not the GE noise that the other models share."""
+
+    rows: RowScale | None = None
+    own_noise: bool = False
+
+
+#: the noisy models, in the order their terms are made: the floor on its own noise, then
+#: the models of the shared GE noise, ``ge`` last (its term may take the signal's buffer)
+_NOISE_MODELS: dict[str, _NoiseModel] = {
+    FLOOR_MODEL: _NoiseModel(own_noise=True),
+    ROW_MODEL: _NoiseModel(lambda bk, dims, q, _: row_noise_scale(bk.xp, q, float(dims.beta))),
+    ROW_N_MODEL: _NoiseModel(
+        lambda bk, dims, q, _: finite_n_noise_scale(bk, q, float(dims.beta), dims.n)),
+    REALISED_MODEL: _NoiseModel(lambda bk, dims, q, realised: realised_noise_scale(
+        bk.xp, realised, q, float(dims.beta))),
+    "ge": _NoiseModel(),
+}
+
+
+class _Terms:
+    """The per-head terms ``T_r`` of ``models`` in one pass over the heads (base of the
+    two routes): the noisy models' streams, each drawn once a head, and the GE
+    coefficients ``sqrt(theta2)`` (signal) and ``sqrt(theta1 - theta2)`` (noise)."""
+
+    def __init__(self, dims: Dims, bk: Backend, models: tuple[str, ...], ngen: Any,
+                 fgen: Any | None):
+        self.dims, self.bk, self.models = dims, bk, models
+        self.beta = float(dims.beta)
+        t1, t2 = thetas(self.beta)
+        self.sq_sig, self.sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
+        self.realised = REALISED_MODEL in models
+        noisy = [m for m in _NOISE_MODELS if m in models]
+        #: ``(generator, models)`` of each noise stream that some model asked for
+        self.streams = [(gen, group) for gen, group in (
+            (fgen, [m for m in noisy if _NOISE_MODELS[m].own_noise]),
+            (ngen, [m for m in noisy if not _NOISE_MODELS[m].own_noise])) if group]
+
+    def rows(self, model: str, q: Any, realised: Any) -> Any | None:
+        """``model``'s per-row noise scale for queries ``q``, None when constant."""
+        scale = _NOISE_MODELS[model].rows
+        return None if scale is None else scale(self.bk, self.dims, q, realised)
+
+
+class _ValueTerms(_Terms):
+    """Value and MHA cases: ``A_r^perp V_r`` (softmax) and ``Y_r V_r``, its noise
+    ``W_r V_r`` sampled exactly in law (:class:`_GEValueNoise`, module docstring)."""
+
+    def __init__(self, dims: Dims, bk: Backend, models: tuple[str, ...], ngen: Any,
+                 fgen: Any | None):
+        super().__init__(dims, bk, models, ngen, fgen)
+        self.value_noise = _GEValueNoise(bk, ngen, self.sq_noise / math.sqrt(dims.n))
+        self.scores: Any | None = None  # the softmax's n x n block, one buffer for all heads
+
+    def __call__(self, hd: _Head) -> dict[str, Any]:
+        n, terms, realised = self.dims.n, {}, None
+        if "softmax" in self.models:
+            if self.scores is None:
+                self.scores = self.bk.empty((n, n))
+            terms["softmax"] = centred_softmax_values(
+                self.bk.xp, hd.Q, hd.K, hd.V, self.beta, self.scores, row_theta=self.realised)
+            if self.realised:
+                terms["softmax"], realised = terms["softmax"]
+        if not self.streams:
+            return terms
+        y = hd.Q @ ((hd.K.T @ hd.V) * (self.sq_sig / math.sqrt(self.dims.dK * n)))
+        last, fresh = self.streams[-1][1][-1], hd.new_kv
+        for gen, group in self.streams:
+            noise = self.value_noise(hd.V, fresh, gen)  # one factor of V for all streams
+            fresh = False
+            for model in group:
+                rows = self.rows(model, hd.Q, realised)
+                part = noise if rows is None else (rows / self.sq_noise)[:, None] * noise
+                if model == last:  # the signal is not needed after it: its buffer
+                    y += part
+                    terms[model] = y
+                else:
+                    terms[model] = y + part
+            del noise
+        return terms
+
+
+class _AttentionTerms(_Terms):
+    """Attention and head-average cases: ``A_r^perp`` (softmax) and ``Y_r`` (theory §2)
+    from the head's scores ``Q_r K_r^T / sqrt(dK)``."""
+
+    def __call__(self, hd: _Head) -> dict[str, Any]:
+        xp, n, terms, realised = self.bk.xp, self.dims.n, {}, None
+        scores = hd.Q @ hd.K.T
+        scores /= math.sqrt(self.dims.dK)
+        if self.realised:
+            soft = centred_softmax(xp, scores.copy(), self.beta)
+            realised = n * (soft * soft).sum(axis=1)
+        for gen, group in self.streams:
+            noise = self.bk.normal(gen, (n, n))
+            for model in group:
+                rows = self.rows(model, hd.Q, realised)
+                y = self.sq_sig * scores + (
+                    self.sq_noise if rows is None else rows[:, None]) * noise
+                y /= math.sqrt(n)
+                terms[model] = y
+            del noise
+        if "softmax" in self.models:  # last: in the scores' buffer
+            terms["softmax"] = centred_softmax(xp, scores, self.beta)
+        return terms
+
+
 def _head_terms(case: str, dims: Dims, bk: Backend, wgen: Any, ngen: Any,
                 models: tuple[str, ...], vmeans: list[Any] | None = None,
                 fgen: Any | None = None) -> Iterator[dict[str, Any]]:
     """Per head r, the term ``T_r`` of each model: ``A_r^perp`` or ``Y_r`` (attention,
     head averages), times ``V_r`` (value and MHA cases); :data:`FLOOR_MODEL`'s ``Y_r``
-    takes its noise from ``fgen``. ``vmeans``: when given (value and MHA cases), the
-    column means ``V_r^T 1 / n`` are appended to it head by head (one pass over n x dV
-    per K/V group)."""
-    xp = bk.xp
-    n, beta = dims.n, float(dims.beta)
-    t1, t2 = thetas(beta)
-    sq_sig, sq_noise = math.sqrt(t2), math.sqrt(t1 - t2)
-    value_noise = _GEValueNoise(bk, ngen, sq_noise / math.sqrt(n))
-    scores = None  # the softmax's n x n block, one buffer for all heads
-    with_values = case.startswith(("value", "mha"))
-    ge_models = any(m in models for m in ("ge", ROW_MODEL, ROW_N_MODEL, REALISED_MODEL))
+    takes its noise from ``fgen``, the other GE models from ``ngen``
+    (:data:`_NOISE_MODELS`). ``vmeans``: when given (value and MHA cases), the column
+    means ``V_r^T 1 / n`` are appended to it head by head (one pass over n x dV per K/V
+    group)."""
     if REALISED_MODEL in models and "softmax" not in models:
         raise ValueError(f"model {REALISED_MODEL} needs the softmax model in the same pass")
+    route = _ValueTerms if case.startswith(("value", "mha")) else _AttentionTerms
+    terms = route(dims, bk, models, ngen, fgen)
     vmean = None
     for hd in _heads(bk, wgen, dims, case):
-        terms: dict[str, Any] = {}
         if vmeans is not None:
             if hd.new_kv or vmean is None:
                 vmean = hd.V.mean(axis=0)
             vmeans.append(vmean)
-        realised = None
-        if with_values:
-            if "softmax" in models:
-                if scores is None:
-                    scores = bk.empty((n, n))
-                terms["softmax"] = centred_softmax_values(
-                    xp, hd.Q, hd.K, hd.V, beta, scores, row_theta=REALISED_MODEL in models)
-                if REALISED_MODEL in models:
-                    terms["softmax"], realised = terms["softmax"]
-            if ge_models or FLOOR_MODEL in models:
-                y = hd.Q @ ((hd.K.T @ hd.V) * (sq_sig / math.sqrt(dims.dK * n)))
-                fresh = hd.new_kv
-                if FLOOR_MODEL in models:  # the same factor, its own noise
-                    terms[FLOOR_MODEL] = y + value_noise(hd.V, fresh, fgen)
-                    fresh = False
-            if ge_models:
-                noise = value_noise(hd.V, fresh)
-                if ROW_MODEL in models:
-                    rows = row_noise_scale(xp, hd.Q, beta) / sq_noise
-                    terms[ROW_MODEL] = y + rows[:, None] * noise
-                if ROW_N_MODEL in models:
-                    rows = finite_n_noise_scale(bk, hd.Q, beta, n) / sq_noise
-                    terms[ROW_N_MODEL] = y + rows[:, None] * noise
-                if realised is not None:
-                    rows = realised_noise_scale(xp, realised, hd.Q, beta) / sq_noise
-                    terms[REALISED_MODEL] = y + rows[:, None] * noise
-                if "ge" in models:
-                    y += noise
-                    terms["ge"] = y
-                del noise
-            yield terms
-            continue
-        scores = hd.Q @ hd.K.T
-        scores /= math.sqrt(dims.dK)
-        if REALISED_MODEL in models:
-            soft = centred_softmax(xp, scores.copy(), beta)
-            realised = n * (soft * soft).sum(axis=1)
-        if ge_models:
-            noise = bk.normal(ngen, (n, n))
-            if ROW_MODEL in models:
-                rows = row_noise_scale(xp, hd.Q, beta)
-                terms[ROW_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
-            if ROW_N_MODEL in models:
-                rows = finite_n_noise_scale(bk, hd.Q, beta, n)
-                terms[ROW_N_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
-            if realised is not None:
-                rows = realised_noise_scale(xp, realised, hd.Q, beta)
-                terms[REALISED_MODEL] = (sq_sig * scores + rows[:, None] * noise) / math.sqrt(n)
-            if "ge" in models:
-                y = sq_sig * scores + sq_noise * noise
-                y /= math.sqrt(n)
-                terms["ge"] = y
-            del noise
-        if FLOOR_MODEL in models:  # the same scores, its own noise
-            y = sq_sig * scores + sq_noise * bk.normal(fgen, (n, n))
-            y /= math.sqrt(n)
-            terms[FLOOR_MODEL] = y
-        if "softmax" in models:
-            terms["softmax"] = centred_softmax(xp, scores, beta)
-        del scores
-        yield terms
+        yield terms(hd)
 
 
 def output_rows(dims: Dims) -> int:

@@ -1,5 +1,7 @@
 """The sampler (theory §1, §2, §6.1): stable softmax, shared weights between the softmax
-and GE models, reproducibility, the exact-in-law GE value noise, streamed memory."""
+and GE models, reproducibility, the exact-in-law GE value noise, streamed memory, and the
+fused softmax-value product (issue 8, item 5) against the plain route
+``centred_softmax(...) @ V``."""
 
 import math
 
@@ -85,3 +87,34 @@ def test_peak_memory_is_streamed_not_all_heads():
 def test_thetas():
     t1, t2 = sample.thetas(0.5)
     assert t1 == pytest.approx(math.expm1(0.25)) and t2 == 0.25
+
+
+@given(st.integers(2, 40), st.integers(1, 12), st.integers(1, 12),
+       st.floats(0.05, 30.0), st.floats(0.1, 40.0), st.integers(0, 2**32 - 1))
+def test_fused_softmax_values_equals_the_plain_route(n, dk, dv, beta, scale, seed):
+    """``A^perp V`` fused equals ``centred_softmax(Q K^T / sqrt(dK)) @ V`` to 1e-12 of
+    ``|V|`` (a row of A^perp V is a difference of convex combinations of V's rows),
+    including scores so large that exp overflows without the row max."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, dk)) * scale
+    k, v = rng.standard_normal((n, dk)), rng.standard_normal((n, dv))
+    plain = sample.centred_softmax(np, q @ k.T / math.sqrt(dk), beta) @ v
+    fused = sample.centred_softmax_values(np, q, k, v, beta)
+    assert np.all(np.isfinite(fused))
+    assert np.max(np.abs(fused - plain)) <= 1e-12 * max(1.0, np.max(np.abs(v)))
+
+
+def test_fused_draw_matches_the_plain_route():
+    """A whole MHA draw's softmax spectrum against the same draw built head by head by
+    the plain route (same seeds, the sampler's own weight order)."""
+    dims = Dims(n=64, h=3, dK=8, dV=8, dO=40)
+    d = sample.draw(dims, seed=5)
+    bk = sample.get_backend("numpy")
+    wseq, oseq, _ = np.random.SeedSequence(5).spawn(3)
+    heads = sample._heads(bk, bk.generator(wseq), dims, "mha")
+    z = np.concatenate([sample.centred_softmax(np, hd.Q @ hd.K.T / math.sqrt(dims.dK),
+                                               float(dims.beta)) @ hd.V
+                        for hd in heads], axis=1)
+    mha = z @ sample.output_weights(bk, bk.generator(oseq), dims)
+    ref = np.linalg.eigvalsh(mha @ mha.T)
+    assert np.max(np.abs(d.softmax - ref)) <= 1e-12 * ref[-1]

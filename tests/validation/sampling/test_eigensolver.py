@@ -1,15 +1,16 @@
-"""The size-chosen eigensolver and the fused softmax-value product (issue 8, item 5)
-against the plain routes: NumPy's ``eigvalsh`` and ``centred_softmax(...) @ V``."""
+"""The CPU eigensolver (:mod:`freege.validation.sampling.eigensolver`): the size-chosen
+driver (issue 8, item 5) against NumPy's ``eigvalsh``, and learning-curve weights without
+the eigenvector matrix (issue 18, item 2), ``eigenvalues_and_weights``, against a full
+``eigh``."""
 
-import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from freege.params import Dims
-from freege.validation.sampling import eigensolver, sample
+from freege.validation.finite_readout import flow_loss_from_weights, gradient_flow_loss
+from freege.validation.sampling import eigensolver
+from freege.validation.sampling.backend import get_backend
+from freege.validation.sampling.eigensolver import eigenvalues_and_weights
 
 needs_two_stage = pytest.mark.skipif(eigensolver.two_stage_driver("float64") is None,
                                      reason="this NumPy build ships no ?syevd_2stage")
@@ -114,32 +115,51 @@ def test_lapack_failures_raise():
             solve(g)
 
 
-@given(st.integers(2, 40), st.integers(1, 12), st.integers(1, 12),
-       st.floats(0.05, 30.0), st.floats(0.1, 40.0), st.integers(0, 2**32 - 1))
-def test_fused_softmax_values_equals_the_plain_route(n, dk, dv, beta, scale, seed):
-    """``A^perp V`` fused equals ``centred_softmax(Q K^T / sqrt(dK)) @ V`` to 1e-12 of
-    ``|V|`` (a row of A^perp V is a difference of convex combinations of V's rows),
-    including scores so large that exp overflows without the row max."""
+# -- learning-curve weights (issue 18, item 2) ------------------------------------------
+
+TIMES = np.geomspace(1e-3, 1e3, 50)
+
+
+def _gram_and_target(n: int, rank: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n, dk)) * scale
-    k, v = rng.standard_normal((n, dk)), rng.standard_normal((n, dv))
-    plain = sample.centred_softmax(np, q @ k.T / math.sqrt(dk), beta) @ v
-    fused = sample.centred_softmax_values(np, q, k, v, beta)
-    assert np.all(np.isfinite(fused))
-    assert np.max(np.abs(fused - plain)) <= 1e-12 * max(1.0, np.max(np.abs(v)))
+    m = rng.standard_normal((n, rank))
+    g = m @ m.T
+    return g * (n / np.trace(g)), rng.standard_normal(n)
 
 
-def test_fused_draw_matches_the_plain_route():
-    """A whole MHA draw's softmax spectrum against the same draw built head by head by
-    the plain route (same seeds, the sampler's own weight order)."""
-    dims = Dims(n=64, h=3, dK=8, dV=8, dO=40)
-    d = sample.draw(dims, seed=5)
-    bk = sample.get_backend("numpy")
-    wseq, oseq, _ = np.random.SeedSequence(5).spawn(3)
-    heads = sample._heads(bk, bk.generator(wseq), dims, "mha")
-    z = np.concatenate([sample.centred_softmax(np, hd.Q @ hd.K.T / math.sqrt(dims.dK),
-                                               float(dims.beta)) @ hd.V
-                        for hd in heads], axis=1)
-    mha = z @ sample.output_weights(bk, bk.generator(oseq), dims)
-    ref = np.linalg.eigvalsh(mha @ mha.T)
-    assert np.max(np.abs(d.softmax - ref)) <= 1e-12 * ref[-1]
+@pytest.mark.parametrize(("n", "rank"), [(1, 1), (2, 1), (7, 7), (160, 81), (160, 160)])
+def test_curve_and_eigenvalues_agree_with_full_eigh(n, rank):
+    g, y = _gram_and_target(n, rank, seed=n + rank)
+    kept = g.copy()
+    vals, weights = eigenvalues_and_weights(g, y)
+    assert np.array_equal(g, kept)  # not destroyed without overwrite
+    ref_vals, ref_vecs = np.linalg.eigh(g)
+    scale = max(1.0, float(ref_vals[-1]))
+    assert np.max(np.abs(vals - ref_vals)) <= 1e-13 * scale
+    assert np.isclose(weights.sum(), y @ y, rtol=1e-13)  # Parseval
+    curve = flow_loss_from_weights(vals, weights / (y @ y), TIMES)
+    assert np.max(np.abs(curve - gradient_flow_loss(ref_vals, ref_vecs, y, TIMES))) <= 1e-12
+
+
+def test_float32_and_fortran_input_and_backend_route():
+    g, y = _gram_and_target(60, 40, seed=3)
+    ref_vals, ref_vecs = np.linalg.eigh(g)
+    ref = gradient_flow_loss(ref_vals, ref_vecs, y, TIMES)
+    v32, w32 = eigenvalues_and_weights(g.astype(np.float32), y)
+    assert v32.dtype == w32.dtype == np.float64
+    # float32 rounding of the Gram and of the reduction: a backward error of a few
+    # n eps32 ||g|| moves the curve by about as much
+    tol = 60 * 4 * np.finfo(np.float32).eps * ref_vals[-1]
+    assert np.max(np.abs(flow_loss_from_weights(v32, w32 / (y @ y), TIMES) - ref)) < tol
+    fortran = np.asfortranarray(g)
+    vf, wf = eigenvalues_and_weights(fortran, y)
+    assert np.array_equal(fortran, g)  # not destroyed without overwrite
+    vb, wb = get_backend("numpy").eigenvalues_and_weights(g.copy(), y, overwrite=True)
+    assert np.allclose(vf, vb, rtol=0, atol=1e-13) and np.allclose(wf, wb, rtol=1e-12)
+
+
+def test_shapes_are_checked():
+    with pytest.raises(ValueError, match="gram must be n x n"):
+        eigenvalues_and_weights(np.eye(3), np.ones(4))
+    with pytest.raises(ValueError, match="gram must be n x n"):
+        eigenvalues_and_weights(np.ones((3, 2)), np.ones(3))
