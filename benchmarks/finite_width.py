@@ -10,7 +10,7 @@ same draws) over one set of configurations and prints Markdown tables:
 
 ``presets``: the theory §6.1 presets (``freege validate``'s table) with every width
 divided by ``--scale`` as ``freege reproduce paper --scale`` does; ``2c``: panel 2(c) of
-the paper at ``--scale`` (:func:`freege.validation.paper.panels.panel_2c`). Each
+the paper at ``--scale`` (:func:`freege.validation.paper.panels.panel_2c.build`). Each
 configuration's record is written to ``--json`` as soon as it is done, with the machine's
 load average before and after and the wall time. One BLAS thread (set before NumPy loads).
 """
@@ -36,7 +36,8 @@ from freege.params import Dims  # noqa: E402
 
 def configurations(which: str, scale: float, only: list[str] | None) -> list[tuple[str, Dims]]:
     """``(label, Dims)`` of the chosen set at ``scale``."""
-    from freege.validation.paper import panels
+    from freege.validation.paper import configs as paper_configs
+    from freege.validation.paper.panels import panel_2c
 
     if which == "presets":
         from freege.validation.models.presets import PRESETS
@@ -45,8 +46,8 @@ def configurations(which: str, scale: float, only: list[str] | None) -> list[tup
         unknown = sorted(set(names) - set(PRESETS))
         if unknown:
             raise SystemExit(f"finite_width: unknown preset(s) {', '.join(unknown)}")
-        return [(name, panels.scale_dims(PRESETS[name], scale)) for name in names]
-    configs = panels.panel_2c(scale)
+        return [(name, paper_configs.scale_dims(PRESETS[name], scale)) for name in names]
+    configs = panel_2c.build(scale)
     out = [(c["key"], Dims(**c["dims"])) for c in configs]
     return [(k, d) for k, d in out if not only or k in only]
 

@@ -102,7 +102,7 @@ def whole(scale: float, panels: list[str], workers: int, out: Path | None) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=8.0)
-    parser.add_argument("--panels", default=",".join(paper_panels.PANELS))
+    parser.add_argument("--panels", default=",".join(paper_panels.NAMES))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--run", action="store_true", help="also time the whole command")
     parser.add_argument("--out", type=Path, default=None,

@@ -13,8 +13,9 @@ are resolved against the importing module's package.
 The layers, lowest first: the shared foundations of ``freege/`` (params, errors, caches,
 progress, plotting), the exact layer, the numeric layer, then the sampling side
 (models and the sampling core, the sweep engine, the checks at the top of
-``validation/``, the paper reproduction), and the CLI on top. A module may import its
-own folder and any lower layer; nothing below the CLI imports it.
+``validation/``, the paper reproduction, then its panels and their registry), and the CLI
+on top. A module may import its own folder and any lower layer; nothing below the CLI
+imports it.
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("freege.validation.sweep",),
     ("freege.validation",),
     ("freege.validation.paper",),
+    ("freege.validation.paper.panels",),
     ("freege.cli",),
 )
 #: modules that belong to another room than their folder's: the ``python -m freege``

@@ -22,18 +22,25 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freege.cli.options import add_backend_option, add_seed_option, add_yes_option
 from freege.params import positive_int
 from freege.progress import NORMAL, Progress
 
+if TYPE_CHECKING:
+    from freege.validation.paper.panel import Panel
+
 STORE = "store.jsonl"
-#: reproduce setups that also take --measure, and the panels they measure
-SETUP_PANELS: dict[str, str] = {"paper": ",".join(("2a", "2b", "2c", "2d", "3a", "3b",
-                                                   "table2", "d1")),
-                                "headcount": "2a,2c", "budget": "2c", "temperature": "2d",
-                                "arrival": "3a", "sharing": "3b"}
+
+
+def setup_panels() -> dict[str, str]:
+    """The reproduce setups that also take --measure, and the panels each measures
+    (comma-separated), from the panel registry
+    (:data:`freege.validation.paper.panels.SETUPS`)."""
+    from freege.validation.paper import panels as paper_panels
+
+    return {setup: ",".join(names) for setup, names in paper_panels.SETUPS.items()}
 
 
 def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
@@ -43,7 +50,7 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
     parser.add_argument("--scale", default="1", metavar="S",
                         help="divide n, d, dK, dV, dO by S >= 1 (default 1: the paper's)")
     if setup == "paper":
-        parser.add_argument("--panels", default=SETUP_PANELS["paper"],
+        parser.add_argument("--panels", default=setup_panels()["paper"],
                             help="comma-separated panels (default all: %(default)s)")
         parser.add_argument("--finite-width", action="store_true",
                             help="table 2 also measures softmax against the conditional GE "
@@ -86,6 +93,7 @@ def _out_folder(args: argparse.Namespace, scale: float) -> Path:
 
 def run(args: argparse.Namespace, setup: str = "paper") -> int:
     from freege.extras import require
+    from freege.validation.paper import configs as paper_configs
     from freege.validation.paper import panels as paper_panels
     from freege.validation.paper import run as paper_run
     from freege.validation.sweep import engine as sweep_engine
@@ -94,8 +102,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
         raise ValueError("reproduce paper needs --measure (the theory side alone: "
                          "freege reproduce temperature|headcount|budget|sharing|arrival)")
     require("matplotlib", "plot", "--measure (its figures)")
-    scale = paper_panels.check_scale(args.scale)
-    names = getattr(args, "panels", None) or SETUP_PANELS[setup]
+    scale = paper_configs.check_scale(args.scale)
+    names = getattr(args, "panels", None) or setup_panels()[setup]
     panels = paper_panels.check_panels([p.strip() for p in names.split(",") if p.strip()])
     if not panels:
         raise ValueError("--panels must name at least one panel")
@@ -109,7 +117,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     finite_width = bool(getattr(args, "finite_width", False))
     configs = paper_panels.configurations(panels, scale, draws, finite_width)
     if finite_width:
-        paper_panels.check_finite_width(configs)
+        paper_configs.check_finite_width(configs)
     store = out / STORE
     header = paper_run.header(configs, seed, backend, scale, finite_width)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
@@ -119,7 +127,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
         draw_rates = paper_run.device_rates(configs, rates)
     memory = _memory(backend) if todo and args.scheduler is None else None
     est = paper_run.estimate(configs, todo, draw_rates, workers, memory)
-    est.update(_report_estimate(panels, configs, resamples, rates, out))
+    chosen = [paper_panels.BY_NAME[name] for name in panels]
+    est.update(_report_estimate(chosen, configs, resamples, rates, out))
     _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory)
     out.mkdir(parents=True, exist_ok=True)
     verbosity = getattr(args, "verbosity", NORMAL)
@@ -130,7 +139,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
                                progress=lambda done, _total: bar(done),
                                rates=rates if isinstance(draw_rates, str) else draw_rates,
                                memory=memory, finite_width=finite_width)
-    _write(out, panels, configs, paper_run.records(store), scale, seed, draws, resamples,
+    _write(out, chosen, configs, paper_run.records(store), scale, seed, draws, resamples,
            backend, finite_width, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
                              verbosity=verbosity))
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
@@ -138,7 +147,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     return 1 if counts["failed"] else 0
 
 
-def _report_estimate(panels: list[str], configs: list[dict[str, Any]], resamples: int,
+def _report_estimate(panels: list[Panel], configs: list[dict[str, Any]], resamples: int,
                      rates: dict[str, float], out: Path) -> dict[str, float]:
     """Seconds of theory, statistics and figures (theory §6.4): the report's modelled
     work (:func:`freege.validation.paper.report.work`) at rates measured now
@@ -198,29 +207,30 @@ def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: 
                          "--yes to run anyway, or use a larger --scale or fewer --panels")
 
 
-def _write(out: Path, panels: list[str], configs: list[dict[str, Any]], recs: Any,
+def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: Any,
            scale: float, seed: int, draws: int, resamples: int, backend: str,
            finite_width: bool, bar: Progress) -> None:
-    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import configs as paper_configs
     from freege.validation.paper import plots as paper_plots
     from freege.validation.paper import report as paper_report
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
-            "backend": backend, "target_seed": paper_panels.TARGET_SEED,
+            "backend": backend, "target_seed": paper_configs.TARGET_SEED,
             "finite_width": finite_width}
     opts = {"resamples": resamples, "seed": seed}
     report: dict[str, Any] = {}
     with bar:
-        for name in panels:  # panel by panel, each a step of the progress
+        for panel in panels:  # panel by panel, each a step of the progress
             start = time.perf_counter()
-            part = paper_report.build([name], configs, recs, meta, opts)
-            paper_plots.figure(name, part["panels"][name], out)
+            name = panel.name
+            part = paper_report.build([panel], configs, recs, meta, opts)
+            paper_plots.figure(panel, part["panels"][name], out)
             report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
             bar.update(status=f"panel {name}")
             bar.note(f"panel {name}: theory, statistics and figure took "
                      f"{time.perf_counter() - start:.1f} s")
     _atomic(out / "report.json", paper_report.to_json(report))
-    _atomic(out / "report.md", paper_report.to_markdown(report))
+    _atomic(out / "report.md", paper_report.to_markdown(report, panels))
 
 
 def _atomic(path: Path, text: str) -> None:

@@ -228,6 +228,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     paper.add_options(sub, "paper")
     add_verbosity_options(sub)
     sub.set_defaults(func=run)
+    measured = paper.setup_panels()
     for setup, text in _HELP.items():
         sub = setups.add_parser(setup, help=text, description=text)
         if setup != "arrival":  # the ridge settings of the coefficient errors (theory §5)
@@ -248,7 +249,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             add_level_option(sub)
         add_plot_option(sub, "draw the curves (.png, .svg or .pdf)")
         add_verbosity_options(sub)
-        if setup in paper.SETUP_PANELS:
+        if setup in measured:
             paper.add_options(sub, setup)
         add_format_option(sub)
         add_dps_option(sub)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from freege.cli.budget import size_text
+from freege.validation.paper import configs as paper_configs
 from freege.validation.paper import panels as paper_panels
 from freege.validation.paper import run as paper_run
 from freege.validation.sampling import cost
@@ -17,9 +18,9 @@ ARGS = ("reproduce", "paper", "--measure", "--scale", "64", "--draws", "2", "--q
 
 
 def _peaks(panels):
-    return {c["panel"]: paper_panels.peak_bytes(c)
+    return {c["panel"]: paper_configs.peak_bytes(c)
             for c in sorted(paper_panels.configurations(panels, 64),
-                            key=paper_panels.peak_bytes)}
+                            key=paper_configs.peak_bytes)}
 
 
 def _stop_before_measuring(monkeypatch):

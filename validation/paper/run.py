@@ -133,7 +133,7 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
     the workers share (this machine's, :func:`freege.validation.sampling.cost.available_memory`;
     None: unlimited): on Dask the draws are scheduled so that those running at once
     never need more together (:func:`freege.validation.sweep.engine.run_batches`, each
-    draw's :func:`freege.validation.paper.panels.peak_bytes`), and each local worker may
+    draw's :func:`freege.validation.paper.configs.peak_bytes`), and each local worker may
     hold all of the machine's. ``finite_width``: part of the run's identity
     (:func:`header`; the ``ge`` configurations carry it,
     :func:`freege.validation.paper.panels.configurations`)."""
@@ -193,7 +193,7 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
     (:func:`freege.validation.sweep.engine.run_batches` over :func:`by_cost`) and, with
     ``memory``, scheduled by their peak bytes within it; record each draw as its Dask
     task completes (a killed run loses only the tasks in flight)."""
-    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import configs as paper_configs
     from freege.validation.sweep import engine as sweep
 
     def name(batch: list[tuple[dict[str, Any], int]]) -> str:
@@ -206,7 +206,7 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
                 dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
                 name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),
                 cost=lambda task: draw_seconds(task[0], rates),
-                memory=lambda task: paper_panels.peak_bytes(task[0]), budget=memory):
+                memory=lambda task: paper_configs.peak_bytes(task[0]), budget=memory):
             record(rec)
 
 
@@ -222,11 +222,11 @@ def records(store: Path) -> dict[str, dict[int, dict[str, Any]]]:
 def concurrency(config: dict[str, Any], workers: int, memory: int | None) -> int:
     """How many draws of ``config`` run at once on ``workers`` sharing ``memory`` bytes
     (None: unlimited): as many as fit, at most ``workers``; 0 when not even one fits."""
-    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import configs as paper_configs
 
     if memory is None:
         return workers
-    return min(workers, memory // paper_panels.peak_bytes(config))
+    return min(workers, memory // paper_configs.peak_bytes(config))
 
 
 def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
@@ -239,19 +239,19 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
     when ``rates`` is a probe's reason); ``peak_bytes`` of the largest draw; ``serial``,
     the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
     once, its largest draw's peak bytes)`` (0 at once: one draw does not fit)."""
-    from freege.validation.paper import panels as paper_panels
+    from freege.validation.paper import configs as paper_configs
 
     at_once: dict[str, tuple[int, int]] = {}  # panel: its fewest at once, largest draw
     for c, _ in todo:
-        k, peak = concurrency(c, workers, memory), paper_panels.peak_bytes(c)
+        k, peak = concurrency(c, workers, memory), paper_configs.peak_bytes(c)
         least, most = at_once.get(c["panel"], (k, peak))
         at_once[c["panel"]] = (min(least, k), max(most, peak))
     unknown = rates if isinstance(rates, str) else None
     seconds = math.nan if unknown is not None else sum(
         draw_seconds(c, rates) / max(1, concurrency(c, workers, memory))  # type: ignore[arg-type]
         for c, _ in todo) + table_seconds(todo, rates, workers)  # type: ignore[arg-type]
-    work = sum(paper_panels.cost(c)["matmul"] for c, _ in todo)
-    peak = max((paper_panels.peak_bytes(c) for c in configs), default=0)
+    work = sum(paper_configs.cost(c)["matmul"] for c, _ in todo)
+    peak = max((paper_configs.peak_bytes(c) for c in configs), default=0)
     serial = [(panel, k, peak) for panel, (k, peak) in at_once.items() if k < workers]
     return {"seconds": seconds, "unknown": unknown, "peak_bytes": float(peak),
             "gflop": work / 1e9, "serial": serial}
@@ -278,10 +278,10 @@ def table_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float
 
 def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
     """Predicted seconds of one draw of ``config`` at ``rates`` (:func:`measure_rates`;
-    work from :func:`freege.validation.paper.panels.cost`)."""
-    from freege.validation.paper import panels as paper_panels
+    work from :func:`freege.validation.paper.configs.cost`)."""
+    from freege.validation.paper import configs as paper_configs
 
-    w = paper_panels.cost(config)
+    w = paper_configs.cost(config)
     eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
     return (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
             + w["eig"] / eig_rate)

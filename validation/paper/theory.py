@@ -1,7 +1,8 @@
 """Theory side of the paper reproduction (theory §5, §6.4): limiting ridge errors,
 learning curves, arrival times and densities at a configuration's *realised* widths
-(float64 through :mod:`freege.validation.paper.setups` and :mod:`freege.numeric.readout`), the
-head-count / output-width map of panel 2(b) and the dense curves the figures draw.
+(float64 through :mod:`freege.validation.paper.setups` and :mod:`freege.numeric.readout`), and
+at real ratios. What only one panel evaluates (2(b)'s map, 2(c)'s paths, 2(d)'s ratio and
+crossover) is in that panel's module of :mod:`freege.validation.paper.panels`.
 """
 
 from __future__ import annotations
@@ -56,44 +57,6 @@ def ridge_ratios(h: float, g_k: float, g_v: float, g_o: float, beta: float = 1.0
     """Limiting ridge error at real ratios (real h allowed)."""
     ratios = Ratios(beta=beta, h=h, gK=g_k, gV=g_v, gO=g_o, sharing=sharing)
     return float(setups.error(ratios, setups.Readout(), None))
-
-
-def fixed_output_curve(n: int, dk: int, d_out: int, heads: np.ndarray) -> list[float]:
-    """Error along the fixed-output path, real h (theory §6.3)."""
-    return [ridge_ratios(h, h * dk / n, h * dk / n, d_out / n) for h in heads]
-
-
-def fixed_budget_curve(n: int, dk: int, heads: np.ndarray) -> list[float]:
-    """Error along the fixed-budget path with the exact solved ``gO = 6/gV - 3``."""
-    out = []
-    for h in heads:
-        h_ = Fraction(float(h))
-        g = h_ * dk / n
-        out.append(ridge_ratios(h_, g, g, setups.budget_output_width(h_, n, dk) / n))
-    return out
-
-
-def map_2b(n: int, dk: int, heads: np.ndarray, g_outs: np.ndarray) -> np.ndarray:
-    """Limiting coefficient error over real head count and output ratio ``gO``
-    (dK = dV fixed): rows follow ``g_outs``, columns ``heads``."""
-    return np.array([[ridge_ratios(h, h * dk / n, h * dk / n, g) for h in heads]
-                     for g in g_outs])
-
-
-def temperature_ratio(dims_x: dict[str, Any], dims_y: dict[str, Any], beta: float) -> float:
-    """``E_Y / E_X`` of two allocations at ``beta`` (theory §6.3)."""
-    return ridge(dims_y, beta) / ridge(dims_x, beta)
-
-
-def crossover(dims_x: dict[str, Any], dims_y: dict[str, Any], lo: float, hi: float
-              ) -> float | None:
-    """The beta in ``[lo, hi]`` where the two allocations' errors are equal (None when
-    the ratio does not cross 1 there)."""
-    if (temperature_ratio(dims_x, dims_y, lo) - 1) * (temperature_ratio(dims_x, dims_y, hi)
-                                                      - 1) > 0:
-        return None
-    return float(readout.crossover(lambda b: ridge(dims_y, float(b)), lo, hi,
-                                   g=lambda b: ridge(dims_x, float(b))))
 
 
 def density(config_dims: dict[str, Any], x: np.ndarray) -> tuple[np.ndarray, float]:

@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from freege import plotting
-from freege.validation.paper import plots, setups
+from freege.validation.paper import drawing, plots, setups
+from freege.validation.paper.panels import (
+    panel_2a,
+    panel_2b,
+    panel_2c,
+    panel_3a,
+    panel_3b,
+    panel_table2,
+)
 
 
 def _row(**kw) -> dict:
@@ -19,12 +27,12 @@ def _axes():
 
 def test_3b_and_3a_label_integer_axes_at_their_values_and_3a_plots_h_over_h_kv():
     ax = _axes()
-    plots._3b(ax, {"rows": [_row(h=h, scheme=s) for h in setups.SHARING_HEADS
+    panel_3b.draw(ax, {"rows": [_row(h=h, scheme=s) for h in setups.SHARING_HEADS
                             for s in ("GQA", "tied")]})
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(h) for h in
                                                             setups.SHARING_HEADS]
     ax = _axes()
-    plots._3a(ax, {"rows": [_row(path=p, h_kv=k) for k in setups.ARRIVAL_GROUPS
+    panel_3a.draw(ax, {"rows": [_row(path=p, h_kv=k) for k in setups.ARRIVAL_GROUPS
                             for p in ("fixed widths", "fixed N_par")]})
     ratios = sorted(setups.ARRIVAL_HEADS // k for k in setups.ARRIVAL_GROUPS)
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(r) for r in ratios]
@@ -37,41 +45,40 @@ def test_2a_y_axis_covers_the_plotted_times_not_the_theory_tail():
     rows = [{"h": 128, "t": 1.0, "measured": 0.6, "low": 0.5, "high": 0.7},
             {"h": 128, "t": 100.0, "measured": 2e-22, "low": 1e-22, "high": 3e-22}]
     ax = _axes()
-    plots._2a(ax, {"curves": {"h = 128": {"t": list(t), "loss": list(loss)}}, "rows": rows})
+    panel_2a.draw(ax, {"curves": {"h = 128": {"t": list(t), "loss": list(loss)}}, "rows": rows})
     low, high = ax.get_ylim()
     assert np.exp(-100 / 2) / 10 < low < 1e-22 and high > 1
 
 
 def test_2b_and_2c_draw_each_path_in_one_shared_colour():
-    paths = {name: {"h": [40.0, 80.0], "gO": [0.5, 0.5]} for name in plots.PATH_COLOURS}
+    paths = {name: {"h": [40.0, 80.0], "gO": [0.5, 0.5]} for name in drawing.PATH_COLOURS}
     grid = {"n": 4096, "dK": 64, "heads": [10.0, 60.0, 120.0], "gO": [0.2, 1.0, 5.0],
             "error": [[0.1, 0.2, 0.3]] * 3}
     ax = _axes()
-    plots._2b(ax, {"map": grid, "paths": paths})
+    panel_2b.draw(ax, {"map": grid, "paths": paths})
     on_map = {line.get_label(): line.get_color() for line in ax.lines}
     ax = _axes()
-    curves = {name: {"h": [40.0, 80.0], "error": [0.1, 0.2]} for name in plots.PATH_COLOURS}
-    plots._2c(ax, {"curves": curves, "rows": [], "boundaries": {}})
+    curves = {name: {"h": [40.0, 80.0], "error": [0.1, 0.2]} for name in drawing.PATH_COLOURS}
+    panel_2c.draw(ax, {"curves": curves, "rows": [], "boundaries": {}})
     on_curves = {line.get_label(): line.get_color() for line in ax.lines}
-    for name, colour in plots.PATH_COLOURS.items():
+    for name, colour in drawing.PATH_COLOURS.items():
         assert on_map[f"{name} path"] == on_curves[f"theory, {name}"] == colour
-    assert len(set(plots.PATH_COLOURS.values())) == len(plots.PATH_COLOURS)
+    assert len(set(drawing.PATH_COLOURS.values())) == len(drawing.PATH_COLOURS)
 
 
 def test_table2_figure_sets_the_papers_values_beside_the_measured(tmp_path):
-    """Rendered: the paper's Table 2 points (reference.TABLE2) are drawn, in their own
+    """Rendered: the paper's Table 2 points (panel_table2.TABLE2) are drawn, in their own
     colour, beside freege's for every preset the paper lists."""
     from matplotlib import colors, image
 
-    from freege.validation.paper import panels, report
-    from freege.validation.paper.reference import TABLE2
+    from freege.validation.paper.panels.panel_table2 import TABLE2
 
-    configs = panels.panel_table2(64)
+    configs = panel_table2.build(64)
     recs = {c["key"]: {i: {"draw": i, "rel_w1": 0.01 * (1 + i), "ks": 0.02 + 0.01 * i}
                        for i in range(3)} for c in configs}
-    panel = report.panel_table2(configs, recs, {})
+    panel = panel_table2.summarize(configs, recs, {})
     fig = plotting._figure_class()(figsize=(12, 4.5))
-    plots._table2(fig, panel)
+    panel_table2.draw(fig, panel)
     w1_axis, ks_axis = fig.axes
     listed = [r["preset"] for r in panel["rows"] if r["preset"] in TABLE2]
     assert listed and len(listed) < len(panel["rows"])  # one preset the paper omits
@@ -83,22 +90,22 @@ def test_table2_figure_sets_the_papers_values_beside_the_measured(tmp_path):
             paper.lines[0].get_color())
     with plotting.house_style():  # the colour the saved figure resolves "Cn" to
         paper_colour = np.array(colors.to_rgb(paper.lines[0].get_color()))
-    png = plots.figure("table2", panel, tmp_path)[1]
+    png = plots.figure(panel_table2.PANEL, panel, tmp_path)[1]
     pixels = image.imread(png)[..., :3]
     assert np.sum(np.all(np.abs(pixels - paper_colour) < 0.02, axis=-1)) > 100
 
 
 def test_table2_figure_draws_ge_row_n_beside_the_ge_with_finite_width():
     """With ``--finite-width`` rows (theory §2.3) each facet gains the ge-row-n points."""
-    from freege.validation.paper import panels, report
+    from freege.validation.paper import panels
 
     configs = panels.configurations(["table2"], 32, 3, finite_width=True)
     recs = {c["key"]: {i: {"draw": i, "rel_w1": 0.01 * (1 + i), "ks": 0.02 + 0.01 * i,
                            "ge_row_n": {"rel_w1": 0.005 * (1 + i), "ks": 0.01 + 0.01 * i}}
                        for i in range(3)} for c in configs}
-    panel = report.panel_table2(configs, recs, {})
+    panel = panel_table2.summarize(configs, recs, {})
     fig = plotting._figure_class()(figsize=(12, 4.5))
-    plots._table2(fig, panel)
+    panel_table2.draw(fig, panel)
     for ax, stat in zip(fig.axes, ("row_n_rel_w1_percent", "row_n_ks"), strict=True):
         row_n = next(c for c in ax.containers
                      if c.get_label() == "freege (softmax vs ge-row-n)")

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from freege.validation.paper import configs as paper_configs
 from freege.validation.paper import panels as paper_panels
 from freege.validation.paper import run as paper_run
 from freege.validation.sweep import engine as sweep
@@ -82,7 +83,7 @@ def _timed_run(configs, store, log, monkeypatch, scheduler, memory):
     def timed(items, *args):
         start = time.monotonic()
         out = real(items, *args)
-        peak = max(paper_panels.peak_bytes(c) for c, _ in items)
+        peak = max(paper_configs.peak_bytes(c) for c, _ in items)
         with open(log, "a") as f:
             f.write(f"{start} {time.monotonic()} {peak}\n")
         return out
@@ -101,7 +102,7 @@ def test_draws_too_big_to_share_memory_run_one_at_a_time(tmp_path, monkeypatch):
     from tests.validation.stores import threads_cluster
 
     configs = paper_panels.configurations(["2d", "3b"], 64, draws=2)
-    peaks = [paper_panels.peak_bytes(c) for c in configs]
+    peaks = [paper_configs.peak_bytes(c) for c in configs]
     budget = max(peaks) + 2 * min(peaks)
     big = [p for p in peaks if 2 * p > budget]
     assert len(big) == 2 and len(peaks) > 2  # both 2(d) allocations, and small ones

@@ -10,6 +10,7 @@ from freege.validation.paper import panels as paper_panels
 from freege.validation.paper import report as paper_report
 from freege.validation.paper import stats as paper_stats
 from freege.validation.paper import theory as paper_theory
+from freege.validation.paper.panels import panel_2a, panel_2d, panel_3a, panel_3b
 
 RNG = np.random.default_rng(11)
 
@@ -19,25 +20,25 @@ def fake(values: list) -> dict:
 
 
 def test_2d_rows_are_fieller_intervals_of_the_paired_draws():
-    configs = paper_panels.panel_2d(64)
+    configs = panel_2d.build(64)
     for c in configs:
         c["draws"] = 4
     errors = {c["key"]: RNG.uniform(1.0, 2.0, (4, 6)) for c in configs}
     recs = {c["key"]: fake([[{"error": e} for e in row] for row in errors[c["key"]]])
             for c in configs}
-    panel = paper_report.panel_2d(configs, recs, {})
+    panel = panel_2d.summarize(configs, recs, {})
     x, y = errors["2d/dK=128,dV=128"], errors["2d/dK=64,dV=192"]
     for k, row in enumerate(panel["rows"]):
         want = paper_stats.fieller(x[:, k], y[:, k])
         assert (row["measured"], row["low"], row["high"]) == (want.estimate, want.low,
                                                                want.high)
-        assert row["theory"] == paper_theory.temperature_ratio(configs[0]["dims"],
+        assert row["theory"] == panel_2d.temperature_ratio(configs[0]["dims"],
                                                                configs[1]["dims"], row["beta"])
     assert panel["crossover"] == pytest.approx(0.559, abs=0.01)  # the limit's, at S = 64
 
 
 def test_3a_rows_are_bootstrap_arrivals_of_the_mean_curve():
-    configs = [c for c in paper_panels.panel_3a(64) if c["label"]["h_kv"] == 1]
+    configs = [c for c in panel_3a.build(64) if c["label"]["h_kv"] == 1]
     recs = {}
     for c in configs:
         c["draws"] = 3
@@ -45,7 +46,7 @@ def test_3a_rows_are_bootstrap_arrivals_of_the_mean_curve():
         recs[c["key"]] = fake([[{"eigenvalues": list(RNG.exponential(1.0, n)),
                                     "weights": list(RNG.dirichlet(np.ones(n)))}]
                                   for _ in range(3)])
-    panel = paper_report.panel_3a(configs, recs, {"resamples": 200, "seed": 0})
+    panel = panel_3a.summarize(configs, recs, {"resamples": 200, "seed": 0})
     for c, row in zip(configs, panel["rows"], strict=True):
         lam = np.array([d["values"][0]["eigenvalues"] for d in recs[c["key"]].values()])
         w = np.array([d["values"][0]["weights"] for d in recs[c["key"]].values()])
@@ -70,10 +71,10 @@ def _flow_records(configs: list[dict], draws: int = 3) -> dict:
 
 
 def test_2a_points_and_bars_run_over_the_papers_plotted_times():
-    configs = paper_panels.panel_2a(64)
-    panel = paper_report.panel_2a(configs, _flow_records(configs), {})
+    configs = panel_2a.build(64)
+    panel = panel_2a.summarize(configs, _flow_records(configs), {})
     times = sorted({r["t"] for r in panel["rows"]})
-    assert times == list(paper_panels.MEASURED_CURVE_TIMES) and max(times) == 100
+    assert times == list(panel_2a.MEASURED_CURVE_TIMES) and max(times) == 100
     intervals = [paper_stats.Interval(r["measured"], r["low"], r["high"]) for r in panel["rows"]]
     stats = {s["statistic"]: s["freege"] for s in panel["statistics"]}
     assert stats["maximum error bar, relative %"] == pytest.approx(
@@ -82,9 +83,9 @@ def test_2a_points_and_bars_run_over_the_papers_plotted_times():
 
 
 def test_3a_baseline_is_measured_once_and_shared_by_both_paths():
-    configs = paper_panels.panel_3a(64)
+    configs = panel_3a.build(64)
     recs = _flow_records(configs, 2)
-    panel = paper_report.panel_3a(configs, recs, {"resamples": 100, "seed": 0, "scale": 64})
+    panel = panel_3a.summarize(configs, recs, {"resamples": 100, "seed": 0, "scale": 64})
     base = [r for r in panel["rows"] if r["h_kv"] == 64]
     assert {r["path"] for r in base} == {"fixed widths", "fixed N_par"}
     assert base[0]["configuration"] == base[1]["configuration"] == "3a/h_kv=64"
@@ -103,12 +104,12 @@ def test_3a_baseline_is_measured_once_and_shared_by_both_paths():
 
 
 def test_2d_prints_the_theory_interpolated_like_the_measurement():
-    configs = paper_panels.panel_2d(64)
+    configs = panel_2d.build(64)
     for c in configs:
         c["draws"] = 3
     recs = {c["key"]: fake([[{"error": e} for e in RNG.uniform(1.0, 2.0, 6)]
                             for _ in range(3)]) for c in configs}
-    panel = paper_report.panel_2d(configs, recs, {})
+    panel = panel_2d.summarize(configs, recs, {})
     stats = {s["statistic"]: s["freege"] for s in panel["statistics"]}
     same = next(v for k, v in stats.items() if "theory ratios, the same interpolation" in k)
     betas = [r["beta"] for r in panel["rows"]]
@@ -128,7 +129,7 @@ def test_each_panel_names_its_widths_and_the_finite_width_excess(scale, narrow):
     configs = paper_panels.configurations(["3b"], scale, draws=2)
     meta = {"scale": scale, "seed": 0, "draws": 2, "resamples": 100, "backend": "numpy",
             "target_seed": 0}
-    report = paper_report.build(["3b"], configs, {}, meta, {})
+    report = paper_report.build([panel_3b.PANEL], configs, {}, meta, {})
     fw = report["panels"]["3b"]["finite_width"]
     dks = {c["dims"]["dK"] for c in configs}
     assert fw["widths"] == [f"{k}x{k}" for k in sorted(dks)] and fw["narrow"] is narrow
@@ -140,7 +141,7 @@ def test_each_panel_names_its_widths_and_the_finite_width_excess(scale, narrow):
                               np.inf)[0] - 1
         assert fw["theta1_excess_percent"] == pytest.approx(100 * (mean / np.expm1(1) - 1),
                                                             rel=1e-6)
-    md = paper_report.to_markdown(report)
+    md = paper_report.to_markdown(report, [panel_3b.PANEL])
     assert f"Per-head widths dK x dV at this scale: {', '.join(fw['widths'])}" in md
     assert ("finite width dominates" in md) is narrow
     assert ("diverges" in md) is (dk <= 2)

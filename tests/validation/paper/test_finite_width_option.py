@@ -10,11 +10,12 @@ import math
 
 import pytest
 
+from freege.validation.paper import configs as paper_configs
 from freege.validation.paper import measure as paper_measure
 from freege.validation.paper import panels as paper_panels
-from freege.validation.paper import report as paper_report
 from freege.validation.paper import run as paper_run
 from freege.validation.paper import stats as paper_stats
+from freege.validation.paper.panels import panel_table2
 from freege.validation.sweep import store as sweep_store
 
 SCALE = 32  # the largest scale where every table 2 preset keeps dK >= 2
@@ -51,7 +52,7 @@ def test_table2_prints_the_ge_row_n_columns_beside_the_ges():
     configs = _small(True)
     recs = {c["key"]: {i: paper_measure.task(c, i, seed=0) for i in range(c["draws"])}
             for c in configs}
-    panel = paper_report.panel_table2(configs, recs, {})
+    panel = panel_table2.summarize(configs, recs, {})
     for c, row in zip(configs, panel["rows"], strict=True):
         draws = list(recs[c["key"]].values())
         w1 = paper_stats.student([100 * d["ge_row_n"]["rel_w1"] for d in draws])
@@ -61,8 +62,8 @@ def test_table2_prints_the_ge_row_n_columns_beside_the_ges():
         assert (row["row_n_ks"], row["row_n_ks_half_width"]) == (ks.estimate, ks.bar)
         plain = paper_stats.student([100 * d["rel_w1"] for d in draws])
         assert row["rel_w1_percent"] == plain.estimate
-    lines = paper_report._table(panel)
-    assert lines[0] == paper_report.TABLE2_ROW_N_NOTE
+    lines = panel_table2.table(panel)
+    assert lines[0] == panel_table2.TABLE2_ROW_N_NOTE
     assert "theory §2.3" in lines[0] and "docs/findings-finite-width.md" in lines[0]
     assert "| ge-row-n rel W1 % | ge-row-n KS |" in lines[2]
     first = panel["rows"][0]
@@ -72,7 +73,7 @@ def test_table2_prints_the_ge_row_n_columns_beside_the_ges():
     plain_configs = _small(False)
     plain_recs = {k: {i: {x: v for x, v in d.items() if x != "ge_row_n"} for i, d in r.items()}
                   for k, r in recs.items()}
-    plain_lines = paper_report._table(paper_report.panel_table2(plain_configs, plain_recs, {}))
+    plain_lines = panel_table2.table(panel_table2.summarize(plain_configs, plain_recs, {}))
     assert not any("ge-row-n" in line for line in plain_lines)
 
 
@@ -111,20 +112,20 @@ def test_a_store_from_before_the_option_resumes_without_it(tmp_path):
 
 def test_the_estimate_counts_the_extra_model():
     for plain, marked in zip(_small(False), _small(True), strict=True):
-        a, b = paper_panels.cost(plain), paper_panels.cost(marked)
+        a, b = paper_configs.cost(plain), paper_configs.cost(marked)
         for key in ("matmul", "elementwise", "eig"):  # softmax and GE, then one more GE
             assert b[key] == pytest.approx(a[key] * 3 / 2)
         d = plain["dims"]
-        assert (paper_panels.peak_bytes(marked) - paper_panels.peak_bytes(plain)
+        assert (paper_configs.peak_bytes(marked) - paper_configs.peak_bytes(plain)
                 == 8 * d["n"] * d["h"] * d["dV"])
 
 
 def test_dK_below_two_or_no_table2_is_refused():
     with pytest.raises(ValueError, match=r"dK >= 2 \(got dK = 1"):
-        paper_panels.check_finite_width(paper_panels.configurations(["table2"], 64, 2, True))
+        paper_configs.check_finite_width(paper_panels.configurations(["table2"], 64, 2, True))
     with pytest.raises(ValueError, match="table2"):
-        paper_panels.check_finite_width(paper_panels.configurations(["2c"], SCALE, 2, True))
-    paper_panels.check_finite_width(paper_panels.configurations(["table2"], SCALE, 2, True))
+        paper_configs.check_finite_width(paper_panels.configurations(["2c"], SCALE, 2, True))
+    paper_configs.check_finite_width(paper_panels.configurations(["table2"], SCALE, 2, True))
 
 
 def test_the_estimate_counts_the_row_coefficient_tables():
