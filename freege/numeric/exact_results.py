@@ -5,7 +5,8 @@ Support edges, the leading coefficient's real zeros, the atom's candidate masses
 branch-point moduli come from exact polynomials over QQ (sympy: discriminant, square-free
 part, root isolation), which depend only on the generated coefficient matrix (named by
 the symbolic layer's source hash), the code that computes them (the text of
-:mod:`freege.numeric.roots` and the modules it relies on), the parameters rationalised at
+:mod:`freege.numeric.cauchy_polynomial`, :mod:`freege.numeric.branch_points` and the
+modules they rely on), the parameters rationalised at
 the working precision and the requested digits. Each result is stored under
 ``<freege cache dir>/numeric/exact`` as JSON led by the checksum of its key and content
 (:func:`freege.cache_files.load`); numbers are stored exactly (an ``mpf`` as its mantissa
@@ -36,7 +37,8 @@ from freege.numeric.compiled import cache_root
 #: bumped whenever the stored form changes
 FORMAT = 2
 #: the modules whose code computes the stored results (their text is part of every key)
-_PRODUCERS = ("roots.py", "solve.py", "compiled.py", "exact_results.py")
+_PRODUCERS = ("cauchy_polynomial.py", "branch_points.py", "solve.py", "compiled.py",
+              "exact_results.py")
 
 
 @functools.cache

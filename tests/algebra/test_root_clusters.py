@@ -4,7 +4,7 @@ x + i 0.24 to the real axis in one step and land on a neighbouring root (pdf 8.4
 1.657e-4, at float64 and at 30 digits alike). Every step is now accepted only when its
 prediction lies in the reached root's basin (theory §7.1, ``roots.ACCEPT``); the
 reference is the certified ball of python-flint (an independent route: interval
-continuation, numeric/certify.py)."""
+continuation, numeric/certify_density.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,211 @@
+"""Branch points of a Cauchy polynomial (theory §7, §7.1): the discriminant, support-edge
+and atom candidates, and the law's yardsticks :meth:`BranchPoints.radius` and
+:meth:`BranchPoints.scale`.
+
+Holds :class:`BranchPoints` (the exact discriminant ``disc_G P`` and the lowest-order part
+of ``P(m/z, z)`` over QQ at the working precision, their real roots, the real zeros of the
+leading coefficient, the largest branch-point modulus and the law's size, both at the one
+fixed precision :data:`FLOAT64_EDGE_DPS`) and the verified root finder of exact
+univariate polynomials (:func:`polynomial_roots`, :func:`real_roots`: ``mpmath.polyroots``
+and a bracketed sign change). The support intervals and the atom at 0 built on them are in
+:mod:`freege.numeric.roots`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import mpmath
+
+from freege.errors import ConvergenceError
+from freege.numeric.cauchy_polynomial import CauchyPolynomial
+from freege.numeric.solve import find_root
+
+if TYPE_CHECKING:  # sympy is imported only where an exact computation runs
+    import sympy as sp
+
+#: digits of the exact edge computation behind float64 laws
+FLOAT64_EDGE_DPS = 17
+
+
+class BranchPoints(CauchyPolynomial):
+    """The exact pieces of ``P`` (discriminant, atom candidates, leading coefficient) and
+    the radius and scale derived from them; a part of
+    :class:`freege.numeric.roots.CauchyEquation`."""
+
+    def radius(self) -> float:
+        """The largest modulus of a branch point (discriminant and leading-coefficient
+        roots), at least 1 and the mean:
+        outside it the physical branch is its Laurent series ``1/z + m1/z^2 + ...``."""
+        if self._radius is None:
+            # always at the same precision: R sets the float64/mpmath split, so it must not
+            # depend on which discriminant an earlier call happened to compute (issue 16)
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
+                moduli = self._remember("branch-point-moduli", FLOAT64_EDGE_DPS,
+                                        self._branch_point_moduli)
+            self._radius = max([1.0, abs(self.mean)] + moduli)
+        return self._radius
+
+    def scale(self) -> float:
+        """The law's size: the largest of 1e-300, the mean and the real branch points
+        (discriminant and leading-coefficient real roots; the largest support edge is one
+        of them), at one fixed precision. "Near 0" (:data:`NEAR_ZERO`, where float64 is not
+        used) is measured against it, not against :meth:`radius`: a far complex branch
+        point on another sheet does not make the whole support "near 0"."""
+        if self._scale is None:
+            with mpmath.workdps(FLOAT64_EDGE_DPS):
+                reals = [abs(float(r)) for r in self.discriminant_real_roots(FLOAT64_EDGE_DPS)]
+            reals += [abs(float(r)) for r in self.lead_real_roots()]
+            self._scale = max([1e-300, abs(self.mean)] + reals)
+        return self._scale
+
+    def _branch_point_moduli(self) -> list[float]:
+        """``|r|`` of every root of the discriminant and of the leading coefficient."""
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
+        everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
+        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
+        everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
+        return [float(abs(r)) for r in everything]
+
+    def discriminant(self) -> sp.Poly:
+        """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
+        its real roots are the candidate support edges (theory §7.1)."""
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
+        prec = mpmath.mp.prec
+        if prec not in self._disc_cache:
+            exact = sp.Poly(self.exact().as_expr(), G)
+            self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
+        return self._disc_cache[prec]
+
+    def atom_candidates(self) -> sp.Poly:
+        """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
+        the lowest-order part in ``z`` of ``P(m/z, z)`` (exact)."""
+        import sympy as sp
+
+        terms = self.exact().terms()
+        low = min(j - i for (i, j), _ in terms)
+        m = sp.Symbol("m")
+        return sp.Poly(sum(c * m**i for (i, j), c in terms if j - i == low), m, domain=sp.QQ)
+
+    def discriminant_real_roots(self, dps: int) -> list[mpmath.mpf]:
+        """Real roots of :meth:`discriminant` to ``dps`` digits (the candidate edges)."""
+        return self._remember("discriminant-real-roots", dps,
+                              lambda: real_roots(self.discriminant(), dps))
+
+    def atom_real_roots(self, dps: int) -> list[mpmath.mpf]:
+        """Real roots of :meth:`atom_candidates` to ``dps`` digits (the possible masses)."""
+        return self._remember("atom-real-roots", dps,
+                              lambda: real_roots(self.atom_candidates(), dps))
+
+    def lead_real_roots(self) -> list[Fraction]:
+        """Real zeros of the leading coefficient in G (points where a root escapes to
+        infinity: the only places the law can have an atom)."""
+        return self._remember("lead-real-roots", None, self._lead_real_roots)
+
+    def _lead_real_roots(self) -> list[Fraction]:
+        import sympy as sp
+
+        from freege.symbolic.symbols import G, z
+
+        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
+        if lead.degree() <= 0:
+            return []
+        return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
+
+
+def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
+    digits.
+
+    The square-free part is taken exactly (so every root is simple; a root at 0 is
+    divided out exactly and returned as 0); ``mpmath.polyroots``
+    (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
+    does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
+    when a sign cannot be resolved: the coefficients are exact). Each root with
+    ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
+    :func:`freege.numeric.solve.find_root` on the bracket
+    ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance from ``Re r`` to the
+    nearest other root):
+    a sign change there proves a real root (a simple
+    root, refined to ``dps + 3`` digits); a candidate with a non-zero imaginary part and no
+    sign change is a complex pair near the axis. Anything else raises
+    :class:`freege.errors.ConvergenceError`.
+    """
+    if poly.degree() <= 0:
+        return [], []
+    sqf = poly.sqf_part()
+    if sqf.degree() <= 0:
+        return [], []
+    quantity = f"real roots of a degree-{sqf.degree()} polynomial"
+    failure = None
+    for extra in (10, 30, 80):  # exact coefficients: more digits resolve any cancellation
+        try:
+            return _verified_roots(sqf, dps, extra, quantity)
+        except ConvergenceError as exc:
+            failure = exc
+    raise failure
+
+
+def _verified_roots(
+    sqf: sp.Poly, dps: int, extra: int, quantity: str
+) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    exact = sqf.all_coeffs()
+    at_zero = exact[-1] == 0  # z divides it (once: square-free): 0 is a root, exactly
+    with mpmath.workdps(dps + extra):
+        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in exact[:-1 if at_zero else None]]
+        scale = max(abs(c) for c in coeffs)
+        coeffs = [c / scale for c in coeffs]
+        dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
+                                         strict=True)]
+        sizes = [abs(c) for c in coeffs]
+        found = None
+        for more in (20, 60, 150, 400):
+            try:
+                found = mpmath.polyroots(coeffs, maxsteps=100 + more, cleanup=True,
+                                         extraprec=more, error=False)
+                break
+            except mpmath.libmp.libhyper.NoConvergence:
+                continue
+        if found is None:
+            raise ConvergenceError(quantity, "polyroots did not converge")
+        found = [mpmath.mpc(r) for r in found]
+        tol = mpmath.mpf(10) ** (-(dps // 2))
+        noise_factor = mpmath.ldexp(4 * len(coeffs), -mpmath.mp.prec)
+        reals = [mpmath.mpf(0)] if at_zero else []
+        for k, r in enumerate(found):
+            half = tol * max(abs(r), mpmath.mpf(1))
+            if abs(r.imag) > half:
+                continue
+            # no other root near the bracket: distances from the bracket's centre on the
+            # axis, so a complex pair whose real part is nearer to 0 than its imaginary
+            # part does not bracket the root 0 (issue 16: a pair at -1.4e-12 +- 3e-11 i
+            # gave a spurious edge at 6e-60)
+            others = [abs(r.real - o) for j, o in enumerate(found) if j != k]
+            if at_zero:
+                others.append(abs(r.real))
+            half = min([half] + [d * 2 / 5 for d in others])
+            lo, hi = r.real - half, r.real + half
+            f_lo, f_hi = mpmath.polyval(coeffs, lo), mpmath.polyval(coeffs, hi)
+            if f_lo * f_hi > 0:
+                if r.imag != 0:
+                    continue  # a complex pair close to the axis
+                raise ConvergenceError(quantity, f"no sign change around the real candidate "
+                                       f"{mpmath.nstr(r.real, 15)}")
+            reals.append(find_root(
+                lambda x: mpmath.polyval(coeffs, x), (lo, hi), quantity=quantity,
+                df=lambda x: mpmath.polyval(dcoeffs, x),
+                noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
+                rtol=mpmath.mpf(10) ** -(dps + 3)))
+    return found + ([mpmath.mpc(0)] if at_zero else []), sorted(reals)
+
+
+def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
+    """Distinct real roots of an exact univariate polynomial (see :func:`polynomial_roots`)."""
+    return polynomial_roots(poly, dps)[1]
