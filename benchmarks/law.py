@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from freege.extras import blas_threads  # noqa: E402
 from freege.numeric import readout  # noqa: E402
-from freege.numeric.law import law  # noqa: E402
+from freege.numeric.case_law import law  # noqa: E402
 from freege.params import Dims, Ratios  # noqa: E402
 
 RATIOS = Ratios(beta=1, h=8, gK=2, gV=2, gO=2)

@@ -46,7 +46,7 @@ RUN = r"""
 import sys, time
 import mpmath
 from freege.extras import blas_threads
-from freege.numeric.law import law
+from freege.numeric.case_law import law
 from freege.params import Ratios
 dps = None if sys.argv[1] == "none" else int(sys.argv[1])
 R = Ratios(beta=1, h=4, gK="0.5", gV="0.5", gO=2)

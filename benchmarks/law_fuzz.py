@@ -7,15 +7,15 @@ Draws ``--n`` laws (seeded, so every run draws the same ones) over the domain of
 :mod:`freege.params`: all seven cases, ``beta`` log-uniform in [BETA_MIN, BETA_MAX], ``h``
 log-uniform in [1, H_MAX], ratios log-uniform in [RATIO_MIN, RATIO_MAX]; a quarter of the
 ratios are put at or next to 1 (``1 +- 10^-k``) or equal to another ratio, where the laws
-have atoms, hard edges and tiny lower edges. For each law (a fresh float64 ``Law``):
+have atoms, hard edges and tiny lower edges. For each law (a fresh float64 ``CaseLaw``):
 support, atoms, pdf at a batch of points (a few within 1e-6..1e-12 of each edge), that
-batch reversed and each point on a fresh Law (they must agree to 4 ulp), cdf at the
+batch reversed and each point on a fresh CaseLaw (they must agree to 4 ulp), cdf at the
 middle of the support, and ``mass()`` (must be 1 to 1e-12). A law that raises, disagrees
 or exceeds ``--timeout`` seconds is a *refusal*. Results are appended to ``--out`` (JSON
 lines) as they come, and a rerun resumes after the last law written. ``--only`` runs just
 the laws of those indices (the same draws), e.g. the refusals of an earlier run.
 
-``--dps D`` checks the working-precision route instead (a fresh ``Law(..., dps=D)`` for
+``--dps D`` checks the working-precision route instead (a fresh ``CaseLaw(..., dps=D)`` for
 each law): ``mass()`` is 1 to ``10^(3-D)``, the cdf at the middle of the support and the
 pdf at three interior points agree with float64's (another route: Legendre series and
 float64 continuation) to 1e-12, and the cdf on a fresh law equals the one after
@@ -47,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.random_laws import draw, near_one  # noqa: E402
-from freege.numeric.law import Law  # noqa: E402
+from freege.numeric.case_law import CaseLaw  # noqa: E402
 from freege.params import Ratios  # noqa: E402
 
 ULP4 = 4 * np.finfo(float).eps
@@ -60,7 +60,7 @@ def random_law(rng: np.random.Generator) -> tuple[str, Ratios]:
     return case, Ratios(**params)
 
 
-def points(law: Law) -> np.ndarray:
+def points(law: CaseLaw) -> np.ndarray:
     """A batch: interior points and points 1e-6..1e-12 (absolute and relative) from each
     edge, inside the support."""
     out = []
@@ -76,11 +76,11 @@ def points(law: Law) -> np.ndarray:
 
 
 def check(case: str, ratios: Ratios) -> dict[str, Any]:
-    law = Law(case, ratios)
+    law = CaseLaw(case, ratios)
     xs = points(law)
     batch = law.pdf(xs)
-    reverse = Law(case, ratios).pdf(xs[::-1])[::-1]
-    single = np.array([Law(case, ratios).pdf(float(x)) for x in xs])
+    reverse = CaseLaw(case, ratios).pdf(xs[::-1])[::-1]
+    single = np.array([CaseLaw(case, ratios).pdf(float(x)) for x in xs])
     worst = float(np.max(np.abs(batch - single) / np.maximum(np.abs(single), 1e-300)))
     worst = max(worst, float(np.max(np.abs(batch - reverse) / np.maximum(np.abs(reverse),
                                                                          1e-300))))
@@ -88,7 +88,7 @@ def check(case: str, ratios: Ratios) -> dict[str, Any]:
     mid = (lo + hi) / 2
     cdf = float(law.cdf(mid))
     mass = float(law.mass())
-    cdf_fresh = float(Law(case, ratios).cdf(mid))
+    cdf_fresh = float(CaseLaw(case, ratios).cdf(mid))
     problems = []
     if worst > ULP4:
         problems.append(f"pdf batch/single/reversed differ by {worst:.3g} relative")
@@ -107,7 +107,7 @@ def check_dps(case: str, ratios: Ratios, dps: int) -> dict[str, Any]:
     """The ``--dps`` checks (module docstring) of one law."""
     import mpmath
 
-    law, f64 = Law(case, ratios, dps=dps), Law(case, ratios)
+    law, f64 = CaseLaw(case, ratios, dps=dps), CaseLaw(case, ratios)
     lo, hi = f64.support()
     mid = (lo + hi) / 2
     mass = law.mass()
@@ -117,7 +117,7 @@ def check_dps(case: str, ratios: Ratios, dps: int) -> dict[str, Any]:
         problems.append(f"mass - 1 = {mpmath.nstr(mass - 1, 3)}")
     if abs(float(cdf) - cdf_f64) > 1e-12:
         problems.append(f"cdf {mpmath.nstr(cdf, 17)} vs float64 {cdf_f64!r}")
-    if cdf != Law(case, ratios, dps=dps).cdf(mid):
+    if cdf != CaseLaw(case, ratios, dps=dps).cdf(mid):
         problems.append("cdf after mass() differs from a fresh law's")
     a, b = f64.intervals()[0]
     xs = [a + (b - a) * t for t in (0.1, 0.5, 0.9)]

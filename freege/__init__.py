@@ -1,10 +1,10 @@
 """freege: random-matrix theory of softmax multi-head self-attention.
 
 Layers (data flows one way): ``freege.symbolic`` derives exact expressions (sympy),
-``freege.numeric`` evaluates them at any precision (mpmath, lambdified from sympy),
-and ``freege.validation`` checks both against sampled attention; ``freege.derivations``
-writes the exact derivations out as documents. The mathematics is written out in
-``docs/theory.md``.
+``freege.numeric`` evaluates them at any precision (mpmath; functions generated from the
+sympy layer), and ``freege.validation`` checks both against sampled attention;
+``freege.derivations`` writes the exact derivations out as documents. The mathematics is
+written out in ``docs/theory.md``.
 
 In the repository those two subpackages are the top-level folders ``validation/`` and
 ``derivations/``; an installed freege holds them inside the package, and a source checkout

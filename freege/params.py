@@ -363,9 +363,12 @@ def check_ratio(name: str, value: object) -> int | Fraction:
     return parse_number(name, value, RATIO)
 
 
-def check_dps(name: str, value: object, minimum: int = 15) -> int:
-    """A working precision in decimal digits, ``minimum <= dps <= MAX_DPS``."""
-    return int(parse_number(name, value, Domain(minimum, MAX_DPS, integer=True)))
+def check_dps(value: object, name: str = "dps", minimum: int = 15,
+              maximum: int | None = MAX_DPS) -> int:
+    """A working precision in decimal digits, ``minimum <= dps <= maximum`` (the one check
+    of a precision: the command line and the sweep's options keep ``MAX_DPS``, the numeric
+    API passes ``maximum=None``, where its own reference routes go beyond it)."""
+    return int(parse_number(name, value, Domain(minimum, maximum, integer=True)))
 
 
 def check_time(name: str, value: object) -> int | Fraction:
@@ -429,7 +432,7 @@ class Ratios:
         from a 30-digit evaluation (``beta`` is exact, so only the final rounding errs)."""
         import mpmath
 
-        digits = 30 if dps is None else check_dps("dps", dps)
+        digits = 30 if dps is None else check_dps(dps)
         with mpmath.workdps(digits + 5):
             b2 = to_mpf(self.beta) ** 2
             values = (mpmath.expm1(b2), b2, b2 / mpmath.expm1(b2))

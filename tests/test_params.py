@@ -135,10 +135,10 @@ def test_dims_beta_domain():
 
 
 def test_dps_cap():
-    assert check_dps("dps", MAX_DPS) == MAX_DPS
+    assert check_dps(MAX_DPS) == MAX_DPS
     for bad_dps in (MAX_DPS + 1, 14, "2.5"):
         with pytest.raises(ValueError, match=rf"dps must be an integer in \[15, {MAX_DPS}\]"):
-            check_dps("dps", bad_dps)
+            check_dps(bad_dps)
 
 
 def test_time_range():
@@ -188,7 +188,7 @@ def test_api_floats_mean_their_decimals_at_high_precision():
     not for the binary double next to it (which differs from the 17th digit)."""
     import mpmath
 
-    from freege.numeric.law import law
+    from freege.numeric.case_law import law
     from freege.numeric.readout import dof
 
     nu = law("mha", Ratios(beta=1, h=4, gK=2, gV=2, gO=2), normalized=True, dps=30)

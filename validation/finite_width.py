@@ -168,7 +168,7 @@ def shifted_ridge_error(dims: Dims, lam: float, sigma2: float, finite_n: bool = 
     ``(lam/s, sigma2/s)``. ``finite_n``: with ``theta1_bar_n`` of :func:`finite_n_load`
     instead."""
     from freege.numeric import readout
-    from freege.numeric.law import mha_law
+    from freege.numeric.case_law import mha_law
 
     if finite_n:
         s = finite_n_moments(dims)[0] / _plain_mean(dims)
@@ -184,7 +184,7 @@ def shifted_ridge_error(dims: Dims, lam: float, sigma2: float, finite_n: bool = 
 def plain_ridge_error(dims: Dims, lam: float, sigma2: float) -> float:
     """Limiting ridge coefficient error of the normalised MHA law (theory §5)."""
     from freege.numeric import readout
-    from freege.numeric.law import mha_law
+    from freege.numeric.case_law import mha_law
 
     return float(readout.ridge_error(mha_law(dims, normalized=True), lam, sigma2))
 

@@ -166,7 +166,7 @@ def run_readout(args: argparse.Namespace, the_law: Any, law_title: str, lam: Any
     texts = {"lam": args.lam}
     if args.readout == "ridge":
         texts["sigma2"] = args.sigma2
-    params = {"case": the_law.case, "lam": args.lam}
+    params = {**the_law.describe, "lam": args.lam}
     data = readout_data(args.readout, the_law, lam, sigma2, texts, args.dps, params)
     title = (f"readout {args.readout}: features of the {law_title}, normalized "
              "(theory §5; certified balls, mid +/- rad)")

@@ -207,7 +207,7 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> Any:
     returns the axes."""
     import numpy as np
 
-    from freege.numeric.law import law
+    from freege.numeric.case_law import law
     from freege.validation import chain
     from freege.validation.plots import spectrum_histogram
     from freege.validation.sampling.limits import limiting_moments

@@ -28,7 +28,8 @@ from freege.cli.options import (
     add_law_options,
     add_plot_option,
 )
-from freege.numeric.law import CASES, Law, law, resolve_case
+from freege.numeric.case_law import CASES, law, resolve_case
+from freege.numeric.law_family import Law
 from freege.params import (
     BETA,
     DIM,

@@ -44,7 +44,7 @@ from freege.cli.options import (
     add_ridge_options,
 )
 from freege.numeric import readout
-from freege.numeric.law import CASES
+from freege.numeric.case_law import CASES
 from freege.params import (
     LAM,
     LEVEL,

@@ -295,7 +295,7 @@ def _plot_validation(path: str, result: Validation, preset: str | None,
     the density cannot be evaluated, says so on stderr and plots without it (None)."""
     import numpy as np
 
-    from freege.numeric.law import law
+    from freege.numeric.case_law import law
     from freege.validation.plots import spectrum_histogram
     from freege.validation.sampling.metrics import density_l1, zero_tolerance
     from freege.validation.sampling.sample import case_for

@@ -1,10 +1,14 @@
 """The numeric layer: theory §4-§5 laws and readout predictions as numbers (theory §7).
 
-Everything here is lambdified from :mod:`freege.symbolic` (through
-:mod:`freege.numeric._symbolic`), never retyped. API summary (stable):
+Everything here is derived from :mod:`freege.symbolic` (through
+:mod:`freege.numeric._symbolic`), never retyped: exact expressions become generated Python
+functions (:mod:`freege.numeric.compiled`, cached on disk), so no warm path imports sympy.
+API summary (stable):
 
-Laws (:mod:`freege.numeric.law`)
-    ``law(case, config, normalized=False, dps=None) -> Law`` -- ``case`` in
+Laws (the family :class:`~freege.numeric.law_family.Law`; the theory §4 case laws
+:mod:`freege.numeric.case_law`; expressions of the law algebra
+:mod:`freege.numeric.expression_law`, through :mod:`freege.algebra`)
+    ``law(case, config, normalized=False, dps=None) -> CaseLaw`` -- ``case`` in
     ``freege.symbolic.cases.CASES`` (attention, head-average, head-average-shared-key,
     value, mha, value-tied, mha-tied); ``config`` a :class:`freege.params.Ratios` or
     :class:`freege.params.Dims`; sharing ``tied`` turns value -> value-tied and
@@ -27,8 +31,8 @@ Laws (:mod:`freege.numeric.law`)
     disagreement with an independent route: all-roots solve for densities, another
     discretisation for cdf/expect, quadrature for moments). Working-precision interface
     (ambient mpmath precision): ``parameter_values()``, ``atom_mass()``,
-    ``stieltjes_batch(zs)``. ``Law(case, ratios)`` applies the tying rule itself
-    (``Law("mha", tied ratios)`` is the mha-tied law). A law pickles by its ``recipe()``
+    ``stieltjes_batch(zs)``. ``CaseLaw(case, ratios)`` applies the tying rule itself
+    (``CaseLaw("mha", tied ratios)`` is the mha-tied law). A law pickles by its ``recipe()``
     (:mod:`freege.numeric.law_recipe`) and is rebuilt on load; laws of the same case,
     ratios, normalization and precision are equal and hash equal.
 
@@ -44,8 +48,8 @@ Roots (:mod:`freege.numeric.roots`, theory §7.1)
 Quadrature (:mod:`freege.numeric.quadrature`) -- mass, cdf, ppf, expectations on
     edge-adapted Gauss-Legendre panels. S-transform (:mod:`freege.numeric.s_transform`).
 
-Note: ``freege.numeric.law`` (the package attribute) is the factory function; import
-the module's names with ``from freege.numeric.law import ...``.
+Every kind of law is a :class:`~freege.numeric.law_family.Law` (``isinstance`` holds for
+all); ``freege.numeric.law`` is the case-law factory (no module of that name).
 
 Bad input raises ValueError naming the parameter and its range (unknown case, dps < 15,
 lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, confidence outside
@@ -53,7 +57,8 @@ lam <= 0, t < 0, level outside (L(inf), 1), tied case with gV != gK, confidence 
 does not verify raises :class:`freege.errors.ConvergenceError` (an ``ArithmeticError``).
 """
 
-from freege.numeric.law import Estimate, Law, law, mha_law, resolve_case
+from freege.numeric.case_law import CaseLaw, law, mha_law, resolve_case
+from freege.numeric.law_family import Estimate, Law
 from freege.numeric.readout import (
     arrival_time,
     crossover,
@@ -64,6 +69,6 @@ from freege.numeric.readout import (
 )
 
 __all__ = [
-    "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time",
+    "CaseLaw", "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time",
     "crossover", "dof", "dof_derivative", "flow_loss", "ridge_error",
 ]

@@ -154,13 +154,8 @@ from freege.numeric.certify_balls import (
     narrow,
 )
 from freege.numeric.certify_data import (
-    _ExpressionData,
     _LawData,
     _low_order_part,
-    _specialize,
-    _term_table,
-    case_data,
-    expression_data,
 )
 from freege.numeric.certify_density import _pdf_at
 
@@ -182,10 +177,9 @@ def require_flint() -> Any:
 
 
 def _data(the_law: Any) -> _LawData:
+    """The law's exact data (:meth:`freege.numeric.law_family.Law.certify_data`)."""
     require_flint()
-    if the_law.case == "expression":
-        return expression_data(the_law)
-    return case_data(the_law.case, the_law.ratios, bool(the_law.normalized))
+    return the_law.certify_data()
 
 
 def certified_pdf(the_law: Any, xs: Sequence[Any], prec: int = DEFAULT_PREC,
@@ -326,8 +320,7 @@ def certified_atoms(the_law: Any) -> dict[Fraction, Certified] | Uncertified:
 class _Ridge:
     """``F(., lam)`` and its pieces as exact theta1-polynomial coefficients in ``w``."""
 
-    def __init__(self, data: _LawData, lam_value: Fraction) -> None:
-        spec = _specialize(_term_table("ridge", data.case, True), data.values)
+    def __init__(self, spec: Any, lam_value: Fraction) -> None:
         self.lam = lam_value
         self.f = _rows_at(spec, lam_value, var=1, other=0)
         self.f_lam = _rows_at(spec, lam_value, var=1, other=0, deriv=True)
@@ -389,16 +382,14 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
     and more (doubling up to ``max_prec``) until it certifies and the ball has radius at
     most ``rtol |mid|``."""
     data = _data(the_law)
-    if isinstance(data, _ExpressionData):
-        raise ValueError("w(lam) is certified for the theory §4 cases only (not for an "
-                         "expression of the law algebra)")
+    spec = data.ridge_spec()
     lam_f = exact(lam_value)
     if lam_f <= 0:
         raise ValueError(f"lam must be > 0 (got {lam_value!r})")
     atoms = certified_atoms(the_law)
     if isinstance(atoms, Uncertified):
         return Uncertified(f"w(lam) not certified: {atoms.reason}")
-    ridge = _Ridge(data, lam_f)
+    ridge = _Ridge(spec, lam_f)
     w_max = 1 - data.atom_mass()
     result: Result = Uncertified("w(lam) not certified: no precision tried")
     for p in _ladder(prec, max_prec):
@@ -437,12 +428,10 @@ def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma2) w'(lam)`` (theory §5,
     MHA laws) as a ball, from the certified ``w`` and ``w' = -F_lam/F_w`` (radius at most
     ``rtol |mid|`` when asked, precision permitting)."""
-    if the_law.case not in ("mha", "mha-tied"):
-        raise ValueError(f"the ridge error is defined for the MHA laws (got {the_law.case})")
+    g_o = exact(the_law.output_ratio(None))  # an MHA law's own gO, else a ValueError
     s2 = exact(sigma2)
     if s2 < 0:
         raise ValueError(f"sigma2 must be >= 0 (got {sigma2!r})")
-    g_o = exact(the_law.ratios.gO)
 
     def error(ridge: _Ridge, ball: Any, polys: dict[str, Any]) -> Any:
         dw = -polys["flam"](ball) / polys["fw"](ball)

@@ -133,6 +133,11 @@ class _LawData:
         """Coefficient of ``G^i`` in ``P``: ``{power of z: theta1 polynomial}``."""
         return {j: row for (k, j), row in self.cauchy.items() if k == i}
 
+    def ridge_spec(self) -> ThetaPoly:
+        """The normalized law's ridge polynomial ``F(w, lam)`` (theory §5), exact but for
+        theta1."""
+        return _specialize(_term_table("ridge", self.case, True), self.values)
+
     def mean_row(self) -> dict[int, Fraction]:
         """The first moment ``m1`` as an exact theta1 polynomial (theory §4)."""
         expr = _symbolic.moment_expressions(self.case, 1, self.normalized)[0]
@@ -243,6 +248,11 @@ class _ExpressionData(_LawData):
         lo, hi = expr.bounds()
         self._hull = (_outer_dyadic(lo, up=False), _outer_dyadic(hi, up=True))
         self._edges = {}
+
+    def ridge_spec(self) -> ThetaPoly:
+        """No ridge polynomial: ``w(lam)`` is certified for the theory §4 cases only."""
+        raise ValueError("w(lam) is certified for the theory §4 cases only (not for an "
+                         "expression of the law algebra)")
 
     def theta1(self) -> Any:
         """No theta1 in an expression's polynomial: the rows are constants."""

@@ -35,7 +35,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from freege.numeric.law import _map_batch
+from freege.numeric.law_conventions import map_batch
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class EdgeMove:
             return self.sign * (np.asarray(x, dtype=float) - self.c_f64())
         with mpmath.workdps(self.dps):
             c = self.c_mp()
-            return _map_batch(lambda vs: [self.sign * (mpmath.mpf(v) - c) for v in vs], x)
+            return map_batch(lambda vs: [self.sign * (mpmath.mpf(v) - c) for v in vs], x)
 
     def from_inner(self, y: Any) -> Any:
         """``c + s y`` elementwise (a scalar stays a scalar)."""
@@ -71,7 +71,7 @@ class EdgeMove:
             return out.item() if out.ndim == 0 else out
         with mpmath.workdps(self.dps):
             c = self.c_mp()
-            return _map_batch(lambda vs: [c + self.sign * v for v in vs], y)
+            return map_batch(lambda vs: [c + self.sign * v for v in vs], y)
 
     # ------------------------------------------------------------------ Cauchy transform
     def z_inner_mp(self, z: Any) -> Any:
@@ -166,6 +166,40 @@ class EdgeMove:
         return self.c_f64() + self.sign * self.inner.rvs(size, random_state)
 
 
+def find_edge_move(expr: Any, equation: Any, dps: int | None,
+                   make_law: Callable[[Any, int | None], Any]) -> EdgeMove | None:
+    """The move of a singular end of an expression's support to 0, or None. A real zero
+    ``c != 0`` of the leading coefficient of ``P(G, z)`` in ``G`` (``equation``: where a
+    root escapes to infinity, a hard edge or an atom's pole) that is an end of the
+    expression's exact enclosure ``expr.bounds()`` is moved when the law of ``s (X - c)``
+    (``s = 1`` at the lower end, ``-1`` at the upper; ``make_law(expression, dps)``) is
+    provably on ``[0, inf)``, when 0 itself is no singular point of the law (the
+    equation's ``zero_singular`` with 0 in the enclosure), and when the other end is no
+    such zero (two singular ends, as of an arcsine law, stay where they are: moving one to
+    0 would put the other at ``|hi - lo|``, where a float64 point keeps fewer digits of
+    its distance to it). Exact data only."""
+    import sympy as sp
+
+    lo, hi = (sp.sympify(v) for v in expr.bounds())
+    if equation.zero_singular and bool(lo <= 0) and bool(0 <= hi):
+        return None
+
+    def on(end: Any, c: Fraction) -> bool:  # exact, after a cheap float filter
+        return (bool(end.is_finite) and abs(float(end) - float(c)) <= 1e-9 * (1 + abs(c))
+                and sp.simplify(end - sp.Rational(c.numerator, c.denominator)) == 0)
+
+    ends = [(c, sign) for c in equation.lead_real_roots() if c != 0
+            for sign, end in ((1, lo), (-1, hi)) if on(end, c)]
+    if len(ends) != 1:  # none, or both ends: moving one would take the other from 0
+        return None
+    (c, sign), = ends
+    exact = sp.Rational(c.numerator, c.denominator)
+    moved = expr - exact if sign > 0 else exact - expr
+    if moved.is_positive is not True:
+        return None
+    return EdgeMove(c, sign, make_law(moved, dps), dps)
+
+
 def exact_difference(x: np.ndarray, c: float) -> np.ndarray:
     """Where the float64 ``x - c`` is exact (Knuth's two-sum error is 0): always within a
     factor 2 of ``c`` (Sterbenz), so at every point near the edge ``c``."""
@@ -176,4 +210,4 @@ def exact_difference(x: np.ndarray, c: float) -> np.ndarray:
     return err == 0
 
 
-__all__ = ["EdgeMove", "exact_difference"]
+__all__ = ["EdgeMove", "exact_difference", "find_edge_move"]

@@ -1,11 +1,13 @@
 """The numeric law of an expression of the law algebra (docs/algebra.md, theory §3, §7).
 
-:class:`ExpressionLaw` is a :class:`freege.numeric.law.Law` whose equations come from an
+:class:`ExpressionLaw` is a law of :mod:`freege.numeric.law_family` with a Cauchy
+polynomial (:class:`freege.numeric.algebraic_law.AlgebraicLaw`, the theory §4 case law's
+sibling) whose equations come from an
 exact expression of :mod:`freege.algebra` (any free-probability law built from
 Marchenko-Pastur, semicircle, free Poisson and atomic laws by affine maps, ⊠, ⊞ and
 polynomial pushforwards) instead of a theory §4 case. Everything that solves the Cauchy
 polynomial -- branch tracking, the float64/mpmath split, anchors, edges from the exact
-discriminant, quadrature, the independent route of :meth:`Law.estimate` -- is the
+discriminant, quadrature, the independent route of ``Law.estimate`` -- is the
 attention laws' code; this module supplies the few things that differ:
 
 * the Cauchy polynomial ``P(G, z)`` and the exact moments of the expression, as generated
@@ -45,12 +47,12 @@ import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled, law_conventions, law_recipe, roots
-from freege.numeric.edge_move import EdgeMove
-from freege.numeric.law import REFERENCE_DPS, Law, _map_batch, _shape, check_dps
-from freege.numeric.quadrature import HardEdge, Quadrature
+from freege.numeric import compiled, law_recipe, roots
+from freege.numeric.algebraic_law import AlgebraicLaw
+from freege.numeric.edge_move import EdgeMove, find_edge_move
+from freege.numeric.law_family import REFERENCE_DPS
+from freege.numeric.quadrature import HardEdge
 from freege.numeric.s_transform import STransform
-from freege.numeric.solve import find_root
 from freege.symbolic.expressions import critical_pushforwards, register_numeric_law
 
 #: the folder of the algebra's sources (their text keys the generated functions)
@@ -112,10 +114,10 @@ class ExpressionEquation(roots.CauchyEquation):
             return g + np.where(np.isfinite(dg), dg, 0) * (zb - za)
 
 
-class ExpressionLaw(Law):
+class ExpressionLaw(AlgebraicLaw):
     """The numeric law of one expression of :mod:`freege.algebra` at one precision
-    (``dps``: None for float64); the methods are :class:`Law`'s. Attributes: ``expr``,
-    ``text`` (``str(expr)``, which reads back to ``expr``), ``dps``."""
+    (``dps``: None for float64); the methods are :class:`freege.numeric.law_family.Law`'s.
+    Attributes: ``expr``, ``text`` (``str(expr)``, which reads back to ``expr``), ``dps``."""
 
     def __init__(self, expr: Any, dps: int | None = None) -> None:
         if expr.parameters:
@@ -130,13 +132,8 @@ class ExpressionLaw(Law):
                              "its exact moments and Cauchy polynomial are available")
         self.expr = expr
         self.text = str(expr)
-        self.dps = check_dps(dps)
-        self.case = "expression"
-        self.ratios = None
-        self.normalized = False
-        self.describe = {"expression": self.text}
+        super().__init__(dps, {"expression": self.text})
         self._key = expression_key(self.text)
-        self._cache: dict[Any, Any] = {}
         with mpmath.workdps(REFERENCE_DPS):
             self._mean30 = self._moment_mp(1)
         exact_atoms = expr.atoms()
@@ -144,11 +141,12 @@ class ExpressionLaw(Law):
             self._cauchy_poly, (), tuple, mean=float(self._mean30), describe=self.describe,
             matrix=self._cauchy_matrix(), cache_key=f"cauchy-algebra-{self._key}",
             zero_singular=bool(expr.is_positive) or any(x == 0 for x, _ in exact_atoms))
-        self.quadrature = Quadrature(self._pieces_mp, self._hard_order, self._pdf_f64,
-                                     self._pdf_mp_batch, self.describe)
 
     def __repr__(self) -> str:
         return f"ExpressionLaw({self.text!r}, dps={self.dps})"
+
+    def __str__(self) -> str:
+        return self.text
 
     # ------------------------------------------------------------------ identity
     def recipe(self) -> law_recipe.Recipe:
@@ -185,10 +183,6 @@ class ExpressionLaw(Law):
     def _cauchy_rows(self) -> list[list[Any]]:
         return self._cauchy_matrix()(compiled.mp_rational)
 
-    def parameter_values(self) -> tuple[mpmath.mpf, ...]:
-        """No parameters: the expression's numbers are in its polynomial."""
-        return ()
-
     def _moment_mp(self, q: int) -> mpmath.mpf:
         def build() -> Any:
             return self.expr.moments(q)[q - 1]
@@ -219,12 +213,12 @@ class ExpressionLaw(Law):
     def _stieltjes_mp_batch(
         self, zs: list[Any], seeds: np.ndarray | None = None
     ) -> list[mpmath.mpc]:
-        """:meth:`Law._stieltjes_mp_batch`, and ``G(0)`` where 0 is a regular point (the
+        """:meth:`AlgebraicLaw._stieltjes_mp_batch`, and ``G(0)`` where 0 is a regular point (the
         attention laws' routes treat ``z = 0`` as the branch point it is for them):
         :meth:`_stieltjes_at_zero`; through the moved law at a moved edge
-        (:meth:`_edge_move`)."""
+        (:meth:`_affine_image`)."""
         zs = [mpmath.mpmathify(v) for v in zs]
-        move = self._edge_move()
+        move = self._affine_image()
         if move is not None:
             return move.stieltjes_mp_batch(zs, seeds)
         zeros = [k for k, v in enumerate(zs) if v == 0]
@@ -242,9 +236,9 @@ class ExpressionLaw(Law):
         return out
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
-        """:meth:`Law._stieltjes_f64`; at a moved edge through the moved law where
+        """:meth:`AlgebraicLaw._stieltjes_f64`; at a moved edge through the moved law where
         ``x - c`` is exact (:meth:`EdgeMove.stieltjes_f64`)."""
-        move = self._edge_move()
+        move = self._affine_image()
         if move is None:
             return super()._stieltjes_f64(zs)
         return move.stieltjes_f64(np.asarray(zs, dtype=complex).ravel(),
@@ -259,7 +253,7 @@ class ExpressionLaw(Law):
         return np.array(zero + inner)
 
     def _seed_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`Law._seed_f64`, whose anchors are continued along the real axis: a
+        """:meth:`AlgebraicLaw._seed_f64`, whose anchors are continued along the real axis: a
         continuation must not cross a singular point inside the support (a critical value
         of a pushforward, where three sheets meet; a pole or hard point inside), which
         the anchors do not know of. Where the support has one (:meth:`_pieces_mp` cuts an
@@ -275,10 +269,10 @@ class ExpressionLaw(Law):
         return g, err
 
     def _independent_one(self, method: str, zv: Any) -> Any:
-        """:meth:`Law._independent_one` (the independent route of :meth:`Law.estimate`),
-        at a moved edge that of the moved law at the moved point (formed at 40 more
-        digits than the route's)."""
-        move = self._edge_move()
+        """:meth:`AlgebraicLaw._independent_one` (the independent route of
+        :meth:`Law.estimate`), at a moved edge that of the moved law at the moved point
+        (formed at 40 more digits than the route's)."""
+        move = self._affine_image()
         if move is None:
             return super()._independent_one(method, zv)
         with mpmath.workdps((self.dps or REFERENCE_DPS) + 40):
@@ -319,7 +313,7 @@ class ExpressionLaw(Law):
         enclosure (:func:`roots.support_intervals`), or the moved law's mapped back."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
-            move = self._edge_move()
+            move = self._affine_image()
             with mpmath.workdps(self._edge_dps()):
                 if move is not None:
                     self._cache[key] = move.intervals(move.inner._intervals_mp())
@@ -328,43 +322,14 @@ class ExpressionLaw(Law):
                         self.equation, self._edge_dps(), self._bounds_mp())
         return self._cache[key]
 
-    def _edge_move(self) -> EdgeMove | None:
-        """The move of a singular end of the support to 0 (:mod:`freege.numeric.edge_move`,
-        theory §7.1), or None. A real zero ``c != 0`` of the leading coefficient of
-        ``P(G, z)`` in ``G`` (where a root escapes to infinity: a hard edge or an atom's
-        pole) that is an end of the expression's exact enclosure ``expr.bounds()`` is
-        moved when the law of ``s (X - c)`` (``s = 1`` at the lower end, ``-1`` at the
-        upper) is provably on ``[0, inf)``, when 0 itself is no singular point of this
-        law (:class:`ExpressionEquation`'s ``zero_singular`` with 0 in the enclosure),
-        and when the other end is no such zero (two singular ends, as of an arcsine law,
-        stay where they are: moving one to 0 would put the other at ``|hi - lo|``, where
-        a float64 point keeps fewer digits of its distance to it). Exact data only; kept
-        per law (a pure function of it)."""
+    def _affine_image(self) -> EdgeMove | None:
+        """The move of a singular end of the support to 0
+        (:func:`freege.numeric.edge_move.find_edge_move`, theory §7.1), or None. Exact data
+        only; kept per law (a pure function of it)."""
         if "move" not in self._cache:
-            self._cache["move"] = self._find_edge_move()
+            self._cache["move"] = find_edge_move(self.expr, self.equation, self.dps,
+                                                 ExpressionLaw)
         return self._cache["move"]
-
-    def _find_edge_move(self) -> EdgeMove | None:
-        import sympy as sp
-
-        lo, hi = (sp.sympify(v) for v in self.expr.bounds())
-        if self.equation.zero_singular and bool(lo <= 0) and bool(0 <= hi):
-            return None
-
-        def on(end: Any, c: Fraction) -> bool:  # exact, after a cheap float filter
-            return (bool(end.is_finite) and abs(float(end) - float(c)) <= 1e-9 * (1 + abs(c))
-                    and sp.simplify(end - sp.Rational(c.numerator, c.denominator)) == 0)
-
-        ends = [(c, sign) for c in self.equation.lead_real_roots() if c != 0
-                for sign, end in ((1, lo), (-1, hi)) if on(end, c)]
-        if len(ends) != 1:  # none, or both ends: moving one would take the other from 0
-            return None
-        (c, sign), = ends
-        exact = sp.Rational(c.numerator, c.denominator)
-        moved = self.expr - exact if sign > 0 else exact - self.expr
-        if moved.is_positive is not True:
-            return None
-        return EdgeMove(c, sign, ExpressionLaw(moved, self.dps), self.dps)
 
     def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """The support intervals cut at the real zeros of the leading coefficient and of
@@ -387,7 +352,7 @@ class ExpressionLaw(Law):
         return self._cache[key]
 
     def _hard_order(self, a: Any, b: Any) -> HardEdge | None:
-        """:meth:`Law._hard_order` (a density ``~ x^(-m/(m+1))`` at ``a = 0``), else an
+        """:meth:`AlgebraicLaw._hard_order` (a density ``~ x^(-m/(m+1))`` at ``a = 0``), else an
         edge at 0 with another exponent ``p``: a pushforward by a quadratic whose vertex
         is a soft edge of its base, e.g. ``pdf ~ x^(-1/4)`` (theory §7.1). The local
         exponent, measured as there on ``[1e-14 b, 1e-12 b]``, snapped to ``1 - j/k``
@@ -420,158 +385,18 @@ class ExpressionLaw(Law):
                                 for x, p in self.expr.atoms()]
         return self._cache[key]
 
-    def _atom_mp(self) -> mpmath.mpf:
-        """The mass at 0 (0 when none)."""
-        return mpmath.fsum(p for x, p in self._atoms_mp() if x == 0)
+    # ------------------------------------------------------------------ readouts, certify
+    @property
+    def nonnegative(self) -> bool:
+        """Whether the expression is provably a law on ``[0, inf)`` (theory §5)."""
+        return bool(self.expr.is_positive)
 
-    def atoms(self) -> dict[Any, Any]:
-        """``{location: mass}`` of every point mass, exact values rounded (empty when
-        none)."""
-        with self._ctx():
-            return {self._out(x): self._out(p) for x, p in self._atoms_mp()}
+    def certify_data(self) -> Any:
+        """The expression's exact data for the certified mode
+        (:mod:`freege.numeric.certify`)."""
+        from freege.numeric import certify_data
 
-    def support(self) -> tuple[Any, Any]:
-        """``(lo, hi)``: the smallest and largest point of the support (edges and atoms)."""
-        with self._ctx():
-            lo, hi = self._hull_mp()
-            return self._out(lo), self._out(hi)
-
-    def _hull_mp(self) -> tuple[mpmath.mpf, mpmath.mpf]:
-        points = [e for ab in self._intervals_mp() for e in ab]
-        points += [x for x, _ in self._atoms_mp()]
-        return min(points), max(points)
-
-    def entropy(self) -> Any:
-        """Differential entropy of a law without atoms (ValueError otherwise)."""
-        with self._ctx():
-            if self._atoms_mp():
-                raise ValueError("the law has atoms: its differential entropy is not defined")
-        move = self._edge_move()
-        return super().entropy() if move is None else move.inner.entropy()
-
-    def mass(self) -> Any:
-        """Total mass: the atoms plus the integrated density (a check, 1 up to the
-        quadrature's accuracy); at a moved edge the moved law's."""
-        move = self._edge_move()
-        if move is not None:
-            return move.inner.mass()
-        if self.dps is None:
-            return float(sum(p for _, p in self._atoms_mp())) + self.quadrature.mass_f64()
-        with self._ctx():
-            return +(mpmath.fsum(p for _, p in self._atoms_mp()) + self.quadrature.mass_mp())
-
-    # ------------------------------------------------------------------ cdf, ppf
-    def cdf(self, x: Any) -> Any:
-        """``nu((-inf, x])``: the atoms at or below ``x`` plus the integrated density (at a
-        moved edge from the moved law, :mod:`freege.numeric.edge_move`)."""
-        move = self._edge_move()
-        if move is not None:
-            return move.cdf(x, self._atom_at)
-        if self.dps is None:
-            xs = np.asarray(x, dtype=float)
-            flat = xs.ravel()
-            out, todo = law_conventions.cdf_outside_f64(flat, self._hull_f64)
-            if todo.any():
-                inner = flat[todo]
-                total = self.quadrature.cdf_f64(inner)
-                for loc, mass in self._atoms_mp():
-                    total = total + np.where(inner >= float(loc), float(mass), 0.0)
-                out[todo] = np.clip(total, 0.0, 1.0)
-            return _shape(out, xs)
-        with self._ctx():
-            return _map_batch(lambda vs: [self._cdf_public_mp(mpmath.mpf(v)) for v in vs], x)
-
-    def sf(self, x: Any) -> Any:
-        """``nu((x, inf)) = 1 - cdf(x)`` (at a moved edge from the moved law)."""
-        move = self._edge_move()
-        return super().sf(x) if move is None else move.sf(x, self._atom_at)
-
-    def _atom_at(self, x: Any) -> Any:
-        """``nu({x})`` elementwise: the exact mass of an atom at ``x``, else 0."""
-        if self.dps is None:
-            xs = np.asarray(x, dtype=float)
-            return sum((np.where(xs == float(loc), float(p), 0.0)
-                        for loc, p in self._atoms_mp()), np.zeros(xs.shape))
-        with self._ctx():
-            return _map_batch(lambda vs: [mpmath.fsum(p for loc, p in self._atoms_mp()
-                                                      if mpmath.mpf(v) == loc) for v in vs], x)
-
-    def ppf(self, q: Any) -> Any:
-        """The quantile (:meth:`Law.ppf`; at a moved edge from the moved law)."""
-        move = self._edge_move()
-        return super().ppf(q) if move is None else move.ppf(q)
-
-    def rvs(self, size: Any = None, random_state: Any = None) -> Any:
-        """Samples (:meth:`Law.rvs`; at a moved edge the moved law's, mapped back)."""
-        move = self._edge_move()
-        return (super().rvs(size, random_state) if move is None
-                else move.rvs(size, random_state))
-
-    def _cdf_mp(self, x: mpmath.mpf) -> mpmath.mpf:
-        if mpmath.isnan(x):
-            return x
-        atoms = mpmath.fsum(p for loc, p in self._atoms_mp() if x >= loc)
-        return atoms + self.quadrature.cdf_mp(x)
-
-    def _ppf_f64(self, qs: np.ndarray) -> np.ndarray:
-        """The quantile: an atom where ``q`` falls in its jump, else the continuous part's
-        cdf inverted at ``q`` less the atoms below."""
-        if np.isnan(qs).all():
-            return qs.copy()
-        lo_s, hi_s = self._hull_f64()
-        out = np.full(qs.shape, hi_s)
-        out[qs <= 0] = lo_s
-        out[np.isnan(qs)] = np.nan
-        todo = (qs > 0) & (qs < 1)
-        below = np.zeros(qs.shape)  # the atoms' mass wholly below q
-        for loc, mass in self._atoms_mp():
-            start = float(self.quadrature.cdf_f64(np.array([float(loc)]))[0]) + below
-            jump = todo & (qs > start) & (qs <= start + float(mass))
-            out[jump] = float(loc)
-            todo &= ~jump
-            below = below + np.where(qs > start + float(mass), float(mass), 0.0)
-        if todo.any():
-            out[todo] = self.quadrature.ppf_f64(qs[todo] - below[todo])
-        return out
-
-    def _ppf_mp(self, q: mpmath.mpf) -> mpmath.mpf:
-        if mpmath.isnan(q):
-            return q
-        lo_s, hi_s = self._hull_mp()
-        if q <= 0:
-            return lo_s
-        if q >= 1:
-            return hi_s
-        pieces = sorted([(x, x) for x, _ in self._atoms_mp()] + list(self._intervals_mp()))
-        for a, b in pieces:
-            if q <= self._cdf_mp(b):
-                if a == b or q <= self._cdf_mp(a):
-                    return a
-                return find_root(lambda x: self._cdf_mp(x) - q, (a, b),
-                                 df=lambda x: self._pdf_mp_batch([x])[0],
-                                 quantity=f"ppf({mpmath.nstr(q, 10)})", params=self.describe)
-        return hi_s
-
-    # ------------------------------------------------------------------ expectation
-    def _expect(self, fn: Any, lb: Any, ub: Any) -> Any:
-        move = self._edge_move()
-        if move is not None:
-            return move.expect(fn, lb, ub)
-
-        def inside(loc: mpmath.mpf) -> bool:
-            return (lb is None or lb <= loc) and (ub is None or loc <= ub)
-
-        with self._ctx():
-            if self.dps is None:
-                total = sum(float(p) * fn(np.array([float(x)]))[0]
-                            for x, p in self._atoms_mp() if inside(x))
-                lb = None if lb is None else float(lb)
-                ub = None if ub is None else float(ub)
-                return np.asarray(total + self.quadrature.expect_f64(fn, lb, ub)).item()
-            total = mpmath.fsum(p * fn(x) for x, p in self._atoms_mp() if inside(x))
-            lb = None if lb is None else mpmath.mpf(lb)
-            ub = None if ub is None else mpmath.mpf(ub)
-            return +(total + self.quadrature.expect_mp(fn, lb, ub))
+        return certify_data.expression_data(self)
 
 
 def expression_law(expr: Any, dps: int | None = None) -> ExpressionLaw:

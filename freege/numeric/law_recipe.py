@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 #: constructor name -> ``"module:function"`` called with the recipe's arguments
-CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.law:from_recipe",
+CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.case_law:from_recipe",
                                 "expression": "freege.algebra.grammar:law_of"}
 
 Recipe = tuple[str, tuple[Any, ...]]

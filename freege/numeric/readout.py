@@ -1,4 +1,4 @@
-"""Readout predictions of theory §5 from a :class:`freege.numeric.law.Law`.
+"""Readout predictions of theory §5 from any law of :class:`freege.numeric.law_family.Law`.
 
 All functions use the normalized law ``nubar`` (features ``F = MHA / sqrt(m)``): a raw law
 is normalized first. They return float64 numbers for a float64 law and mpmath numbers at the
@@ -27,11 +27,15 @@ ulp or two):
   route for independent and tied cases; the solve raises
   :class:`freege.errors.ConvergenceError` if ``D < 0``, ``a2 <= 0`` or a non-monotone
   ``lam(w)`` is met on the path. Works at ``D + 10`` digits: every returned digit is right.
-* An expression law of :mod:`freege.algebra` (``ratios is None``) must lie on
-  ``[0, inf)`` (a Gram spectrum; else a ValueError): ``w = 1 + lam G(-lam)`` and
-  ``w' = G(-lam) - lam G'(-lam)`` with ``G' = -P_z/P_G`` from its Cauchy polynomial
-  (:func:`_spectral_point`, precision raised by the digits ``lam`` cancels); its
-  :func:`ridge_error` takes the output ratio ``gO``; ``flow_loss`` is unchanged.
+  The route above is a theory §4 law's (:mod:`freege.numeric.dof_point`); every law
+  answers ``(w, w')`` itself (:meth:`freege.numeric.law_family.Law.dof_point`).
+* Any other law (an expression of :mod:`freege.algebra`) must lie on ``[0, inf)`` (a Gram
+  spectrum, :attr:`~freege.numeric.law_family.Law.nonnegative`; else a ValueError):
+  ``w = 1 + lam G(-lam)`` and ``w' = G(-lam) - lam G'(-lam)`` with ``G' = -P_z/P_G`` from
+  its Cauchy polynomial (:meth:`freege.numeric.algebraic_law.AlgebraicLaw.dof_point`,
+  precision raised by the digits ``lam`` cancels); its :func:`ridge_error` takes the
+  output ratio ``gO`` (:meth:`~freege.numeric.law_family.Law.output_ratio`); ``flow_loss``
+  is unchanged.
 * :func:`dof_derivative` -- ``w'(lam) = 1/lam'(w) = -F_lam/F_w`` (``F_lam = sqrt(D)`` on
   the physical branch), evaluated as the derivative of the stable root formula from the
   factored coefficients' and discriminant's derivatives (no cancellation even where
@@ -66,16 +70,15 @@ import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled
-from freege.numeric.law import Estimate, Law, check_dps
+from freege.numeric.law_family import Estimate, Law
 from freege.numeric.solve import find_root
-from freege.params import Number, positive, to_mpf
+from freege.params import Number, check_dps, positive, to_mpf
 
 #: digits used by float64 laws for the ridge solves (then rounded to float64)
 INTERNAL_DPS = 30
@@ -97,11 +100,19 @@ def decimal_input(name: str, value: Any, allow_zero: bool = False) -> Number:
     return Fraction(repr(float(x))) if isinstance(x, float) else x
 
 
-def _normalized(law: Law) -> Law:
+def _checked(law: Law) -> Law:
+    """``law`` when it is a law on ``[0, inf)`` (theory §5 needs a Gram spectrum:
+    ``x/(x + lam)`` is finite on its support for every ``lam > 0``), else a ValueError."""
     if not isinstance(law, Law):
-        raise ValueError(f"law must be a freege.numeric.law.Law (got {type(law).__name__})")
-    _check_spectral(law)
-    return law.as_normalized()
+        raise ValueError(f"law must be a freege.numeric.Law (got {type(law).__name__})")
+    if not law.nonnegative:
+        raise ValueError(f"law: readouts need a law on [0, inf) (a Gram spectrum); "
+                         f"{law} is not")
+    return law
+
+
+def _normalized(law: Law) -> Law:
+    return _checked(law).as_normalized()
 
 
 def _work_dps(law: Law) -> int:
@@ -128,247 +139,16 @@ def _vectorised(law: Law, fn: Callable[[Any], Any], x: Any) -> Any:
     return fn(x)
 
 
-def _describe(law: Law, **extra: Any) -> dict[str, Any]:
-    r = law.ratios
-    if r is None:  # an expression of the law algebra (no theory §2 ratios)
-        return {**law.describe, **extra}
-    return {"case": law.case, "beta": r.beta, "h": r.h, "gK": r.gK, "gV": r.gV, "gO": r.gO,
-            **extra}
-
-
-# ---------------------------------------------------------------------------- w(lam)
-class _RidgeFunctions(NamedTuple):
-    coefficients: Callable[..., Any]  # (w, *params) -> [a0, a1, a2]
-    derivatives: Callable[..., Any]  # (w, *params) -> [a0', a1', a2', D']
-    discriminant: Callable[..., Any]  # (w, *params) -> D
-    ends: Callable[..., Any]  # (*params) -> roots of the factors of a0 linear in w
-
-
-def _ridge_ends(case: str) -> list[Any]:
-    """Roots in ``w`` of the factors of ``a0`` linear in ``w`` (exact, sympy)."""
-    import sympy as sp
-
-    from freege.numeric import _symbolic
-    from freege.symbolic.symbols import w
-
-    a0 = _symbolic.ridge_lambda_coefficients(case)[0]
-    ends = []
-    for factor in sp.Mul.make_args(a0):
-        base = factor.base if isinstance(factor, sp.Pow) else factor
-        if base.has(w) and sp.degree(base, w) == 1:
-            c1, c0 = sp.Poly(base, w).all_coeffs()
-            ends.append(-c0 / c1)
-    if not ends:
-        raise ArithmeticError(f"{case}: F(w, 0) has no linear factor (no w_max)")
-    return ends
-
-
-def _ridge_pieces(case: str, which: str) -> Any:
-    """``[a0, a1, a2]``, their and ``D``'s ``w``-derivatives, or ``D`` (exact, sympy)."""
-    import sympy as sp
-
-    from freege.numeric import _symbolic
-    from freege.symbolic.symbols import w
-
-    a0, a1, a2, disc = _symbolic.ridge_lambda_coefficients(case)
-    if which == "coefficients":
-        return [a0, a1, a2]
-    if which == "derivatives":
-        return [sp.diff(a, w) for a in (a0, a1, a2, disc)]
-    return disc
-
-
-def _mp_function(name: str, build: Callable[[], Any], arguments: tuple[str, ...]) -> Callable:
-    """A generated function of :mod:`freege.numeric.compiled` evaluated with mpmath."""
-    f = compiled.function(name, build, arguments)
-    return lambda *args: f(*args, compiled.mp_rational)
-
-
-@functools.lru_cache(maxsize=16)
-def _ridge_functions(case: str) -> _RidgeFunctions:
-    """The factored coefficients and discriminant, their ``w``-derivatives (product rule:
-    sums of products of the factors, never expanded) and the candidate ends ``w_max``
-    (roots of ``a0``'s linear factors), as generated mpmath functions
-    (:mod:`freege.numeric.compiled`: no sympy once the disk cache is warm)."""
-    with_w = ("w", *compiled.ARGUMENTS)
-    return _RidgeFunctions(*(
-        _mp_function(f"ridge-{which}-{case}", functools.partial(_ridge_pieces, case, which),
-                     with_w)
-        for which in ("coefficients", "derivatives", "discriminant")
-    ), _mp_function(f"ridge-ends-{case}", functools.partial(_ridge_ends, case),
-                    compiled.ARGUMENTS))
-
-
-class _Curve:
-    """``lam(w)`` on the physical branch of one normalized law, at the ambient precision
-    (parameters and ``w_max`` recomputed whenever the precision changes)."""
-
-    def __init__(self, nbar: Law) -> None:
-        self.nbar = nbar
-        self.fns = _ridge_functions(nbar.case)
-        self._at: dict[int, tuple[tuple[mpmath.mpf, ...], mpmath.mpf]] = {}
-
-    def setup(self) -> tuple[tuple[mpmath.mpf, ...], mpmath.mpf]:
-        """``(parameters, w_max)`` at the ambient precision."""
-        prec = mpmath.mp.prec
-        if prec not in self._at:
-            params = tuple(self.nbar.parameter_values())
-            ends = [mpmath.mpf(e) for e in self.fns.ends(*params)]
-            w_max = min((e for e in ends if e > 0), default=None)
-            if w_max is None:
-                raise ConvergenceError("w(lam)", "no positive end w_max", _describe(self.nbar))
-            self._at[prec] = (params, w_max)
-        return self._at[prec]
-
-    def branch(self, w: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
-        """``(lam(w), sqrt(D(w)))`` on the physical (larger) root, at ``w`` in
-        ``(0, w_max)``; a :class:`ConvergenceError` if ``a2 <= 0`` or ``D < 0`` there."""
-        params, _ = self.setup()
-        a0, a1, a2 = self.fns.coefficients(w, *params)
-        disc = self.fns.discriminant(w, *params)
-        if not (a2 > 0 and disc >= 0):
-            raise ConvergenceError(
-                "lam(w)", f"the physical branch is not real at w = {mpmath.nstr(w, 10)} "
-                f"(a2 = {mpmath.nstr(a2, 5)}, D = {mpmath.nstr(disc, 5)})", _describe(self.nbar))
-        root = mpmath.sqrt(disc)
-        lam = (-a1 + root) / (2 * a2) if a1 <= 0 else -2 * a0 / (a1 + root)
-        return lam, root
-
-    def lam_prime(self, w: mpmath.mpf) -> mpmath.mpf:
-        """``dlam/dw`` of the physical root at ``w`` (``= -F_w / F_lam``, ``F_lam =
-        sqrt(D)``), differentiated in the same stable form as :meth:`branch` (``s = sqrt(D)``,
-        ``s' = D'/(2 s)``): ``((s' - a1') - 2 a2' lam)/(2 a2)`` or ``-(2 a0' + lam (a1' +
-        s'))/(a1 + s)``. Where ``w_max`` is a root of high multiplicity this avoids the
-        cancellation of the terms of ``F_w``. A :class:`ConvergenceError` unless it is
-        negative (``lam(w)`` decreasing)."""
-        params, _ = self.setup()
-        lam, root = self.branch(w)
-        a0, a1, a2 = self.fns.coefficients(w, *params)
-        d0, d1, d2, d_disc = self.fns.derivatives(w, *params)
-        d_root = d_disc / (2 * root)
-        if a1 <= 0:
-            slope = ((d_root - d1) - 2 * d2 * lam) / (2 * a2)
-        else:
-            slope = -(2 * d0 + lam * (d1 + d_root)) / (a1 + root)
-        if not slope < 0:
-            raise ConvergenceError(
-                "lam(w)", f"lam(w) is not decreasing at w = {mpmath.nstr(w, 10)}",
-                _describe(self.nbar))
-        return slope
-
-
-def _ridge_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """``(w(lam), w'(lam))`` correct to the ambient precision (see the module docstring);
-    internally the precision is raised by the digits of ``w_max / (w_max - w)``."""
-    curve = _Curve(nbar)
-    base = mpmath.mp.prec
-    _, w_max = curve.setup()
-    lam0 = to_mpf(lam)
-    params = _describe(nbar, lam=lam)
-
-    def lam_at(w: mpmath.mpf) -> mpmath.mpf:
-        value = curve.branch(w)[0]
-        if not value > 0:
-            raise ConvergenceError("w(lam)", f"lam(w) = {mpmath.nstr(value, 5)} <= 0 at "
-                                   f"w = {mpmath.nstr(w, 10)} < w_max", params)
-        return value
-
-    half = w_max / 2
-    # bracket steps (each a factor 4) before giving up: w ~ 1/lam as lam -> inf, and
-    # w_max - w ~ lam^(1/k) as lam -> 0 (k <= 4, the multiplicity of the end)
-    limit = 4 * base + 64 + 4 * int(abs(mpmath.log(lam0, 2)))
-    if lam0 >= lam_at(half):  # root in (0, w_max/2]: solve in w
-        hi, lo = half, half / 4
-        for _ in range(limit):
-            if lam_at(lo) >= lam0:
-                break
-            hi, lo = lo, lo / 4
-        else:
-            raise ConvergenceError("w(lam)", "no bracket found near w = 0", params)
-
-        def f(w: mpmath.mpf) -> mpmath.mpf:
-            return mpmath.log(lam_at(w) / lam0)
-
-        def df(w: mpmath.mpf) -> mpmath.mpf:
-            return curve.lam_prime(w) / curve.branch(w)[0]
-
-        w = find_root(f, (lo, hi), df=df, quantity="w(lam)", params=params)
-        return w, 1 / curve.lam_prime(w)
-
-    # root in (w_max/2, w_max): solve in u = w_max - w with the precision raised so that
-    # w = w_max - u keeps u to full relative precision
-    u_hi, u_lo = half, half / 4
-    for _ in range(limit):
-        with mpmath.workprec(base + max(0, int(mpmath.log(w_max / u_lo, 2))) + 8):
-            _, wm = curve.setup()
-            if lam_at(wm - u_lo) <= lam0:
-                break
-        u_hi, u_lo = u_lo, u_lo / 4
-    else:
-        raise ConvergenceError("w(lam)", "no bracket found near w_max", params)
-    with mpmath.workprec(base + max(0, int(mpmath.log(w_max / u_lo, 2))) + 8):
-        _, wm = curve.setup()
-        lam0 = to_mpf(lam)
-
-        def g(u: mpmath.mpf) -> mpmath.mpf:
-            return mpmath.log(lam_at(wm - u) / lam0)
-
-        def dg(u: mpmath.mpf) -> mpmath.mpf:
-            return -curve.lam_prime(wm - u) / curve.branch(wm - u)[0]
-
-        u = find_root(g, (u_lo, u_hi), df=dg, quantity="w(lam)", params=params,
-                      rtol=mpmath.ldexp(1, 16 - base))
-        w = wm - u
-        w_prime = 1 / curve.lam_prime(w)
-    return +w, +w_prime
-
-
-def _check_spectral(nbar: Law) -> None:
-    """Refuse an expression law that is not a law on ``[0, inf)`` (theory §5 needs a Gram
-    spectrum: ``x/(x + lam)`` is finite on its support for every ``lam > 0``)."""
-    if nbar.ratios is None and not nbar.expr.is_positive:
-        raise ValueError(f"law: readouts need a law on [0, inf) (a Gram spectrum); "
-                         f"{nbar.text} is not")
-
-
-def _spectral_point(nbar: Law, lam: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """``(w(lam), w'(lam))`` of an expression law (theory §5) from its Cauchy transform at
-    ``z = -lam``: ``w = 1 + lam G(-lam)`` and ``w' = G(-lam) - lam G'(-lam)`` with
-    ``G' = -P_z/P_G`` from the Cauchy polynomial ``P(G, z)``. Both forms cancel about
-    ``log10 lam`` digits (``w ~ m1/lam``), so the precision is raised by twice that."""
-    base = mpmath.mp.prec
-    lam0 = to_mpf(lam)
-    extra = 2 * max(0, int(mpmath.log(lam0, 2))) + 16
-    with mpmath.workprec(base + extra):
-        lam0 = to_mpf(lam)
-        z = -lam0
-        g = nbar.stieltjes_batch([z])[0].real
-        rows = nbar.equation.matrix_mp()
-        p_g = mpmath.fsum(i * c * g ** (i - 1) * z ** j
-                          for i, row in enumerate(rows) for j, c in enumerate(row) if i)
-        p_z = mpmath.fsum(j * c * g ** i * z ** (j - 1)
-                          for i, row in enumerate(rows) for j, c in enumerate(row) if j)
-        scale = mpmath.fsum(abs(i * c * g ** (i - 1) * z ** j)
-                            for i, row in enumerate(rows) for j, c in enumerate(row) if i)
-        if not abs(p_g) > scale * mpmath.ldexp(1, 16 - base):
-            raise ConvergenceError("w'(lam)", "P_G vanishes at G(-lam): a branch point",
-                                   _describe(nbar, lam=lam))
-        w = 1 + lam0 * g
-        w_prime = g + lam0 * p_z / p_g
-    return +w, +w_prime
-
-
 def _at_ridge_points(law: Law, lam: Any,
                      value: Callable[[Number, mpmath.mpf, mpmath.mpf], Any]) -> Any:
     """``value(lam, w(lam), w'(lam))`` (theory §5) at the law's working precision, for a
     scalar or array ``lam > 0``."""
     nbar = _normalized(law)
-    point = _ridge_point if nbar.ratios is not None else _spectral_point
 
     def one(x: Any) -> Any:
         lam_in = decimal_input("lam", x)
         with mpmath.workdps(_work_dps(law)):
-            w, w_prime = point(nbar, lam_in)
+            w, w_prime = nbar.dof_point(lam_in)
             return _out(law, value(lam_in, w, w_prime))
 
     return _vectorised(law, one, lam)
@@ -385,28 +165,12 @@ def dof_derivative(law: Law, lam: Any) -> Any:
     return _at_ridge_points(law, lam, lambda _lam, _w, w_prime: w_prime)
 
 
-def _output_ratio(law: Law, g_o: Any) -> Number:
-    """``gO`` of the ridge error: the MHA law's own, or the ``gO > 0`` given with an
-    expression law (which has no theory §2 ratios)."""
-    if law.ratios is None:
-        if g_o is None:
-            raise ValueError("gO: ridge_error of an expression law needs the output ratio "
-                             "gO > 0 (gO=...)")
-        return decimal_input("gO", g_o)
-    if g_o is not None:
-        raise ValueError(f"gO: given only with an expression law (the {law.case} law has "
-                         f"its own)")
-    if law.case not in ("mha", "mha-tied"):
-        raise ValueError(f"ridge_error needs an MHA law (case mha or mha-tied), got {law.case}")
-    return law.ratios.gO
-
-
 def ridge_error(law: Law, lam: Any, sigma2: Any, gO: Any = None) -> Any:  # noqa: N803
     """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma^2) w'(lam)``
     (theory §5; isotropic teacher, noise variance ``sigma2 >= 0``); scalar or array ``lam``.
     Needs an MHA law (case ``mha`` or ``mha-tied``), whose ``gO`` enters the formula, or an
     expression law with the output ratio ``gO`` given."""
-    ratio = _output_ratio(law, gO)
+    ratio = _checked(law).output_ratio(gO)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
 
     def error(lam_in: Number, w: mpmath.mpf, w_prime: mpmath.mpf) -> mpmath.mpf:
@@ -470,7 +234,7 @@ def _stehfest_checked(nbar: Law, tau: mpmath.mpf, digits: int, slope: bool = Fal
         degree = 2 * math.ceil(0.75 * degree)
     raise ConvergenceError(
         "L(t) (Stehfest)", f"degrees up to {degree} do not agree to {digits} digits",
-        _describe(nbar, t=tau / 2))
+        {**nbar.describe, "t": tau / 2})
 
 
 def _check_t(value: Any) -> Number:
@@ -521,7 +285,7 @@ def arrival_time(law: Law, level: Any) -> Any:
                 f"level must be in (L(inf) = {mpmath.nstr(floor, 15)}, 1) (the mass at 0 of "
                 f"the normalized law is never trained away), got {float(level)!r}"
             )
-    params = _describe(nbar, level=level)
+    params = {**nbar.describe, "level": level}
     if law.dps is None:
         def excess(t: mpmath.mpf) -> mpmath.mpf:
             return mpmath.mpf(_loss_quadrature(nbar, float(t))) - target
@@ -581,7 +345,7 @@ def crossover(
     (``dps=None``): ``f`` and ``g`` get Python floats, the root is returned to ~1e-15
     relative; with ``dps``: mpmath numbers at ``dps`` digits, root to ``dps`` digits.
     """
-    dps = check_dps(dps)
+    dps = None if dps is None else check_dps(dps, maximum=None)
 
     def diff(x: mpmath.mpf) -> mpmath.mpf:
         arg = float(x) if dps is None else x
@@ -632,7 +396,7 @@ def estimate_ridge_error(law: Law, lam: Any, sigma2: Any,
                          gO: Any = None) -> Estimate:  # noqa: N803
     """:func:`ridge_error` and its disagreement with theory §5's integral form
     ``1 - 1/gO + int (lam^2/gO + sigma^2 x)/(x + lam)^2 dnubar`` by quadrature."""
-    ratio = _output_ratio(law, gO)
+    ratio = _checked(law).output_ratio(gO)
     lam_in = decimal_input("lam", lam)
     s2 = decimal_input("sigma2", sigma2, allow_zero=True)
     nbar = _normalized(law)

@@ -12,7 +12,7 @@ import sympy as sp
 
 from freege import algebra
 from freege.numeric import readout
-from freege.numeric.law import law
+from freege.numeric.case_law import law
 from freege.params import Ratios
 from freege.symbolic.cases import case_expression
 

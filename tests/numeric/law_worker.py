@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 
 
-def answers(L: Law, xs: np.ndarray, qs: np.ndarray) -> list[np.ndarray]:
+def answers(L: CaseLaw, xs: np.ndarray, qs: np.ndarray) -> list[np.ndarray]:
     """pdf, cdf, sf at ``xs`` and ppf at ``qs``, one batch each."""
     return [L.pdf(xs), L.cdf(xs), L.sf(xs), L.ppf(qs)]
 
 
-def in_worker(L: Law, xs: np.ndarray, qs: np.ndarray) -> list[np.ndarray]:
+def in_worker(L: CaseLaw, xs: np.ndarray, qs: np.ndarray) -> list[np.ndarray]:
     """:func:`answers` and two moments (one symbolic, one from the series at infinity)."""
     return answers(L, xs, qs) + [np.array([L.moment(2), L.moment(7)])]

@@ -1,4 +1,4 @@
-"""Law objects (theory §4, §7): mass, moments, density against precision, transforms,
+"""CaseLaw objects (theory §4, §7): mass, moments, density against precision, transforms,
 the tied law against Gauss-Legendre quadrature, bad input, a hypothesis sweep."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sympy as sp
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from freege.numeric.law import Law, law, mha_law
+from freege.numeric.case_law import CaseLaw, law, mha_law
 from freege.params import Dims, Ratios
 
 #: (case, ratios): atoms (gO < 1, tied with gK/h < 1), a hard edge at 0 (head average:
@@ -34,9 +34,9 @@ CONFIGS = {
 
 
 @functools.cache
-def get(name: str, normalized: bool = False, dps: int | None = None) -> Law:
+def get(name: str, normalized: bool = False, dps: int | None = None) -> CaseLaw:
     case, ratios = CONFIGS[name]
-    return Law(case, ratios, normalized, dps)
+    return CaseLaw(case, ratios, normalized, dps)
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
@@ -53,7 +53,7 @@ def test_mass_and_moments_from_density(name: str) -> None:
         assert L.expect(lambda x, q=q: x**q) == pytest.approx(L.moment(q), rel=1e-11)
 
 
-def _gauss_legendre_mass(L: Law, nodes: int = 400) -> float:
+def _gauss_legendre_mass(L: CaseLaw, nodes: int = 400) -> float:
     """Integral of the float64 pdf over each support interval by Gauss-Legendre in
     u with x = a + (b - a)(1 - cos u)/2 (independent of the library's own quadrature)."""
     u, wts = np.polynomial.legendre.leggauss(nodes)
@@ -199,8 +199,8 @@ def test_factories_and_sharing() -> None:
     [
         (lambda: law("bogus", CONFIGS["mha-atom"][1]), "case must be one of"),
         (lambda: law("mha", CONFIGS["mha-atom"][1], dps=10), "dps must be an integer >= 15"),
-        (lambda: law("mha", CONFIGS["mha-atom"][1], dps=True), "dps must be an integer"),
-        (lambda: Law("mha-tied", CONFIGS["mha-atom"][1]), "gV == gK"),
+        (lambda: law("mha", CONFIGS["mha-atom"][1], dps=True), "dps must be a number"),
+        (lambda: CaseLaw("mha-tied", CONFIGS["mha-atom"][1]), "gV == gK"),
         (lambda: law("mha", {"beta": 1}), "Ratios or Dims"),
         (lambda: get("attention").moment(-1), "q must be"),
     ],
@@ -227,7 +227,7 @@ def test_sweep_tied_never_nan_never_negative_mass_conserved(beta, h, gK, gO) -> 
     _check_law(L)
 
 
-def _check_law(L: Law) -> None:
+def _check_law(L: CaseLaw) -> None:
     intervals = L.intervals()
     assert intervals and all(a < b for a, b in intervals)
     lo, hi = intervals[0][0], intervals[-1][1]

@@ -19,8 +19,9 @@ import pytest
 from scipy import stats as sps
 
 from freege.errors import ConvergenceError
-from freege.numeric import law_moments, law_recipe
-from freege.numeric.law import SYMBOLIC_ORDER, Law, _moment_function, compiled, law
+from freege.numeric import compiled, law_moments, law_recipe
+from freege.numeric.case_law import CaseLaw, _moment_function, law
+from freege.numeric.law_family import SYMBOLIC_ORDER
 from freege.params import Ratios
 from tests.numeric.law_worker import answers, in_worker
 
@@ -33,13 +34,13 @@ PROBABILITIES = np.array([-0.1, 0.0, 0.25, 0.5, 1.0, 1.5, np.nan])
 
 
 @functools.cache
-def atom_law() -> Law:
+def atom_law() -> CaseLaw:
     """One law shared by the convention tests (its memos are no history: see the last
     test)."""
     return law("mha", ATOM, normalized=True)
 
 
-def points(L: Law) -> tuple[np.ndarray, np.ndarray]:
+def points(L: CaseLaw) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = L.support()
     xs = np.array([lo - 1, lo, lo + 1e-9 * (hi - lo), *np.linspace(lo, hi, 7)[1:-1],
                    hi - 1e-6 * (hi - lo), hi, hi + 1, np.inf, -np.inf, np.nan])
@@ -63,9 +64,9 @@ def test_a_law_pickles_by_its_recipe_and_gives_the_same_bits() -> None:
     assert name == "law" and law_recipe.check_plain(arguments) == arguments
     assert pickle.loads(pickle.dumps(L.recipe())) == L.recipe()
     assert copy.deepcopy(L) == L and same_bits(answers(copy.copy(L), xs, qs), before)
-    # every Law-returning path pickles too, and to an equal law
+    # every CaseLaw-returning path pickles too, and to an equal law
     for other in (L.with_dps(None), L.as_normalized(), L.with_dps(20),
-                  law("mha", ATTENTION), Law("mha", Ratios(**{**ATTENTION.as_dict(),
+                  law("mha", ATTENTION), CaseLaw("mha", Ratios(**{**ATTENTION.as_dict(),
                                                               "sharing": "tied"}))):
         again = pickle.loads(pickle.dumps(other))
         assert again == other and hash(again) == hash(other) and repr(again) == repr(other)
@@ -101,8 +102,8 @@ def test_equal_parameters_give_equal_and_equally_hashed_laws() -> None:
     assert a.as_normalized() == law("attention", ATTENTION, normalized=True)
     # sharing only chooses the case: tied mha is mha-tied
     tied = Ratios(**{**ATTENTION.as_dict(), "sharing": "tied"})
-    assert Law("mha", tied) == Law("mha-tied", ATTENTION)
-    assert Law("mha", tied) != Law("mha", ATTENTION)
+    assert CaseLaw("mha", tied) == CaseLaw("mha-tied", ATTENTION)
+    assert CaseLaw("mha", tied) != CaseLaw("mha", ATTENTION)
     different = [law("attention", ATTENTION, normalized=True), a.with_dps(20),
                  law("value", ATTENTION), law("attention", Ratios(**{**ATTENTION.as_dict(),
                                                                      "beta": 2}))]

@@ -12,7 +12,7 @@ import mpmath
 import pytest
 
 from freege.numeric import quantile
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 #: issue 28's attention law (no atom, soft edges)
@@ -20,8 +20,8 @@ ATTENTION = Ratios(beta=1, h=4, gK=Fraction(1, 2), gV=Fraction(1, 2), gO=2)
 
 
 @functools.cache
-def get(dps: int | None = None) -> Law:
-    return Law("attention", ATTENTION, dps=dps)
+def get(dps: int | None = None) -> CaseLaw:
+    return CaseLaw("attention", ATTENTION, dps=dps)
 
 
 @pytest.mark.parametrize("q", ["0.3", "0.9"])  # from the lower end, and from the upper one

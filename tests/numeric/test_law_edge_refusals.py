@@ -28,7 +28,7 @@ import pytest
 import sympy as sp
 
 from freege.numeric import roots
-from freege.numeric.law import Law, law
+from freege.numeric.case_law import CaseLaw, law
 from freege.numeric.quadrature import CROSSOVER, HardEdge, Panel, panels
 from freege.params import Ratios
 
@@ -38,7 +38,7 @@ CROSSOVER_LAW = Ratios(beta=Fraction(41, 31250), h=107, gK=Fraction(999, 1000),
 
 
 @functools.cache
-def value_tied() -> Law:
+def value_tied() -> CaseLaw:
     return law("value-tied", Ratios(beta=1, h=1, gK=1, gV=1, gO=1, sharing="tied"))
 
 
@@ -65,7 +65,7 @@ def test_hard_edge_reach_tells_a_crossover_from_a_clean_hard_edge() -> None:
     """The exponent's deviation from m/(m+1) at 1e-13 b: the crossover law's series stops
     holding around 1e-9 b (geometric panels), the value-tied edge's holds up to the bulk
     (a single hard-edge panel, as before)."""
-    cross = Law("head-average", CROSSOVER_LAW)
+    cross = CaseLaw("head-average", CROSSOVER_LAW)
     (a, b), = cross.intervals()
     edge = cross._hard_order(0, b)
     assert edge.order == 1 and edge.reach < 1e-6 * b
@@ -92,7 +92,7 @@ def test_hard_edge_with_a_crossover_has_mass_one() -> None:
     """Was ConvergenceError (Gauss-Legendre levels 1e-6 apart at 2048 nodes); the cdf at
     1e-10 b (bottom and geometric panels) agrees with Gauss-Legendre on ``[0, x]`` in
     ``x = x0 s^2`` (another discretisation)."""
-    L = Law("head-average", CROSSOVER_LAW)
+    L = CaseLaw("head-average", CROSSOVER_LAW)
     assert abs(L.mass() - 1) <= 1e-12
     (_, b), = L.intervals()
     x = 1e-10 * b
@@ -120,7 +120,7 @@ def test_exact_root_at_zero_is_not_bracketed_by_a_nearby_complex_pair() -> None:
 def test_tiny_ratios_have_no_spurious_edge() -> None:
     """The fuzz's mha law with tiny ratios: was refused (polyroots failed at the midpoint
     3e-60 of a spurious interval); now an atom at 0, one interval and mass 1."""
-    L = Law("mha", Ratios(beta="0.002816", h=2, gK="0.02105", gV="0.04126", gO="0.0001933"))
+    L = CaseLaw("mha", Ratios(beta="0.002816", h=2, gK="0.02105", gV="0.04126", gO="0.0001933"))
     (a, b), = L.intervals()
     assert 0 < a < b and L.support() == (0.0, b) and L.atoms()[0.0] > 0
     assert abs(L.mass() - 1) <= 1e-12
@@ -132,7 +132,7 @@ def test_negative_axis_batch_agrees_with_vertical_tracks() -> None:
     """Real z < 0 near 0 (Stehfest points of a long time) are continued along the axis
     from one tracked point; each value equals the per-point vertical track (another
     route) to the working precision."""
-    L = Law("value-tied", Ratios(beta=1, h=1, gK=1, gV=1, gO=1, sharing="tied"), dps=30)
+    L = CaseLaw("value-tied", Ratios(beta=1, h=1, gK=1, gV=1, gO=1, sharing="tied"), dps=30)
     eq = L.equation
     with mpmath.workdps(30):
         near = roots.NEAR_ZERO * eq.scale()
@@ -149,7 +149,7 @@ def test_dps_flow_loss_at_a_long_time_finishes() -> None:
     the atom (the rest is e^(-2000 t) small), to the working precision."""
     from freege.numeric import readout
 
-    L = Law("mha", Ratios(beta=4, h=1000, gK=1000, gV="0.001", gO=1000), dps=40)
+    L = CaseLaw("mha", Ratios(beta=4, h=1000, gK=1000, gV="0.001", gO=1000), dps=40)
     with mpmath.workdps(40):
         assert abs(readout.flow_loss(L, 1000) - L.atom_mass()) <= mpmath.mpf(10) ** -38
 
@@ -160,7 +160,7 @@ def test_track_start_is_the_nearest_root_without_polyroots() -> None:
     of magnitude). The start is now a float64 companion root polished by Newton and
     proven nearest by Smale's gamma; it equals the nearest of all roots, and a start the
     test cannot certify (0.4 of the way between two roots) falls back to all roots."""
-    L = Law("value-tied", Ratios(beta=Fraction(527, 500000), h=8139, gK=Fraction(1001, 1000),
+    L = CaseLaw("value-tied", Ratios(beta=Fraction(527, 500000), h=8139, gK=Fraction(1001, 1000),
                                  gV=Fraction(1001, 1000), gO=1))
     eq = L.equation
     with mpmath.workdps(30):
@@ -192,7 +192,7 @@ def test_near_gap_inside_the_support_is_split_until_it_converges() -> None:
     panel did not converge at 2048 nodes. It is halved in ``u`` until every piece
     converges: mass 1, and the mean and second moment by ``expect`` (adaptive, another
     discretisation) equal the exact moments."""
-    L = Law("head-average", Ratios(beta=Fraction(513, 2000), h=27, gK=Fraction(3, 5),
+    L = CaseLaw("head-average", Ratios(beta=Fraction(513, 2000), h=27, gK=Fraction(3, 5),
                                    gV=Fraction(363, 25), gO=Fraction(83, 500)))
     assert abs(L.mass() - 1) <= 1e-12
     for q in (1, 2):
@@ -201,16 +201,16 @@ def test_near_gap_inside_the_support_is_split_until_it_converges() -> None:
 
 @pytest.mark.slow
 def test_near_gap_inside_the_support_is_split_at_working_precision() -> None:
-    """Law 228 at ``dps = 20``: the panel with the near-gap used to refuse after 2,560
+    """CaseLaw 228 at ``dps = 20``: the panel with the near-gap used to refuse after 2,560
     nodes at working precision (84 s) since only float64 halved it. Its halving now starts
     from the float64 pieces: mass 1 to the working precision, the cdf equal to the
     float64 Legendre-series cdf (another discretisation) to float64's accuracy, and the
     same cdf on a fresh law as after ``mass()`` (no earlier call changes a result)."""
     ratios = Ratios(beta=Fraction(513, 2000), h=27, gK=Fraction(3, 5), gV=Fraction(363, 25),
                     gO=Fraction(83, 500))
-    fresh, used = (Law("head-average", ratios, dps=20) for _ in range(2))
+    fresh, used = (CaseLaw("head-average", ratios, dps=20) for _ in range(2))
     assert abs(used.mass() - 1) <= mpmath.mpf(10) ** -18
-    f64 = Law("head-average", ratios)
+    f64 = CaseLaw("head-average", ratios)
     for x in (0.002, 0.0035, 0.1):
         assert fresh.cdf(x) == used.cdf(x)
         assert float(used.cdf(x)) == pytest.approx(float(f64.cdf(x)), abs=1e-14)

@@ -1,4 +1,4 @@
-"""``Law.estimate`` compares against an independent route, so it can fail (issue 7
+"""``CaseLaw.estimate`` compares against an independent route, so it can fail (issue 7
 deliverable 2, theory §7): a deliberately perturbed computation is flagged."""
 
 from __future__ import annotations
@@ -10,22 +10,22 @@ import mpmath
 import numpy as np
 import pytest
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 RATIOS = Ratios(beta=1, h=8, gK=Fraction(1, 2), gV=2, gO=Fraction(7, 10))
 
 
 @functools.cache
-def get(dps: int | None = None) -> Law:
-    return Law("mha", RATIOS, normalized=True, dps=dps)
+def get(dps: int | None = None) -> CaseLaw:
+    return CaseLaw("mha", RATIOS, normalized=True, dps=dps)
 
 
-def fresh(dps: int | None = None) -> Law:
-    return Law("mha", RATIOS, normalized=True, dps=dps)
+def fresh(dps: int | None = None) -> CaseLaw:
+    return CaseLaw("mha", RATIOS, normalized=True, dps=dps)
 
 
-def interior(L: Law) -> list[float]:
+def interior(L: CaseLaw) -> list[float]:
     (a, b), = L.intervals()
     return [float(a + (b - a) * t) for t in (0.1, 0.5, 0.9)]
 

@@ -12,15 +12,15 @@ import mpmath
 import numpy as np
 import pytest
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 MHA12 = Ratios(beta=1, h=12, gK=Fraction(3, 2), gV=Fraction(3, 2), gO=Fraction(3, 2))
 
 
 @functools.cache
-def mha12(dps: int | None = None) -> Law:
-    return Law("mha", MHA12, normalized=True, dps=dps)
+def mha12(dps: int | None = None) -> CaseLaw:
+    return CaseLaw("mha", MHA12, normalized=True, dps=dps)
 
 
 def chebyshev(a: float, b: float, n: int) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios, to_mpf
 from freege.symbolic.symbols import gK, gO, gV, h, theta1, theta2
 
@@ -35,9 +35,9 @@ REPRODUCERS = {
 
 
 @functools.cache
-def law(name: str, dps: int | None = None) -> Law:
+def law(name: str, dps: int | None = None) -> CaseLaw:
     case, ratios = REPRODUCERS[name]
-    return Law(case, ratios, normalized=True, dps=dps)
+    return CaseLaw(case, ratios, normalized=True, dps=dps)
 
 
 @functools.cache
@@ -144,7 +144,7 @@ def test_estimate_uses_an_independent_root() -> None:
     x = mpmath.mpf("1e-12")
     est = L.estimate("pdf", x)
     assert est.error <= 1e-28 * float(est.value)
-    perturbed = Law(L.case, L.ratios, True, 30)
+    perturbed = CaseLaw(L.case, L.ratios, True, 30)
     original = perturbed.equation.density_path_mp  # the route of near-zero densities
     perturbed.equation.density_path_mp = lambda *a: [g * (1 + mpmath.mpf(10) ** -12)
                                                      for g in original(*a)]

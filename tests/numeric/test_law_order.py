@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freege.numeric import readout
-from freege.numeric.law import Law, law
+from freege.numeric.case_law import CaseLaw, law
 from freege.params import Ratios
 
 ULP4 = 4 * np.finfo(float).eps
@@ -107,18 +107,18 @@ def near_edge_points(lo: float, hi: float, gaps: list[float]) -> list[float]:
        fractions=st.lists(st.floats(0.01, 0.99), min_size=1, max_size=3),
        order=st.randoms(use_true_random=False))
 def test_answers_do_not_depend_on_earlier_calls(ratios, case, gaps, fractions, order) -> None:
-    """pdf(batch) == pdf of each point on a fresh Law == pdf(reversed batch) to 4 ulp;
-    mass, cdf and dof after that batch equal a fresh Law's."""
-    used = Law(case, ratios)
+    """pdf(batch) == pdf of each point on a fresh CaseLaw == pdf(reversed batch) to 4 ulp;
+    mass, cdf and dof after that batch equal a fresh CaseLaw's."""
+    used = CaseLaw(case, ratios)
     lo, hi = used.intervals()[-1]
     xs = near_edge_points(lo, hi, gaps) + [lo + (hi - lo) * f for f in fractions]
     order.shuffle(xs)
     xs = np.array(xs)
     batch = used.pdf(xs)
-    assert close(batch, Law(case, ratios).pdf(xs[::-1])[::-1])
-    assert close(batch, [Law(case, ratios).pdf(float(x)) for x in xs])
+    assert close(batch, CaseLaw(case, ratios).pdf(xs[::-1])[::-1])
+    assert close(batch, [CaseLaw(case, ratios).pdf(float(x)) for x in xs])
     mid = (lo + hi) / 2
-    fresh = Law(case, ratios)
+    fresh = CaseLaw(case, ratios)
     assert close(used.mass(), fresh.mass())
-    assert close(used.cdf(mid), Law(case, ratios).cdf(mid))
-    assert close(readout.dof(used, 0.1), readout.dof(Law(case, ratios), 0.1))
+    assert close(used.cdf(mid), CaseLaw(case, ratios).cdf(mid))
+    assert close(readout.dof(used, 0.1), readout.dof(CaseLaw(case, ratios), 0.1))

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 near_one = st.sampled_from(["0.999", "1", "1.001", "0.5", "2", "3.9"])
@@ -25,10 +25,10 @@ near_one = st.sampled_from(["0.999", "1", "1.001", "0.5", "2", "3.9"])
 def test_densities_agree_across_precisions(beta, h, gK, gV, gO, tied) -> None:
     ratios = Ratios(beta=beta, h=h, gK=gK, gV=gK if tied else gV, gO=gO,
                     sharing="tied" if tied else "none")
-    f64 = Law("mha", ratios, normalized=True)
+    f64 = CaseLaw("mha", ratios, normalized=True)
     lo, hi = f64.intervals()[0]
     x = np.array([lo + (hi - lo) * t for t in (1e-6, 0.3, 0.8)])
-    d30, d60 = (Law("mha", ratios, normalized=True, dps=d) for d in (30, 60))
+    d30, d60 = (CaseLaw("mha", ratios, normalized=True, dps=d) for d in (30, 60))
     with mpmath.workdps(60):
         xs = [mpmath.mpf(float(v)) for v in x]
         ref60 = d60.pdf(xs)

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from freege.numeric import readout
-from freege.numeric.law import law
+from freege.numeric.case_law import law
 from freege.params import Ratios
 
 

@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 #: an atom at 0 (gO < 1) next to a soft lower edge
@@ -19,21 +19,21 @@ ATOM = Ratios(beta=1, h=8, gK=Fraction(1, 2), gV=2, gO=Fraction(7, 10))
 
 
 @functools.cache
-def get(dps: int | None = None) -> Law:
-    return Law("mha", ATOM, normalized=True, dps=dps)
+def get(dps: int | None = None) -> CaseLaw:
+    return CaseLaw("mha", ATOM, normalized=True, dps=dps)
 
 
 def test_tied_sharing_is_resolved_in_the_constructor() -> None:
-    """``Law("mha", tied ratios)`` is the mha-tied law (it silently returned the untied
+    """``CaseLaw("mha", tied ratios)`` is the mha-tied law (it silently returned the untied
     law before); tied cases with gV != gK are refused."""
     tied = Ratios(beta=1, h=4, gK=Fraction(1, 2), gV=Fraction(1, 2), gO=2, sharing="tied")
     untied = Ratios(beta=1, h=4, gK=Fraction(1, 2), gV=Fraction(1, 2), gO=2)
-    L = Law("mha", tied)
+    L = CaseLaw("mha", tied)
     assert L.case == "mha-tied"
-    assert L.mean() == pytest.approx(Law("mha-tied", untied).mean(), rel=1e-15)
-    assert abs(L.mean() - Law("mha", untied).mean()) > 0.1
+    assert L.mean() == pytest.approx(CaseLaw("mha-tied", untied).mean(), rel=1e-15)
+    assert abs(L.mean() - CaseLaw("mha", untied).mean()) > 0.1
     with pytest.raises(ValueError, match="gV == gK"):
-        Law("mha-tied", Ratios(beta=1, h=4, gK=1, gV=2, gO=1))
+        CaseLaw("mha-tied", Ratios(beta=1, h=4, gK=1, gV=2, gO=1))
 
 
 def test_support_is_a_tuple_and_intervals_a_list() -> None:

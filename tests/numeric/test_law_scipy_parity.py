@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 from scipy.integrate import quad
 
-from freege.numeric.law import law
+from freege.numeric.case_law import law
 from freege.params import Ratios
 
 # scipy's quad meets the table's kinks; its warnings say so, the 1e-4 tolerance allows it

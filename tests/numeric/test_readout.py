@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from freege.numeric import readout
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 CONFIGS = {
@@ -21,9 +21,9 @@ CONFIGS = {
 
 
 @functools.cache
-def get(name: str, dps: int | None = None, normalized: bool = True) -> Law:
+def get(name: str, dps: int | None = None, normalized: bool = True) -> CaseLaw:
     case, ratios = CONFIGS[name]
-    return Law(case, ratios, normalized, dps)
+    return CaseLaw(case, ratios, normalized, dps)
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

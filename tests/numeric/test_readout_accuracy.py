@@ -12,17 +12,18 @@ import pytest
 
 from freege.errors import ConvergenceError
 from freege.numeric import readout
-from freege.numeric.law import Estimate, Law
+from freege.numeric.case_law import CaseLaw
+from freege.numeric.law_family import Estimate
 from freege.params import Ratios
 
 
 @functools.cache
-def get(case: str, ratios: Ratios, dps: int | None = None) -> Law:
-    return Law(case, ratios, True, dps)
+def get(case: str, ratios: Ratios, dps: int | None = None) -> CaseLaw:
+    return CaseLaw(case, ratios, True, dps)
 
 
-def quad(law: Law, func):
-    """Law.expect (the quadrature caches the density at its nodes, one per law)."""
+def quad(law: CaseLaw, func):
+    """CaseLaw.expect (the quadrature caches the density at its nodes, one per law)."""
     return law.expect(func)
 
 
@@ -59,7 +60,7 @@ def test_larger_root_is_the_physical_branch(case: str, ratios: Ratios) -> None:
     end of the branch) is 1 - atom."""
     law = get(case, ratios, 30)
     # (lam >= 1e-4: at z = -1e-6 next to a hard edge and the atom's pole the Cauchy root
-    # of GRID[1] is off in the 4th digit, a Law.stieltjes problem; quadrature sides with
+    # of GRID[1] is off in the 4th digit, a CaseLaw.stieltjes problem; quadrature sides with
     # the ridge quadratic there)
     for lam in ("1e-4", "0.01", "0.7", "30", "1e4"):
         w = readout.dof(law, lam)
@@ -74,7 +75,7 @@ def test_larger_root_is_the_physical_branch(case: str, ratios: Ratios) -> None:
 
 @pytest.mark.parametrize(("case", "ratios"), GRID[6:8])
 def test_dof_and_derivative_match_quadrature(case: str, ratios: Ratios) -> None:
-    """Against quadrature of x/(x+lam) and x/(x+lam)^2 (density + atom, Law.expect)."""
+    """Against quadrature of x/(x+lam) and x/(x+lam)^2 (density + atom, CaseLaw.expect)."""
     law = get(case, ratios)
     for lam in (1e-4, 0.5):
         assert readout.dof(law, lam) == pytest.approx(
@@ -214,7 +215,7 @@ def test_issue10_finding6_arrival_with_an_atom() -> None:
     """Issue 10 finding 6: arrival at dps 20 on a law with an atom raised TypeError. The
     time hits the level by the other route (float64 quadrature of the density)."""
     ratios = Ratios(beta=1, h=32, gK=Fraction(1, 2), gV=Fraction(1, 2), gO=Fraction(1, 2))
-    law = Law("mha", ratios, False, 20)
+    law = CaseLaw("mha", ratios, False, 20)
     assert law.atoms()
     t = readout.arrival_time(law, Fraction(3, 5))
     assert isinstance(t, mpmath.mpf)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freege.numeric import readout
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 
@@ -37,7 +37,7 @@ def setups(draw: st.DrawFn) -> tuple[str, Ratios, Fraction, Fraction]:
 @given(setups())
 def test_dps30_dps60_and_float64_agree(setup: tuple[str, Ratios, Fraction, Fraction]) -> None:
     case, ratios, lam, sigma2 = setup
-    laws = {dps: Law(case, ratios, True, dps) for dps in (None, 30, 60)}
+    laws = {dps: CaseLaw(case, ratios, True, dps) for dps in (None, 30, 60)}
     for fn, args in ((readout.dof, (lam,)), (readout.dof_derivative, (lam,)),
                      (readout.ridge_error, (lam, sigma2))):
         f64, lo, hi = (fn(laws[d], *args) for d in (None, 30, 60))

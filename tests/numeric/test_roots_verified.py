@@ -10,7 +10,7 @@ import sympy as sp
 
 from freege.errors import ConvergenceError
 from freege.numeric import roots
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 from freege.symbolic.symbols import G, z
 
@@ -64,7 +64,7 @@ def test_atom_consistency_check_raises_with_the_parameters() -> None:
 def test_s_transform_seed_outside_its_ball_raises() -> None:
     """The mpmath S-transform refuses a polished root that left the float64 seed's error
     ball (a seed on another sheet), naming the quantity and the law."""
-    L = Law("mha", Ratios(beta=1, h=4, gK=2, gV=2, gO=2), normalized=True, dps=30)
+    L = CaseLaw("mha", Ratios(beta=1, h=4, gK=2, gV=2, gO=2), normalized=True, dps=30)
     s = L.s_relation
     with mpmath.workdps(30):
         good = s.mp(mpmath.mpf("-0.3"))

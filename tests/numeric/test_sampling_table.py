@@ -1,4 +1,4 @@
-"""The inverse-cdf table behind ``Law.rvs`` (issue 28): samples are quantiles of their
+"""The inverse-cdf table behind ``CaseLaw.rvs`` (issue 28): samples are quantiles of their
 uniforms to the table's bound, follow the law (Kolmogorov-Smirnov, seeded, threshold
 from the sample size), draw the atom with its mass, and do not depend on whether the
 table was built before."""
@@ -12,7 +12,7 @@ import pytest
 
 from freege.errors import ConvergenceError
 from freege.numeric import sampling_table
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 
 #: issue 28's rvs law: normalized MHA, beta = 1, h = 12, ratios 1.5
@@ -30,7 +30,7 @@ def ks_distance(samples: np.ndarray, cdf: np.ndarray) -> float:
 
 
 def test_samples_are_quantiles_of_their_uniforms_and_pass_ks() -> None:
-    law = Law("mha", MHA, normalized=True)
+    law = CaseLaw("mha", MHA, normalized=True)
     n = 20_000
     x = law.rvs(size=n, random_state=11)
     u = np.random.default_rng(11).random(n)
@@ -41,17 +41,17 @@ def test_samples_are_quantiles_of_their_uniforms_and_pass_ks() -> None:
 
 
 def test_samples_do_not_depend_on_an_earlier_table_or_the_precision() -> None:
-    fresh = Law("mha", MHA, normalized=True).rvs(size=(3, 50), random_state=5)
-    used = Law("mha", MHA, normalized=True)
+    fresh = CaseLaw("mha", MHA, normalized=True).rvs(size=(3, 50), random_state=5)
+    used = CaseLaw("mha", MHA, normalized=True)
     used.rvs(size=10, random_state=1)  # the table now exists
     np.testing.assert_array_equal(used.rvs(size=(3, 50), random_state=5), fresh)
     np.testing.assert_array_equal(
-        Law("mha", MHA, normalized=True, dps=20).rvs(size=(3, 50), random_state=5), fresh)
+        CaseLaw("mha", MHA, normalized=True, dps=20).rvs(size=(3, 50), random_state=5), fresh)
     assert isinstance(used.rvs(random_state=5), float)
 
 
 def test_the_atom_is_drawn_with_its_mass() -> None:
-    law = Law("mha", ATOM, normalized=True)
+    law = CaseLaw("mha", ATOM, normalized=True)
     n = 20_000
     x = law.rvs(size=n, random_state=3)
     atom = law.atoms()[0.0]

@@ -44,8 +44,8 @@ from typing import Any
 import mpmath
 
 from freege.numeric import readout
-from freege.numeric.law import law as make_law
-from freege.numeric.law import resolve_case
+from freege.numeric.case_law import law as make_law
+from freege.numeric.case_law import resolve_case
 from freege.params import Dims, Number, Ratios, positive, to_mpf
 
 #: theory §6.3 defaults: inverse temperature, ridge penalty, label-noise variance
