@@ -8,7 +8,7 @@ eigenvalues, and the atoms with their masses.
 
 Tolerances, from the sample sizes (``n`` eigenvalues per draw, ``M`` pooled):
 
-* moments: :func:`tests.validation.test_algebra_models.moment_tolerance`;
+* moments: :func:`tests.validation.sampling.test_algebra_models.moment_tolerance`;
 * distribution: Kolmogorov distance at most ``sqrt(ln(2/ALPHA)/(2M)) + 2/n``: the
   Dvoretzky-Kiefer-Wolfowitz bound of ``M`` independent points at level ``ALPHA`` (the
   eigenvalues of one draw repel, so their counting function fluctuates by
@@ -37,7 +37,7 @@ from hypothesis import given, settings
 
 from freege import algebra
 from tests.algebra.strategies import degree_bound, light_expressions
-from tests.validation.test_algebra_models import (
+from tests.validation.sampling.test_algebra_models import (
     classical_semicircle_sums,
     moment_tolerance,
     sampled,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from freege.errors import ConvergenceError
-from freege.numeric import readout
+from freege.numeric import dof_point, readout
 from freege.numeric.case_law import CaseLaw
 from freege.numeric.law_family import Estimate
 from freege.params import Ratios
@@ -69,7 +69,7 @@ def test_larger_root_is_the_physical_branch(case: str, ratios: Ratios) -> None:
             via_g = 1 + lam_mp * law.stieltjes_batch([-lam_mp])[0].real
         assert digits(w, via_g) >= 28, (lam, w, via_g)
     with mpmath.workdps(40):
-        _, w_max = readout._Curve(law).setup()
+        _, w_max = dof_point._Curve(law).setup()
         assert abs(w_max - (1 - law.atom_mass())) < mpmath.mpf(10) ** -28
 
 
@@ -184,7 +184,7 @@ def test_estimates_compare_independent_routes() -> None:
 
 def test_branch_off_the_physical_range_raises() -> None:
     """a2 <= 0 (w < 0) or D < 0 is not the physical branch: ConvergenceError, no number."""
-    curve = readout._Curve(get("mha", GRID[0][1], 20))
+    curve = dof_point._Curve(get("mha", GRID[0][1], 20))
     with mpmath.workdps(30), pytest.raises(ConvergenceError, match="not real"):
         curve.branch(mpmath.mpf(-1) / 4)
 
