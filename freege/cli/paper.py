@@ -45,6 +45,8 @@ def setup_panels() -> dict[str, str]:
 
 def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
     """The measurement options of ``reproduce SETUP --measure``."""
+    from freege.validation.sampling.backend import NAMES
+
     parser.add_argument("--measure", action="store_true",
                         help="measure the softmax points (theory §6.4) and write a report")
     parser.add_argument("--scale", default="1", metavar="S",
@@ -68,7 +70,7 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
                         help="worker processes (default 1: in this process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="an existing Dask scheduler to run the tasks on")
-    add_backend_option(parser, ("numpy", "cupy"), "numpy",
+    add_backend_option(parser, NAMES, "numpy",
                        help="array backend of the measurements (default numpy)")
     add_seed_option(parser)
     add_yes_option(parser)
@@ -96,6 +98,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     from freege.validation.paper import configs as paper_configs
     from freege.validation.paper import panels as paper_panels
     from freege.validation.paper import run as paper_run
+    from freege.validation.sampling.backend import backend_kind
     from freege.validation.sweep import engine as sweep_engine
 
     if not args.measure:
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
     rates = paper_run.measure_rates()  # this CPU: the report's work, and NumPy draws
     draw_rates: dict[str, float] | str = rates
-    if backend == "cupy" and todo:  # the draws' time probed on the device, or unknown
+    on_cpu = backend_kind(backend).on_cpu
+    if not on_cpu and todo:  # the draws' time probed on the device, or unknown
         draw_rates = paper_run.device_rates(configs, rates)
     memory = _memory(backend) if todo and args.scheduler is None else None
     est = paper_run.estimate(configs, todo, draw_rates, workers, memory)
@@ -189,7 +193,10 @@ def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: 
                   f"{duration_text(report)} theory, statistics and figures")
     else:
         total = est["seconds"] + report
-        speed = "its speed probed on the device" if backend == "cupy" else "this CPU's speed"
+        from freege.validation.sampling.backend import backend_kind
+
+        on_cpu = backend_kind(backend).on_cpu
+        speed = "this CPU's speed" if on_cpu else "its speed probed on the device"
         timing = (f"estimated {duration_text(total)} ({duration_text(est['seconds'])} "
                   f"measuring on {backend} at {speed}, {duration_text(report)} theory, "
                   "statistics and figures)")

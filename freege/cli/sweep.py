@@ -46,6 +46,8 @@ _GRID_OPTIONS = (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from freege.validation.sampling.backend import NAMES
+
     p = subparsers.add_parser(
         "sweep",
         help="run a validation campaign (theory §6.1) over a grid on Dask, resumable",
@@ -73,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "...__CLIENT__KEY); a plain tcp:// scheduler you do not control can "
                    "run code in your process")
     add_seed_option(p, default=None, help="seed, integer >= 0 (default: campaign's or 0)")
-    add_backend_option(p, ("numpy", "cupy"), "numpy",
+    add_backend_option(p, NAMES, "numpy",
                        help="array backend of the tasks (default numpy)")
     add_dtype_option(p, ("float64", "float32"),
                      help="working precision of the draws, recorded in the store (default "

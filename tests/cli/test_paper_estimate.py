@@ -31,7 +31,7 @@ def _stop_before_measuring(monkeypatch):
 
 
 def test_big_draws_run_one_at_a_time_and_the_estimate_says_so(capsys, tmp_path, monkeypatch):
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     peaks = _peaks(["2d", "3b"])
     monkeypatch.setattr(cost, "available_memory", lambda _bk: peaks["2d"] + 2 * peaks["3b"])
     _stop_before_measuring(monkeypatch)

@@ -131,7 +131,7 @@ def test_ctrl_c_says_one_line_and_the_rerun_resumes(finished, tmp_path, capsys):
     draw (issue 27): exit 130, one line on stderr (besides the estimate), no traceback
     from any process; a rerun with --resume completes the store to the records and the
     report of an uninterrupted run."""
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     out = tmp_path / "interrupted"
     argv = ["reproduce", "paper", *TINY, "--out", str(out), "--workers", "2"]
     returncode, err = run_stopped(argv, "os.killpg(0, signal.SIGINT)")

@@ -120,7 +120,7 @@ def test_cli_dtype_option(capsys):
 def test_float32_sweep_end_to_end(capsys, tmp_path):
     """``freege sweep --dtype float32`` records its dtype in the store's identity; the
     same grid in float64 on that store is refused and leaves it untouched."""
-    pytest.importorskip("dask.distributed")
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     store = tmp_path / "f32.jsonl"
     grid = ["--n", "32", "--h", "2", "--dk", "8", "--do", "24", "--draws", "2",
             "--workers", "1", "--store", str(store)]

@@ -130,6 +130,7 @@ def test_sweep_runs_on_two_workers_on_the_double(cupy_double, capsys, tmp_path):
     """Two Dask workers on CuPy through the engine's Dask route, threads of this process:
     the double is a ``sys.modules`` entry, which the spawned worker processes of
     ``--workers 2`` never see. Same records as in-process (replay)."""
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     from freege.cli import main
     from freege.validation.sweep import store
     from tests.validation.stores import threads_cluster

@@ -117,6 +117,9 @@ class Backend(ABC):
     on_cpu: ClassVar[bool]
     #: its arrays are NumPy arrays (CPU-only routines take them as they are)
     numpy_arrays: ClassVar[bool]
+    #: it holds no device context that a forked process would inherit broken, so worker
+    #: processes may be forked (else spawned)
+    fork_safe: ClassVar[bool]
     #: what :meth:`memory` measures (:data:`PEAK_MEMORY_MEANS`)
     peak_memory_means: ClassVar[str]
 
@@ -193,6 +196,7 @@ class NumpyBackend(Backend):
     name: ClassVar[str] = "numpy"
     on_cpu: ClassVar[bool] = True
     numpy_arrays: ClassVar[bool] = True
+    fork_safe: ClassVar[bool] = True
     peak_memory_means: ClassVar[str] = (
         "peak bytes of the NumPy buffers allocated during the draw (tracemalloc)")
 
@@ -257,6 +261,7 @@ class CupyBackend(Backend):
     name: ClassVar[str] = "cupy"
     on_cpu: ClassVar[bool] = False
     numpy_arrays: ClassVar[bool] = False
+    fork_safe: ClassVar[bool] = False
     peak_memory_means: ClassVar[str] = (
         "peak device memory held by CuPy's memory pool during the draw, incl. "
         "generator states and pool rounding")
@@ -324,10 +329,20 @@ KINDS: tuple[type[Backend], ...] = (NumpyBackend, CupyBackend)
 #: ``auto``'s order of preference: the first usable one
 AUTO: tuple[type[Backend], ...] = (CupyBackend, NumpyBackend)
 _BY_NAME: dict[str, type[Backend]] = {kind.name: kind for kind in KINDS}
-BACKENDS: tuple[str, ...] = ("auto", *_BY_NAME)
+#: the backends' names (``--backend`` where ``auto`` is not offered)
+NAMES: tuple[str, ...] = tuple(_BY_NAME)
+BACKENDS: tuple[str, ...] = ("auto", *NAMES)
 #: what :meth:`Backend.memory` measures on each backend, printed with every peak memory
 #: (the backends' are not comparable)
 PEAK_MEMORY_MEANS: dict[str, str] = {kind.name: kind.peak_memory_means for kind in KINDS}
+
+
+def backend_kind(name: str) -> type[Backend]:
+    """The class of the backend called ``name`` (one of :data:`NAMES`), not loaded: what it
+    can do is asked of it (its class attributes), never of its name."""
+    if name not in _BY_NAME:
+        raise ValueError(f"backend must be one of {', '.join(NAMES)} (got {name!r})")
+    return _BY_NAME[name]
 
 
 def get_backend(name: str | Backend = "auto", dtype: str | None = None) -> Backend:

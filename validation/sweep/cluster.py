@@ -42,6 +42,7 @@ from distributed.security import Security
 from distributed.system import MEMORY_LIMIT
 
 from freege.extras import require
+from freege.validation.sampling.backend import backend_kind
 
 
 class _NoHTTP:
@@ -116,7 +117,9 @@ QUIET_WORKERS: dict[str, object] = {
 
 
 def _start_method(backend: str) -> str:
-    return "fork" if backend == "numpy" and sys.platform.startswith("linux") else "spawn"
+    """``fork`` (fast) for a backend whose state survives a fork, on Linux; else ``spawn``."""
+    fork = backend_kind(backend).fork_safe and sys.platform.startswith("linux")
+    return "fork" if fork else "spawn"
 
 
 def credentials() -> Security:

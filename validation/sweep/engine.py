@@ -50,13 +50,13 @@ from typing import Any, TypeVar
 from freege.extras import blas_threads, installed, require
 from freege.params import DRAWS, MAX_TASKS, WORKERS, parse_number
 from freege.progress import NORMAL, Progress
-from freege.validation.sampling.backend import check_dtype
+from freege.validation.sampling.backend import NAMES, backend_kind, check_dtype, get_backend
 from freege.validation.sweep import store as sweep_store
 from freege.validation.sweep.grid import Point
 
 #: seconds to wait for an existing scheduler before giving up
 CONNECT_TIMEOUT = 5.0
-SWEEP_BACKENDS: tuple[str, ...] = ("numpy", "cupy")
+SWEEP_BACKENDS: tuple[str, ...] = NAMES
 
 
 def draw_task(point: dict[str, Any], draw_index: int, seed: int, backend: str,
@@ -188,9 +188,10 @@ class Outcome:
 
 
 def default_workers(backend: str) -> int:
-    """One worker per core (NumPy) or one (CuPy: one task per GPU at a time); one
-    without Dask (the ``sweep`` extra), whose workers run in this process."""
-    if backend == "cupy" or not installed("distributed"):
+    """One worker per core for a backend on the CPU (NumPy), else one (a device: one task
+    per GPU at a time); one without Dask (the ``sweep`` extra), whose workers run in this
+    process."""
+    if not backend_kind(backend).on_cpu or not installed("distributed"):
         return 1
     return max(1, os.cpu_count() or 1)
 
@@ -223,10 +224,8 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     if backend not in SWEEP_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(SWEEP_BACKENDS)} (got {backend!r})")
     check_dtype(dtype)
-    if backend == "cupy" and scheduler is None:
-        from freege.validation.sampling.backend import get_backend
-
-        get_backend("cupy")  # a ValueError saying why, before any task runs
+    if scheduler is None:
+        get_backend(backend)  # an unusable backend: a ValueError saying why, before any task
     folder = Path(store).absolute().parent
     if not folder.is_dir():
         raise ValueError(f"store folder {str(folder)!r} does not exist")
