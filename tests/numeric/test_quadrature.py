@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from freege.errors import ConvergenceError
-from freege.numeric.law import Law
+from freege.numeric.case_law import CaseLaw
 from freege.numeric.quadrature import Panel, Quadrature
 from freege.params import Ratios
 
@@ -26,8 +26,8 @@ HARD_ATOM = Ratios(beta=1, h=4, gK="1.5", gV=1, gO="0.7")
 
 
 @functools.cache
-def get(ratios: Ratios, dps: int | None = None) -> Law:
-    return Law("mha", ratios, normalized=True, dps=dps)
+def get(ratios: Ratios, dps: int | None = None) -> CaseLaw:
+    return CaseLaw("mha", ratios, normalized=True, dps=dps)
 
 
 @pytest.mark.slow
