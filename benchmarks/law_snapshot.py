@@ -103,7 +103,7 @@ def record(law: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     out["cdf"] = _try(lambda: law.cdf(xs[::3]))
     out["sf"] = _try(lambda: law.sf(xs[1::5]))
     out["ppf"] = _try(lambda: law.ppf(np.array([0.0, 1e-9, 0.01, 0.3, 0.5, 0.9, 1.0])))
-    out["expect"] = _try(lambda: (law.expect(), law.expect(lambda x: x * x, lb=0.1)))
+    out["expect"] = _try(lambda: law.expect(lambda x: x * x))
     out["interval"] = _try(lambda: law.interval(0.5))
     out["moments"] = _try(lambda: [law.moment(q) for q in range(1, 7)])
     out["mean-var"] = _try(lambda: (law.mean(), law.var()))

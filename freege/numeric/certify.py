@@ -139,19 +139,19 @@ from typing import Any
 from freege.errors import CertificationError, DomainError
 from freege.numeric.certify_balls import (
     Certified,
+    NeedPrecision,
     Result,
     Uncertified,
-    _arb,
-    _arf_fraction,
-    _ball_result,
-    _ladder,
-    _NeedPrecision,
-    _poly_balls,
-    _rows_at,
-    _shift_z,
+    arb,
+    arf_fraction,
+    ball_result,
     exact,
     flint,
+    ladder,
     narrow,
+    poly_balls,
+    rows_at,
+    shift_z,
 )
 from freege.numeric.certify_data import (
     _LawData,
@@ -216,7 +216,7 @@ class SupportCertificate:
         return out
 
     def _edge(self, k: int) -> Certified:
-        return _ball_result(self.candidates[k], self.prec)
+        return ball_result(self.candidates[k], self.prec)
 
     def narrow(self, rtol: Fraction | None) -> bool:
         """Whether every edge has radius at most ``rtol |mid|``."""
@@ -241,12 +241,12 @@ def _support_certificate(data: _LawData, prec: int, max_prec: int, rtol: Fractio
         return data._edges[key]
     reason = "no precision tried"
     result: SupportCertificate | None = None
-    for p in _ladder(prec, max_prec):
+    for p in ladder(prec, max_prec):
         try:
             candidates = data.edge_candidates(p)
             result = (_classify_gaps(data, candidates, p, max_prec) if result is None
                       else result.refined(candidates, p))
-        except _NeedPrecision as exc:
+        except NeedPrecision as exc:
             reason = f"{exc} at {p} bits"
             continue
         if result.narrow(rtol):
@@ -264,9 +264,9 @@ def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: i
         if k + 1 == len(candidates):
             inside.append(False)
             break
-        lo, hi = _arf_fraction(c.upper()), _arf_fraction(candidates[k + 1].lower())
+        lo, hi = arf_fraction(c.upper()), arf_fraction(candidates[k + 1].lower())
         if not lo < hi:
-            raise _NeedPrecision("edge candidates overlap")
+            raise NeedPrecision("edge candidates overlap")
         if (bottom is not None and hi <= bottom) or (top is not None and lo >= top):
             inside.append(False)  # beyond the exact bounds of the support
             continue
@@ -278,7 +278,7 @@ def _classify_gaps(data: _LawData, candidates: list[Any], prec: int, max_prec: i
                 status = local.mid_exact > 0 or local.rad_exact > 0
                 break
         if status is None:
-            raise _NeedPrecision(f"gap {k} between edge candidates not classified")
+            raise NeedPrecision(f"gap {k} between edge candidates not classified")
         inside.append(status)
     return SupportCertificate(candidates, inside, prec)
 
@@ -303,7 +303,7 @@ def certified_atoms(the_law: Any) -> dict[Fraction, Certified] | Uncertified:
     data = _data(the_law)
     out = {}
     for loc, mass in data.atoms():
-        low = _low_order_part(_shift_z(data.cauchy, loc))
+        low = _low_order_part(shift_z(data.cauchy, loc))
         value: dict[int, Fraction] = {}
         for i, row in low.items():
             for k, c in row.items():
@@ -322,21 +322,21 @@ class _Ridge:
 
     def __init__(self, spec: Any, lam_value: Fraction) -> None:
         self.lam = lam_value
-        self.f = _rows_at(spec, lam_value, var=1, other=0)
-        self.f_lam = _rows_at(spec, lam_value, var=1, other=0, deriv=True)
+        self.f = rows_at(spec, lam_value, var=1, other=0)
+        self.f_lam = rows_at(spec, lam_value, var=1, other=0, deriv=True)
         self.a = {d: {m[0]: row for m, row in spec.items() if m[1] == d} for d in (0, 1, 2)}
 
     def polys(self, t1: Any) -> dict[str, Any]:
-        ap = {d: flint.arb_poly(_poly_balls(self.a[d], t1)) for d in (0, 1, 2)}
-        f = flint.arb_poly(_poly_balls(self.f, t1))
+        ap = {d: flint.arb_poly(poly_balls(self.a[d], t1)) for d in (0, 1, 2)}
+        f = flint.arb_poly(poly_balls(self.f, t1))
         return {"f": f, "fw": f.derivative(), "flam": flint.arb_poly(
-            _poly_balls(self.f_lam, t1)), "a2": ap[2], "a1": ap[1]}
+            poly_balls(self.f_lam, t1)), "a2": ap[2], "a1": ap[1]}
 
 
 def _bisect(polys: dict[str, Any], lam_b: Any, w_max: Fraction, prec: int) -> Any:
     """Approximate ``w`` with ``lam(w) = lam`` (the physical branch, decreasing in w):
     bisection on sign rules, then Newton on the midpoints."""
-    lo, hi = flint.arb(0), _arb(w_max)
+    lo, hi = flint.arb(0), arb(w_max)
     for _ in range(64):
         mid = ((lo + hi) / 2).mid()
         q = polys["f"](mid)
@@ -359,7 +359,7 @@ def _bisect(polys: dict[str, Any], lam_b: Any, w_max: Fraction, prec: int) -> An
 def _newton_enclosure(polys: dict[str, Any], approx: Any, lam_b: Any, w_max: Fraction,
                       prec: int) -> Any:
     """Interval-Newton certificate around ``approx`` (module docstring), or
-    _NeedPrecision."""
+    NeedPrecision."""
     for grow in range(8, prec // 2, 8):
         X = flint.arb(approx, flint.arb(2) ** (-prec + grow) * (1 + abs(approx)))
         fw = polys["fw"](X)
@@ -367,12 +367,12 @@ def _newton_enclosure(polys: dict[str, Any], approx: Any, lam_b: Any, w_max: Fra
             continue
         N = approx - polys["f"](approx) / fw
         if X.contains_interior(N):
-            if not (X > 0 and X < _arb(w_max)):
-                raise _NeedPrecision("the root enclosure is not inside (0, w_max)")
+            if not (X > 0 and X < arb(w_max)):
+                raise NeedPrecision("the root enclosure is not inside (0, w_max)")
             if not polys["a2"](X) > 0 or not 2 * polys["a2"](X) * lam_b + polys["a1"](X) > 0:
-                raise _NeedPrecision("the root is not certainly on the larger lam branch")
+                raise NeedPrecision("the root is not certainly on the larger lam branch")
             return N
-    raise _NeedPrecision("interval Newton did not contract")
+    raise NeedPrecision("interval Newton did not contract")
 
 
 def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
@@ -392,14 +392,14 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
     ridge = _Ridge(spec, lam_f)
     w_max = 1 - data.atom_mass()
     result: Result = Uncertified("w(lam) not certified: no precision tried")
-    for p in _ladder(prec, max_prec):
+    for p in ladder(prec, max_prec):
         with flint.ctx.workprec(p):
             polys = ridge.polys(data.theta1())
-            lam_b = _arb(lam_f)
+            lam_b = arb(lam_f)
             try:
                 approx = _bisect(polys, lam_b, w_max, p)
                 ball = _newton_enclosure(polys, approx, lam_b, w_max, p)
-            except _NeedPrecision as exc:
+            except NeedPrecision as exc:
                 if not result.certified:
                     result = Uncertified(f"w(lam) not certified: {exc} at {p} bits")
                 continue
@@ -408,7 +408,7 @@ def _ridge_ladder(the_law: Any, lam_value: Any, prec: int, max_prec: int,
                 if not result.certified:
                     result = Uncertified("the result ball is not finite")
                 continue
-            result = _ball_result(out, p)
+            result = ball_result(out, p)
         if narrow(result, rtol):
             break
     return result
@@ -435,7 +435,7 @@ def certified_ridge_error(the_law: Any, lam_value: Any, sigma2: Any,
 
     def error(ridge: _Ridge, ball: Any, polys: dict[str, Any]) -> Any:
         dw = -polys["flam"](ball) / polys["fw"](ball)
-        return 1 - ball / _arb(g_o) + (_arb(ridge.lam) / _arb(g_o) - _arb(s2)) * dw
+        return 1 - ball / arb(g_o) + (arb(ridge.lam) / arb(g_o) - arb(s2)) * dw
 
     return _ridge_ladder(the_law, lam_value, prec, max_prec, rtol, error)
 

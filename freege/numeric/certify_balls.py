@@ -4,9 +4,9 @@ arb/acb; theory §3, §7.1).
 Holds the result types (:class:`Certified`: an exact rational midpoint and radius, printed
 as decimal strings that still enclose the value; :class:`Uncertified`: a refusal with its
 reason), exact reading of inputs (:func:`exact`), the precision ladder and the
-:class:`_NeedPrecision` signal, ball evaluation of exact polynomials in ``theta1``
+:class:`NeedPrecision` signal, ball evaluation of exact polynomials in ``theta1``
 (:data:`ThetaPoly`; exact specialisation and Taylor shift in ``z``), and root isolation
-(:func:`_root_balls`, :func:`_tight_roots`: every root of every polynomial in the
+(:func:`root_balls`, :func:`tight_roots`: every root of every polynomial in the
 coefficient balls, classified as certainly lower, upper or real). Methods and guarantees:
 :mod:`freege.numeric.certify`.
 """
@@ -128,11 +128,11 @@ class Uncertified:
 Result = Certified | Uncertified
 
 
-def _ball_result(ball: Any, prec: int) -> Certified:
-    return Certified(_arf_fraction(ball.mid()), _arf_fraction(ball.rad()), prec)
+def ball_result(ball: Any, prec: int) -> Certified:
+    return Certified(arf_fraction(ball.mid()), arf_fraction(ball.rad()), prec)
 
 
-def _arf_fraction(value: Any) -> Fraction:
+def arf_fraction(value: Any) -> Fraction:
     """The exact value of an exact arb (a midpoint or a radius)."""
     man, exp = value.man_exp()
     man, exp = int(man), int(exp)
@@ -161,7 +161,7 @@ def exact(value: Any) -> Fraction:
     raise ValueError(f"expected a real number (got {type(value).__name__})")
 
 
-def _ladder(prec: int, max_prec: int) -> Iterator[int]:
+def ladder(prec: int, max_prec: int) -> Iterator[int]:
     """Working precisions: ``prec``, doubled while ``<= max_prec``."""
     if prec < 16 or max_prec < prec:
         raise ValueError(f"need 16 <= prec <= max_prec (got prec={prec}, max_prec={max_prec})")
@@ -179,7 +179,7 @@ def narrow(result: Result, rtol: Fraction | None) -> bool:
     return rtol is None or result.rad_exact <= rtol * abs(result.mid_exact)
 
 
-class _NeedPrecision(Exception):
+class NeedPrecision(Exception):
     """The current working precision cannot decide; retry with more bits."""
 
 
@@ -189,7 +189,7 @@ ThetaPoly = dict[tuple[int, ...], dict[int, Fraction]]
 
 
 # ---------------------------------------------------------------------- arb evaluation
-def _arb(value: Fraction) -> Any:
+def arb(value: Fraction) -> Any:
     return flint.arb(flint.fmpq(value.numerator, value.denominator))
 
 
@@ -199,11 +199,11 @@ def _theta_eval(row: dict[int, Fraction], t1: Any) -> Any:
         return flint.arb(0)
     out = flint.arb(0)
     for k in range(max(row), -1, -1):
-        out = out * t1 + (_arb(row[k]) if k in row else 0)
+        out = out * t1 + (arb(row[k]) if k in row else 0)
     return out
 
 
-def _rows_at(spec: ThetaPoly, x: Fraction, var: int, other: int, deriv: bool = False
+def rows_at(spec: ThetaPoly, x: Fraction, var: int, other: int, deriv: bool = False
              ) -> dict[int, dict[int, Fraction]]:
     """Coefficients, as exact theta1-polynomials, of the polynomial in gen ``other``
     obtained by fixing gen ``var`` at ``x`` (its derivative in gen ``var`` if ``deriv``)."""
@@ -224,7 +224,7 @@ def _rows_at(spec: ThetaPoly, x: Fraction, var: int, other: int, deriv: bool = F
     return {i: {k: c for k, c in row.items() if c} for i, row in out.items()}
 
 
-def _shift_z(spec: ThetaPoly, c: Fraction) -> ThetaPoly:
+def shift_z(spec: ThetaPoly, c: Fraction) -> ThetaPoly:
     """``P(G, w + c)`` as a polynomial in ``(G, w)``, exactly (Taylor shift in ``z``)."""
     if c == 0:
         return spec
@@ -241,7 +241,7 @@ def _shift_z(spec: ThetaPoly, c: Fraction) -> ThetaPoly:
             if any(row.values())}
 
 
-def _poly_balls(rows: dict[int, dict[int, Fraction]], t1: Any) -> list[Any]:
+def poly_balls(rows: dict[int, dict[int, Fraction]], t1: Any) -> list[Any]:
     """Ascending ball coefficients of a univariate polynomial with theta1 coefficients."""
     rows = {i: r for i, r in rows.items() if r}
     if not rows:
@@ -256,7 +256,7 @@ LOWER, UPPER, REAL = "lower", "upper", "real"
 
 def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
     """Kinds of isolated root balls of a real polynomial (module docstring): ``lower``,
-    ``upper`` or ``real`` (then the ball of the real part); _NeedPrecision otherwise."""
+    ``upper`` or ``real`` (then the ball of the real part); NeedPrecision otherwise."""
     out = []
     for k, r in enumerate(roots):
         if r.imag < 0:
@@ -267,27 +267,27 @@ def _classify(roots: list[Any]) -> list[tuple[str, Any]]:
                 r.conjugate().overlaps(s) for j, s in enumerate(roots) if j != k):
             out.append((REAL, r.real))
         else:
-            raise _NeedPrecision("a root is neither certainly real nor certainly non-real")
+            raise NeedPrecision("a root is neither certainly real nor certainly non-real")
     return out
 
 
 def _real_roots(rows: dict[int, dict[int, Fraction]], t1: Any, prec: int) -> list[Any]:
-    coeffs = _poly_balls(rows, t1)
+    coeffs = poly_balls(rows, t1)
     if len(coeffs) <= 1:
         return []
-    return sorted((b for kind, b in _tight_roots(coeffs, prec) if kind == REAL),
-                  key=lambda b: _arf_fraction(b.mid()))
+    return sorted((b for kind, b in tight_roots(coeffs, prec) if kind == REAL),
+                  key=lambda b: arf_fraction(b.mid()))
 
 
-#: variable scalings ``u = 2^k v`` tried by :func:`_root_balls`
+#: variable scalings ``u = 2^k v`` tried by :func:`root_balls`
 _ROOT_SCALINGS = (0, -4, 4)
 
 
-def _root_balls(coeffs: list[Any], prec: int) -> list[Any]:
+def root_balls(coeffs: list[Any], prec: int) -> list[Any]:
     """Isolating balls of all roots of the polynomial with ascending ball coefficients (each
     holds exactly one root of every polynomial in the coefficient balls), refined as far as
     the coefficients allow: radius ``2^-(prec - 16)``, else ``2^-(3 prec/4)``, else
-    ``2^-(prec/2)``, else as isolated. :class:`_NeedPrecision` when not isolated.
+    ``2^-(prec/2)``, else as isolated. :class:`NeedPrecision` when not isolated.
 
     arb's root finder (fixed iteration budget per precision) fails on some polynomials with
     well separated roots (seen on ``P(., x)`` and ``Q(., x)`` of an mha law with h = 25
@@ -313,11 +313,11 @@ def _root_balls(coeffs: list[Any], prec: int) -> list[Any]:
                 except ValueError:
                     continue
     if isolated is None:
-        raise _NeedPrecision("roots not isolated")
+        raise NeedPrecision("roots not isolated")
     return isolated
 
 
-def _tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
+def tight_roots(coeffs: list[Any], prec: int) -> list[tuple[str, Any]]:
     """All roots of a real polynomial (ascending ball coefficients), refined
-    (:func:`_root_balls`), each as ``(kind, ball)`` (:func:`_classify`)."""
-    return _classify(_root_balls(coeffs, prec))
+    (:func:`root_balls`), each as ``(kind, ball)`` (:func:`_classify`)."""
+    return _classify(root_balls(coeffs, prec))

@@ -22,12 +22,12 @@ import sympy as sp
 
 from freege.numeric import _symbolic
 from freege.numeric.certify_balls import (
+    NeedPrecision,
     ThetaPoly,
-    _arb,
-    _arf_fraction,
-    _NeedPrecision,
     _real_roots,
     _theta_eval,
+    arb,
+    arf_fraction,
     exact,
     flint,
 )
@@ -111,7 +111,7 @@ def _low_order_part(spec: ThetaPoly) -> dict[int, dict[int, Fraction]]:
 
 def _theta1(ratios: Any) -> Any:
     b = exact(ratios.beta)
-    return _arb(b * b).expm1()
+    return arb(b * b).expm1()
 
 
 # ---------------------------------------------------------------------- the law's data
@@ -175,7 +175,7 @@ class _LawData:
             if r > 0:
                 positive.append(r)
             elif not r < 0:
-                raise _NeedPrecision("an edge candidate is not separated from 0")
+                raise NeedPrecision("an edge candidate is not separated from 0")
         return [flint.arb(0)] + positive
 
     @functools.cached_property
@@ -288,10 +288,10 @@ class _ExpressionData(_LawData):
         Cauchy-Schwarz bound ``sqrt(m2 - 2 c m1 + c^2)``."""
         lo, hi = self._hull
         if lo is not None and c <= lo:
-            return _arb(self._mean - c)
+            return arb(self._mean - c)
         if hi is not None and c >= hi:
-            return _arb(c - self._mean)
-        return _arb(self._second - 2 * c * self._mean + c * c).sqrt()
+            return arb(c - self._mean)
+        return arb(self._second - 2 * c * self._mean + c * c).sqrt()
 
     def edge_candidates(self, prec: int) -> list[Any]:
         """The real roots of the square-free part of ``disc_G(P) lc_G(P)`` (exactly
@@ -303,11 +303,11 @@ class _ExpressionData(_LawData):
             for factor in self.edge_factors:
                 coeffs = [Fraction(int(c.p), int(c.q)) for c in factor.coeffs()]
                 if len(coeffs) == 2:
-                    roots.append(_arb(-coeffs[0] / coeffs[1]))
+                    roots.append(arb(-coeffs[0] / coeffs[1]))
                 else:
                     roots += _real_roots({j: {0: c} for j, c in enumerate(coeffs) if c},
                                          flint.arb(0), prec)
-        return sorted(roots, key=lambda b: _arf_fraction(b.mid()))
+        return sorted(roots, key=lambda b: arf_fraction(b.mid()))
 
     @functools.cached_property
     def edge_factors(self) -> tuple[Any, ...]:

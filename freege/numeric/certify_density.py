@@ -15,26 +15,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from freege.numeric.certify_balls import (
-    LOWER,
-    REAL,
-    UPPER,
-    Certified,
-    Result,
-    Uncertified,
-    _arb,
-    _arf_fraction,
-    _ball_result,
-    _ladder,
-    _NeedPrecision,
-    _poly_balls,
-    _root_balls,
-    _rows_at,
-    _shift_z,
-    _tight_roots,
-    flint,
-    narrow,
-)
+from freege.numeric import certify_balls as balls
 from freege.numeric.certify_data import _ExpressionData, _LawData
 
 #: largest number of segment halvings in one step of the continuation, and of pieces
@@ -43,7 +24,7 @@ MAX_PIECES = 4000
 
 
 class _Tracker:
-    """Certified continuation of the physical root of ``P(., z)`` down the vertical line
+    """balls.Certified continuation of the physical root of ``P(., z)`` down the vertical line
     ``Re z = x`` from ``x + iY`` to ``x`` (module docstring), at the ambient precision.
 
     Each segment ``Z = x + i[bottom, top]`` is certified by a Krawczyk test: with ``B`` a
@@ -66,23 +47,23 @@ class _Tracker:
         self.centre = data.centre(x)
         self.x, self.prec = x - self.centre, prec
         t1 = data.theta1()
-        spec = _shift_z(data.cauchy, self.centre)
+        spec = balls.shift_z(data.cauchy, self.centre)
         shift = -min(j - i for i, j in spec)
         by_z: dict[int, dict[int, dict[int, Fraction]]] = {}
         by_u: dict[int, dict[int, dict[int, Fraction]]] = {}
         for (i, j), row in spec.items():
             by_z.setdefault(j - i + shift, {})[i] = row
             by_u.setdefault(i, {})[j - i + shift] = row
-        self.rows = [flint.acb_poly(_poly_balls(by_z.get(j, {}), t1))
+        self.rows = [balls.flint.acb_poly(balls.poly_balls(by_z.get(j, {}), t1))
                      for j in range(max(by_z) + 1)]
         self.drows = [r.derivative() for r in self.rows]
-        self.matrix = [flint.acb_poly(_poly_balls(by_u.get(i, {}), t1))
+        self.matrix = [balls.flint.acb_poly(balls.poly_balls(by_u.get(i, {}), t1))
                        for i in range(max(by_u) + 1)]
         self.mean = data.spread(self.centre, t1)
 
     @staticmethod
     def _horner(values: list[Any], zb: Any) -> Any:
-        out = flint.acb(0)
+        out = balls.flint.acb(0)
         for v in reversed(values):
             out = out * zb + v
         return out
@@ -100,11 +81,11 @@ class _Tracker:
         shifts at the exact points ``centre``, ``zc``). Evaluated on small balls ``h``,
         ``s`` they do not suffer the cancellation that wrecks plain ball Horner near a
         root cluster (e.g. u -> atom mass as z -> 0)."""
-        shift = flint.acb_poly([centre, 1])
+        shift = balls.flint.acb_poly([centre, 1])
         shifted = [row(shift) for row in self.rows]
         out = []
         for power in range(len(shifted)):
-            total = flint.acb_poly([0])
+            total = balls.flint.acb_poly([0])
             for j in range(power, len(shifted)):
                 total += shifted[j] * (math.comb(j, power) * zc ** (j - power))
             out.append(total)
@@ -116,11 +97,11 @@ class _Tracker:
         centre, zc = box.mid(), zb.mid()
         parts = self.expansion(centre, zc)
         s, h = zb - zc, box - centre
-        deriv = parts[0].derivative()(flint.acb(0))
+        deriv = parts[0].derivative()(balls.flint.acb(0))
         if deriv.contains(0):
             return None
         inv = (1 / deriv).mid()
-        value = self._horner([u(flint.acb(0)) for u in parts], s)
+        value = self._horner([u(balls.flint.acb(0)) for u in parts], s)
         slope = self._horner([u.derivative()(h) for u in parts], s)
         k = centre - inv * value + (1 - inv * slope) * h
         return k if box.contains_interior(k) else None
@@ -134,29 +115,29 @@ class _Tracker:
         (``x`` here is ``x - c``): the only root ball meeting the box around 1 of
         half-width ``s/Y``, which holds it (``|w G - 1| = |int (t - c)/(z - t) dnu| <=
         s/Im z`` with ``s >= int |t - c| dnu``, :meth:`_LawData.spread`)."""
-        scale = max(Fraction(1), abs(self.x), _arf_fraction(abs(self.mean).upper()))
+        scale = max(Fraction(1), abs(self.x), balls.arf_fraction(abs(self.mean).upper()))
         height = 4 * scale
         for _ in range(30):
-            zb = flint.acb(_arb(self.x), _arb(height))
+            zb = balls.flint.acb(balls.arb(self.x), balls.arb(height))
             try:
-                roots = _root_balls(self.coeffs(zb), self.prec)  # complex coefficients
-            except _NeedPrecision:
+                roots = balls.root_balls(self.coeffs(zb), self.prec)  # complex coefficients
+            except balls.NeedPrecision:
                 height *= 2
                 continue
-            r = (abs(self.mean) / _arb(height)).upper()
-            disc = 1 + flint.acb(flint.arb(0, r), flint.arb(0, r))
+            r = (abs(self.mean) / balls.arb(height)).upper()
+            disc = 1 + balls.flint.acb(balls.flint.arb(0, r), balls.flint.arb(0, r))
             hits = [b for b in roots if b.overlaps(disc)]
             if len(hits) == 1:
                 return height, hits[0]
             height *= 2
-        raise _NeedPrecision("the physical root is not identified at large Im z")
+        raise balls.NeedPrecision("the physical root is not identified at large Im z")
 
     def _approx(self, g: Any, zb: Any) -> Any:
         """Newton iterates (midpoints only) from ``g`` towards a root of ``Q(., z)``, until
         the step is below the working precision (quadratic convergence: about
         ``log2(prec)`` steps from a few correct bits)."""
         g, zb = g.mid(), zb.mid()
-        tiny = flint.arb(2) ** (-self.prec)
+        tiny = balls.flint.arb(2) ** (-self.prec)
         for _ in range(8 + 2 * self.prec.bit_length()):
             d = self.value_g(g, zb)
             if d.contains(0):
@@ -171,16 +152,16 @@ class _Tracker:
         """Krawczyk enclosure of the root over ``x + i[bottom, top]`` continuing
         ``enclosure`` (a ball holding it at ``top``), or None when the test fails."""
         # the hull of the two end balls covers the whole piece, rounding included
-        zb = flint.acb(_arb(self.x), _arb(bottom).union(_arb(top)))
-        target = self._approx(enclosure, flint.acb(_arb(self.x), _arb(bottom)))
+        zb = balls.flint.acb(balls.arb(self.x), balls.arb(bottom).union(balls.arb(top)))
+        target = self._approx(enclosure, balls.flint.acb(balls.arb(self.x), balls.arb(bottom)))
         centre = ((enclosure.mid() + target) / 2).mid()
         spread = abs(enclosure.mid() - target) / 2 + enclosure.rad() * 2
-        radius = 2 * spread + flint.arb(2) ** (-self.prec // 2) * (1 + abs(centre))
+        radius = 2 * spread + balls.flint.arb(2) ** (-self.prec // 2) * (1 + abs(centre))
         radius = radius.upper()
-        box = centre + flint.acb(flint.arb(0, radius), flint.arb(0, radius))
+        box = centre + balls.flint.acb(balls.flint.arb(0, radius), balls.flint.arb(0, radius))
         k = self.krawczyk(box, zb)
         if k is not None and box.contains(enclosure):
-            return self._tighten(box, k, flint.acb(_arb(self.x), _arb(bottom)))
+            return self._tighten(box, k, balls.flint.acb(balls.arb(self.x), balls.arb(bottom)))
         return None
 
     def _tighten(self, unique: Any, loose: Any, zb: Any) -> Any:
@@ -188,10 +169,11 @@ class _Tracker:
         lies in ``loose``): a tiny box around a Newton approximation passing the
         Krawczyk test inside ``unique`` holds that same root (epsilon-inflation)."""
         approx = self._approx(loose, zb)
-        eps = flint.arb(2) ** (-self.prec + 24) * (1 + abs(approx))
+        eps = balls.flint.arb(2) ** (-self.prec + 24) * (1 + abs(approx))
         growth = 2 ** max(8, (self.prec - 32) // 8)  # eight tries reach 2^-8 |approx|
         for _ in range(8):
-            box = approx + flint.acb(flint.arb(0, eps.upper()), flint.arb(0, eps.upper()))
+            side = balls.flint.arb(0, eps.upper())
+            box = approx + balls.flint.acb(side, side)
             if unique.contains(box):
                 k = self.krawczyk(box, zb)
                 if k is not None:
@@ -208,7 +190,7 @@ class _Tracker:
         while top > 0:
             pieces += 1
             if pieces > MAX_PIECES:
-                raise _NeedPrecision(f"continuation needs more than {MAX_PIECES} pieces")
+                raise balls.NeedPrecision(f"continuation needs more than {MAX_PIECES} pieces")
             for _ in range(MAX_HALVINGS):
                 bottom = max(top - step, Fraction(0))
                 enclosure = self.segment(top, bottom, phys)
@@ -217,30 +199,30 @@ class _Tracker:
                     break
                 step /= 2
             else:
-                raise _NeedPrecision(f"continuation stalled at Im z = {float(top):.3g}")
-        roots = _tight_roots(self.coeffs(flint.acb(_arb(self.x))), self.prec)
-        match = [(kind, b) for kind, b in roots if flint.acb(b).overlaps(phys)]
+                raise balls.NeedPrecision(f"continuation stalled at Im z = {float(top):.3g}")
+        roots = balls.tight_roots(self.coeffs(balls.flint.acb(balls.arb(self.x))), self.prec)
+        match = [(kind, b) for kind, b in roots if balls.flint.acb(b).overlaps(phys)]
         if len(match) != 1:
-            raise _NeedPrecision("the physical root at x is not separated")
+            raise balls.NeedPrecision("the physical root at x is not separated")
         return match[0]
 
 
 def _density(data: _LawData, x: Fraction, prec: int) -> Any:
     """Ball of the density at ``x`` (exact 0 when ``G(x + i0)`` is certainly real)."""
-    with flint.ctx.workprec(prec):
+    with balls.flint.ctx.workprec(prec):
         t1 = data.theta1()
-        coeffs = _poly_balls(_rows_at(data.cauchy, x, var=1, other=0), t1)
-        kinds = _tight_roots(coeffs, prec)
-        if all(kind == REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
-            return flint.arb(0)
+        coeffs = balls.poly_balls(balls.rows_at(data.cauchy, x, var=1, other=0), t1)
+        kinds = balls.tight_roots(coeffs, prec)
+        if all(kind == balls.REAL for kind, _ in kinds):  # G(x + i0) is one of them: real
+            return balls.flint.arb(0)
         tracker = _Tracker(data, x, prec)
         kind, u = tracker.physical()
-        if kind == REAL:
-            return flint.arb(0)
+        if kind == balls.REAL:
+            return balls.flint.arb(0)
         # G = u / (x - c) lies in the closed lower half-plane
-        if kind == (LOWER if tracker.x > 0 else UPPER):
-            return -u.imag / (_arb(tracker.x) * flint.arb.pi())
-        raise _NeedPrecision("the tracked G at x is in the upper half-plane")
+        if kind == (balls.LOWER if tracker.x > 0 else balls.UPPER):
+            return -u.imag / (balls.arb(tracker.x) * balls.flint.arb.pi())
+        raise balls.NeedPrecision("the tracked G at x is in the upper half-plane")
 
 
 def _check_point(data: _LawData, x: Fraction) -> str | None:
@@ -248,12 +230,12 @@ def _check_point(data: _LawData, x: Fraction) -> str | None:
     the leading coefficient of ``P(., x)`` vanishes (a root escapes to infinity: an atom
     or a hard edge), or ``P(., x)`` has a multiple root (a branch point, an edge
     candidate: the roots cannot be isolated at any precision); None otherwise."""
-    rows = _rows_at(data.cauchy, x, var=1, other=0)
+    rows = balls.rows_at(data.cauchy, x, var=1, other=0)
     if not rows.get(data.degree):
         return (f"the leading coefficient of P(G, x) vanishes at x = {x} (a root escapes "
                 "to infinity: atom or hard edge)")
-    ctx = flint.fmpq_mpoly_ctx.get(("G", "t"), "lex")
-    poly = ctx.from_dict({(i, k): flint.fmpq(c.numerator, c.denominator)
+    ctx = balls.flint.fmpq_mpoly_ctx.get(("G", "t"), "lex")
+    poly = ctx.from_dict({(i, k): balls.flint.fmpq(c.numerator, c.denominator)
                           for i, row in rows.items() for k, c in row.items()})
     if data.degree > 1 and poly.discriminant("G") == 0:
         return (f"P(G, x) has a multiple root at x = {x} (a branch point: an edge "
@@ -262,25 +244,25 @@ def _check_point(data: _LawData, x: Fraction) -> str | None:
 
 
 def _pdf_at(data: _LawData, x: Fraction, prec: int, max_prec: int,
-            rtol: Fraction | None = None) -> Result:
+            rtol: Fraction | None = None) -> balls.Result:
     if data.zero_density(x):
-        return Certified(Fraction(0), Fraction(0), prec)
+        return balls.Certified(Fraction(0), Fraction(0), prec)
     if x == 0 and not isinstance(data, _ExpressionData):
-        return Uncertified("x = 0 carries the atom / hard edge; the density there is not "
+        return balls.Uncertified("x = 0 carries the atom / hard edge; the density there is not "
                            "certified")
     refused = _check_point(data, x)
     if refused:
-        return Uncertified(refused)
-    result: Result = Uncertified("no precision tried")
-    for p in _ladder(prec, max_prec):
+        return balls.Uncertified(refused)
+    result: balls.Result = balls.Uncertified("no precision tried")
+    for p in balls.ladder(prec, max_prec):
         try:
             ball = _density(data, x, p)
-        except _NeedPrecision as exc:
+        except balls.NeedPrecision as exc:
             if not result.certified:
-                result = Uncertified(f"{exc} (x = {float(x):.17g}, up to {p} bits)")
+                result = balls.Uncertified(f"{exc} (x = {float(x):.17g}, up to {p} bits)")
             continue
-        with flint.ctx.workprec(p):
-            result = _ball_result(ball, p)
-        if narrow(result, rtol):
+        with balls.flint.ctx.workprec(p):
+            result = balls.ball_result(ball, p)
+        if balls.narrow(result, rtol):
             break
     return result
