@@ -68,7 +68,6 @@ from freege.numeric.readout import (
     ridge_error,
 )
 
-__all__ = [
-    "CaseLaw", "Estimate", "Law", "law", "mha_law", "resolve_case", "arrival_time",
-    "crossover", "dof", "dof_derivative", "flow_loss", "ridge_error",
-]
+#: the laws (the family, the theory §4 case laws and their factory), then the readouts
+__all__ = ["CaseLaw", "Estimate", "Law", "law", "mha_law", "resolve_case",
+           "arrival_time", "crossover", "dof", "dof_derivative", "flow_loss", "ridge_error"]
