@@ -166,21 +166,46 @@ class IntegralMethods:
 
     def rvs(self, size: Any = None, random_state: Any = None) -> Any:
         """Samples by inverse cdf of uniform draws (float64): ``random_state`` an int seed,
-        a ``numpy.random.Generator`` or None (a fresh one). The atom at 0 is drawn with its
-        mass; the rest inverts the float64 cdf through a verified table
-        (:mod:`freege.numeric.sampling_table`: within ``U_TOL`` in probability), built once
-        per law from its quadrature series (a pure function of the law)."""
+        a ``numpy.random.Generator`` or None (a fresh one). Atoms are drawn with their
+        masses; the rest inverts the float64 cdf of the continuous part through a verified
+        table (:mod:`freege.numeric.sampling_table`: within ``U_TOL`` in probability),
+        built once per law from its quadrature series (a pure function of the law). A
+        uniform ``u`` maps as :meth:`ppf` maps it: into an atom's jump of the cdf, else to
+        the continuous part at ``u`` less the atoms below."""
         move = self._affine_image()
         if move is not None:
             return move.rvs(size, random_state)
         rng = (random_state if isinstance(random_state, np.random.Generator)
                else np.random.default_rng(random_state))
         f64 = self if self.dps is None else self._float64()
-        if "table" not in f64._cache:
-            atom = float(sum(p for x, p in f64._atoms_mp() if x == 0))
-            f64._cache["table"] = InverseCdfTable(f64.quadrature.series_f64(), atom,
-                                                  f64.describe)
-        return f64._cache["table"].sample(rng.random(size))
+        atoms = [(float(x), float(p)) for x, p in f64._atoms_mp()]
+        if f64._intervals_mp() and all(x == 0 for x, _ in atoms):  # the table draws an
+            if "table" not in f64._cache:  # atom at 0 first, then the continuous part
+                f64._cache["table"] = InverseCdfTable(
+                    f64.quadrature.series_f64(), sum(p for _, p in atoms), f64.describe)
+            return f64._cache["table"].sample(rng.random(size))
+        return f64._rvs_with_atoms(rng.random(size), atoms)
+
+    def _rvs_with_atoms(self, u: Any, atoms: list[tuple[float, float]]) -> Any:
+        """Samples for uniforms ``u`` of a law with atoms anywhere (see :meth:`rvs`)."""
+        us = np.asarray(u, dtype=float)
+        flat = us.ravel()
+        out = np.full(flat.shape, self._hull_f64()[1])
+        todo = np.ones(flat.shape, dtype=bool)
+        below = np.zeros(flat.shape)  # the atoms' mass wholly below u
+        for loc, mass in atoms:
+            start = float(self.quadrature.cdf_f64(np.array([loc]))[0]) + below
+            jump = todo & (flat >= start) & (flat < start + mass)
+            out[jump] = loc
+            todo &= ~jump
+            below = below + np.where(flat >= start + mass, mass, 0.0)
+        if todo.any() and self._intervals_mp():
+            if "continuous table" not in self._cache:
+                self._cache["continuous table"] = InverseCdfTable(
+                    self.quadrature.series_f64(), 0.0, self.describe)
+            out[todo] = self._cache["continuous table"].sample(flat[todo] - below[todo])
+        shaped = out.reshape(us.shape)
+        return shaped.item() if shaped.ndim == 0 else shaped
 
     # ------------------------------------------------------------------ expectation
     def expect(self, func: Callable[..., Any] | None = None, args: tuple = (),

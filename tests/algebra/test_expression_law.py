@@ -112,3 +112,17 @@ def test_singular_point_inside_the_support():
     assert a < 0 < b
     assert abs(law.mass() - 1) < 1e-12
     assert law.expect(lambda x: x**2) == pytest.approx(float(expr.moments(2)[1]), rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["atoms((1, 1/2), (3, 1/2))", "atoms((-2, 1/5), (4, 4/5))"])
+def test_samples_of_a_law_of_atoms_away_from_zero(text: str):
+    """``rvs`` draws every atom with its exact mass (a law with no continuous part used to
+    raise from the sampling table): only atom locations come out, each with a frequency
+    within five binomial standard deviations of its mass (seeded)."""
+    law = algebra.parse(text).law()
+    n = 20_000
+    samples = law.rvs(n, random_state=11)
+    atoms = law.atoms()
+    assert set(np.unique(samples)) == set(atoms)
+    for x, p in atoms.items():
+        assert abs(np.mean(samples == x) - p) < 5 * np.sqrt(p * (1 - p) / n)
