@@ -49,7 +49,7 @@ import numpy as np
 from freege.errors import ConvergenceError
 from freege.numeric import compiled, law_recipe, roots
 from freege.numeric.algebraic_law import AlgebraicLaw
-from freege.numeric.edge_move import EdgeMove, find_edge_move
+from freege.numeric.edge_move import EdgeMove, find_edge_move, find_shift_move
 from freege.numeric.law_family import REFERENCE_DPS
 from freege.numeric.quadrature import HardEdge
 from freege.numeric.s_transform import STransform
@@ -324,11 +324,13 @@ class ExpressionLaw(AlgebraicLaw):
 
     def _affine_image(self) -> EdgeMove | None:
         """The move of a singular end of the support to 0
-        (:func:`freege.numeric.edge_move.find_edge_move`, theory §7.1), or None. Exact data
-        only; kept per law (a pure function of it)."""
+        (:func:`freege.numeric.edge_move.find_edge_move`, theory §7.1), else of a far shift
+        to 0 (:func:`freege.numeric.edge_move.find_shift_move`), or None. Exact data only;
+        kept per law (a pure function of it)."""
         if "move" not in self._cache:
-            self._cache["move"] = find_edge_move(self.expr, self.equation, self.dps,
-                                                 ExpressionLaw)
+            self._cache["move"] = (
+                find_edge_move(self.expr, self.equation, self.dps, ExpressionLaw)
+                or find_shift_move(self.expr, self.dps, ExpressionLaw))
         return self._cache["move"]
 
     def _pieces_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
