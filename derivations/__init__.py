@@ -57,10 +57,15 @@ def stale(names: tuple[str, ...] = DOCUMENTS) -> list[str]:
 
 def write(names: tuple[str, ...] = DOCUMENTS, folder: Path | None = None) -> list[Path]:
     """Regenerate and write the documents (into ``folder``, default the committed ones'
-    folder); returns their paths."""
+    folder); returns their paths. Each is written atomically, never through a fixed
+    temporary name or a planted link, and only into a folder of yours that no one else
+    can write (:func:`freege.safe_files.write_text`; ValueError of one line otherwise)."""
+    from freege import safe_files
+
     paths = []
     for name in names:
         path = document_path(name, folder)
-        path.write_text(render(name), encoding="utf-8")
+        what = "documents" if folder is None else "--out"
+        safe_files.write_text(path, render(name), what)
         paths.append(path)
     return paths

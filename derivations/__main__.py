@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from freege import derivations as documents
+from freege import safe_files
 from freege.derivations import DOCUMENTS, in_source_checkout, stale, write
 
 PROG = "python -m freege.derivations"
@@ -29,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         return _refuse("--check compares the committed documents; it takes no --out")
     if out is not None and not out.is_dir():
         return _refuse(f"--out {args.out!r} is not an existing folder")
+    if not args.check and out is not None:
+        why = safe_files.folder_problem(out)
+        if why is not None:
+            return _refuse(f"--out folder {args.out} {why}: refused")
     if not args.check and out is None and not in_source_checkout():
         return _refuse(f"{documents.FOLDER} is an installed copy, not a source checkout; "
                        "run it from a clone of the repository, or give --out DIR")
@@ -43,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{number}/{len(names)}] {verb} derivations/{name}.md", file=sys.stderr,
               flush=True)
         if not args.check:
-            print(f"wrote {write((name,), out)[0]}")
+            try:
+                print(f"wrote {write((name,), out)[0]}")
+            except ValueError as exc:  # a folder refused (safe_files): one line
+                return _refuse(str(exc))
         elif stale((name,)):
             old.append(name)
             print(f"stale: derivations/{name}.md (run python -m freege.derivations)",

@@ -59,15 +59,21 @@ def warn(message: str) -> None:
         print(f"freege: warning: {' '.join(message.split())}", file=sys.stderr)
 
 
-def _problem(st: os.stat_result) -> str | None:
-    """Why a file or folder with status ``st`` is not private (``None``: it is). Systems
-    without POSIX owners (Windows) rely on the folder's access control list."""
+def _problem(st: os.stat_result, sticky_ok: bool = False) -> str | None:
+    """Why a file or folder with status ``st`` is not private (``None``: it is). With
+    ``sticky_ok`` (an output folder, :mod:`freege.safe_files`) a folder writable by group
+    or others passes when it is sticky (as ``/tmp``: no one renames or removes another's
+    file there). Systems without POSIX owners (Windows) rely on the folder's access
+    control list."""
     if not hasattr(os, "getuid"):
         return None
     if st.st_uid not in (os.getuid(), 0):  # root could write anything anyway (as ssh)
         return f"owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+        if sticky_ok and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
+            return None
+        sticky = " and not sticky" if sticky_ok and stat.S_ISDIR(st.st_mode) else ""
+        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o}{sticky})"
     return None
 
 

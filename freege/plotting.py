@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,6 +30,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+
+from freege import safe_files
 
 #: file extensions a figure can be written to
 FORMATS = (".png", ".svg", ".pdf")
@@ -91,11 +92,12 @@ def check_target(path: str) -> Path:
     if target.suffix.lower() not in FORMATS:
         raise ValueError(f"--plot FILE must end in .png, .svg or .pdf (got {path!r})")
     _figure_class()
-    folder = target.resolve().parent
+    folder = target.absolute().parent.resolve()  # a link at the file's name: not followed
     if not folder.is_dir():
         raise ValueError(f"--plot: folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK):
         raise ValueError(f"--plot: folder {str(folder)!r} is not writable")
+    safe_files.check_folder(folder, "--plot")
     if target.is_dir():
         raise ValueError(f"--plot: {path!r} is a folder")
     return target
@@ -125,23 +127,15 @@ def wrapped(title: str, width: int = TITLE_WIDTH) -> str:
 
 
 def save(fig: Any, path: str | os.PathLike) -> None:
-    """Write ``fig`` to ``path`` (format from the extension) atomically: a temporary file in
-    the same folder, then a rename, so a failure never leaves a half-written figure.
-    Layout is tightened first, so long titles and labels are not cut."""
+    """Write ``fig`` to ``path`` (format from the extension) atomically through
+    :func:`freege.safe_files.atomic`: a temporary file of a random name in the same folder
+    (mode from the umask), then a rename, so a failure never leaves a half-written figure
+    and a link planted at the name is never followed. Layout is tightened first, so long
+    titles and labels are not cut."""
     target = check_target(os.fspath(path))
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(dir=target.resolve().parent, suffix=target.suffix)
-    os.close(fd)
-    try:
-        with house_style():
-            fig.savefig(tmp, format=target.suffix.lower().lstrip("."))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with house_style(), safe_files.atomic(target, "--plot") as handle:
+        fig.savefig(handle, format=target.suffix.lower().lstrip("."))
 
 
 def finish(ax: Any, path: str | None) -> Any:

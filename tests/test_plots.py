@@ -200,3 +200,48 @@ def test_log_tick_values_label_enough_of_any_range(low, high):
     assert ticks == sorted(set(ticks))
     assert all(len(f"{t:.6g}".lstrip("0.").replace(".", "").split("e")[0]) <= 3
                for t in ticks), ticks  # 1-2-5-like values: at most 3 significant digits
+
+
+# issue 40: a figure is written through freege.safe_files
+OTHER = 65534
+
+
+def _link(link, target):
+    """A symbolic link ``link -> target`` planted by uid 65534 (when root)."""
+    os.symlink(target, link)
+    if os.geteuid() == 0:
+        os.lchown(link, OTHER, OTHER)
+
+
+def test_a_link_planted_at_the_figure_name_is_replaced_not_followed(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # a sticky folder of yours is accepted
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    _link(shared / "law.png", victim)
+    _link(shared / "curve.pdf", tmp_path / "chosen.pdf")
+    plotting.density(str(shared / "law.png"), [1.0, 2.0], [0.2, 0.3], {}, "law")
+    plotting.curves(str(shared / "curve.pdf"), {"a": ([1, 2], [3, 4])}, "x", "y", "c")
+    assert victim.read_text() == "precious\n" and not (tmp_path / "chosen.pdf").exists()
+    assert (shared / "law.png").read_bytes().startswith(MAGIC[".png"])
+    assert (shared / "curve.pdf").read_bytes().startswith(MAGIC[".pdf"])
+    assert sorted(p.name for p in shared.iterdir()) == ["curve.pdf", "law.png"]
+
+
+@pytest.mark.parametrize("owner", ["others may write", "another user's"])
+def test_a_shared_or_foreign_folder_is_refused_before_drawing(tmp_path, owner):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    if owner == "others may write":
+        folder.chmod(0o777)
+        why = "is writable by group or others (mode 777 and not sticky)"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user (uid 65534) needs root")
+        os.chown(folder, OTHER, OTHER)
+        why = f"is owned by uid {OTHER}, not by you (uid {os.getuid()})"
+    with pytest.raises(ValueError) as err:
+        plotting.density(str(folder / "law.png"), [1, 2], [1, 1], {}, "t")
+    assert str(err.value) == f"--plot folder {folder} {why}: refused"
+    assert list(folder.iterdir()) == []

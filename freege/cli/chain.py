@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         from freege.validation.sweep import store as sweep_store
 
         contents = one_line_warnings(
-            lambda: sweep_store.read(args.store, chain.store_schema()))
+            lambda: sweep_store.read(args.store, chain.store_schema(), resume=True))
         done = _stored(contents, args.store, identity)
         header = {"type": "header", "format": sweep_store.FORMAT, "identity": identity}
         with sweep_store.open_for_append(args.store, contents, header) as writer, \

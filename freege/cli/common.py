@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -21,22 +20,16 @@ from typing import Any
 
 def check_plot_target(path: str, option: str = "--plot") -> Path:
     """Check a figure target before any work: :func:`freege.plotting.check_target` (the
-    extension, matplotlib, an existing folder, not a folder itself), then writability,
-    probed by creating the file and removing it at once (permission bits do not bind root,
-    and a folder like /proc refuses files whatever they say) -- so neither a failure after
-    the work nor a partial file is possible. ValueError (one line) otherwise."""
-    from freege import plotting
+    extension, matplotlib, an existing folder of yours, not a folder itself), then
+    writability, probed by creating a temporary file of a random name beside it and
+    removing it at once (:func:`freege.safe_files.probe`: permission bits do not bind
+    root, and a folder like /proc refuses files whatever they say; the target itself, or
+    a link planted at its name, is never opened) -- so neither a failure after the work
+    nor a partial file is possible. ValueError (one line) otherwise."""
+    from freege import plotting, safe_files
 
     target = plotting.check_target(path)
-    existed = target.exists()
-    try:
-        with open(target, "ab"):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise ValueError(f"{option} {path!r} cannot be written ({reason.lower()})") from None
-    if not existed:
-        os.unlink(target)
+    safe_files.probe(target, option)
     return target
 
 

@@ -77,6 +77,12 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
 
 
 def _out_folder(args: argparse.Namespace, scale: float) -> Path:
+    """``--out``, checked: a folder (or a new one in an existing folder) that is writable,
+    yours and writable by no one else unless sticky (:func:`freege.safe_files.check_folder`:
+    a folder owned by another user is never resumed), and new or empty unless ``--resume``;
+    the store in it, when present, yours alone (:func:`freege.safe_files.check_store`)."""
+    from freege import safe_files
+
     out = Path(args.out or f"paper-S{scale:g}")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} exists and is not a folder")
@@ -85,6 +91,9 @@ def _out_folder(args: argparse.Namespace, scale: float) -> Path:
         raise ValueError(f"--out: folder {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ValueError(f"--out: folder {str(parent)!r} is not writable")
+    safe_files.check_folder(parent, "--out")
+    if out.exists():
+        safe_files.check_store(out / STORE, "store")
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"--out {str(out)!r} already holds files (an earlier run?); pass "
                          "--resume to continue that run, or choose another folder")
@@ -94,6 +103,7 @@ def _out_folder(args: argparse.Namespace, scale: float) -> Path:
 
 
 def run(args: argparse.Namespace, setup: str = "paper") -> int:
+    from freege import safe_files
     from freege.extras import require
     from freege.validation.paper import configs as paper_configs
     from freege.validation.paper import panels as paper_panels
@@ -134,7 +144,7 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     chosen = [paper_panels.BY_NAME[name] for name in panels]
     est.update(_report_estimate(chosen, configs, resamples, rates, out))
     _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory)
-    out.mkdir(parents=True, exist_ok=True)
+    safe_files.make_folder(out, "--out")
     verbosity = getattr(args, "verbosity", NORMAL)
     with Progress(f"reproduce {setup}: measure", len(todo), unit="draw",
                   verbosity=verbosity) as bar:
@@ -241,6 +251,8 @@ def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: 
 
 
 def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    """Write ``text`` to ``path`` atomically, never through a fixed temporary name or a
+    planted link (:func:`freege.safe_files.write_text`)."""
+    from freege import safe_files
+
+    safe_files.write_text(path, text, "--out")

@@ -94,3 +94,26 @@ def test_chain_prints_a_verdict_per_size_and_for_the_rates(capsys):
     assert len(verdicts) == 4  # one per size against the floor, one for the decay rates
     assert "verdict = pair 1-6 (softmax vs GE) against its noise floor, pair 5-6" in out
     assert "fitted: exponent b of mean ~ C n^b" in out and "pair k-l:" in out
+
+
+def test_store_planted_or_shared_is_refused_in_one_line(capsys, tmp_path):
+    """Issue 40: a link planted at --store (by uid 65534 when root) is not followed, and a
+    store folder others may write (not sticky) is refused before any draw."""
+    import os
+
+    victim = tmp_path / "victim.jsonl"
+    victim.write_bytes(b"")
+    link = tmp_path / "chain.jsonl"
+    os.symlink(victim, link)
+    if os.geteuid() == 0:
+        os.lchown(link, 65534, 65534)
+    err = bad(capsys, "chain", *SMALL, "--store", str(link))
+    assert err.startswith(f"freege: error: store {link} is a symbolic link: refused")
+    assert victim.read_bytes() == b""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    err = bad(capsys, "chain", *SMALL, "--store", str(shared / "chain.jsonl"))
+    assert err == (f"freege: error: store folder {shared} is writable by group or others "
+                   "(mode 777 and not sticky): refused\n")
+    assert list(shared.iterdir()) == []

@@ -4,6 +4,7 @@ unless ``--out DIR`` says where to write."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,56 @@ def test_refusal_in_a_real_process(tmp_path):
                          text=True, timeout=60)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+# issue 40: the documents are written through freege.safe_files
+OTHER = 65534
+
+
+def test_a_link_planted_at_a_document_name_is_not_followed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(documents, "render", lambda name: f"fresh {name}\n")
+    target = tmp_path / "docs"
+    target.mkdir()
+    victim = tmp_path / "victim.md"
+    victim.write_text("precious\n")
+    os.symlink(victim, target / "moments.md")
+    os.symlink(tmp_path / "chosen.md", target / "ridge.md")
+    if os.geteuid() == 0:
+        os.lchown(target / "moments.md", OTHER, OTHER)
+        os.lchown(target / "ridge.md", OTHER, OTHER)
+    assert main(["moments", "ridge", "--out", str(target)]) == 0
+    assert victim.read_text() == "precious\n" and not (tmp_path / "chosen.md").exists()
+    assert (target / "moments.md").read_text() == "fresh moments\n"
+    assert not (target / "ridge.md").is_symlink()
+    assert sorted(p.name for p in target.iterdir()) == ["moments.md", "ridge.md"]
+
+
+@pytest.mark.parametrize("owner", ["others may write", "another user's"])
+def test_a_shared_or_foreign_out_folder_is_refused(tmp_path, monkeypatch, capsys, owner):
+    monkeypatch.setattr(documents, "render", lambda name: pytest.fail("derived anyway"))
+    target = tmp_path / "docs"
+    target.mkdir()
+    if owner == "others may write":
+        target.chmod(0o777)
+        why = "is writable by group or others (mode 777 and not sticky)"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user (uid 65534) needs root")
+        os.chown(target, OTHER, OTHER)
+        why = f"is owned by uid {OTHER}, not by you (uid {os.getuid()})"
+    assert main(["moments", "--out", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"python -m freege.derivations: error: --out folder {target} {why}: refused\n"
+    assert list(target.iterdir()) == []
+
+
+def test_write_refuses_a_shared_folder_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(documents, "render", lambda name: f"fresh {name}\n")
+    target = tmp_path / "docs"
+    target.mkdir()
+    target.chmod(0o757)
+    with pytest.raises(ValueError, match=rf"^--out folder {target} is writable by group or "
+                       r"others \(mode 757 and not sticky\): refused$"):
+        documents.write(("moments",), target)
+    assert list(target.iterdir()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,84 @@ def test_a_setup_measures_its_panel_with_the_same_store(finished, tmp_path, caps
     assert (out / "report.md").read_bytes() == (finished / "report.md").read_bytes()
 
 
+
+# issue 40: the report, figures and store go only where no one else can write
+OTHER = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0,
+                                reason="giving a file to another user (uid 65534) needs root")
+#: every name the run writes in --out, and the fixed temporary names older versions used
+WRITTEN = ("report.json", "report.md", "panel_3b.pdf", "panel_3b.png", ".freege-rate.pdf",
+           ".freege-rate.png", "report.json.tmp", "report.md.tmp")
+
+
+def _link(link: Path, target: Path) -> None:
+    """A symbolic link ``link -> target`` planted by uid 65534 (when root)."""
+    os.symlink(target, link)
+    if os.geteuid() == 0:
+        os.lchown(link, OTHER, OTHER)
+
+
+def _resumable(finished: Path, out: Path) -> Path:
+    out.mkdir()
+    (out / "store.jsonl").write_bytes((finished / "store.jsonl").read_bytes())
+    return out
+
+
+def test_links_planted_in_a_sticky_out_folder_are_never_followed(finished, tmp_path, capsys):
+    """A shared (sticky, 1777) --out folder of yours is accepted; links another user
+    planted there at every name the run writes -- and at the old fixed temporary names --
+    are replaced, never followed: the files they point to are untouched, no file is
+    created at a chosen path, and the report is the same."""
+    out = _resumable(finished, tmp_path / "shared")
+    out.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    for k, name in enumerate(WRITTEN):
+        _link(out / name, victim if k % 2 else chosen / name)
+    code, _, err = run_cli(capsys, "reproduce", "paper", *TINY, "--out", str(out), "--resume")
+    assert code == 0, err
+    assert victim.read_text() == "precious\n" and list(chosen.iterdir()) == []
+    for name in ("report.json", "report.md"):
+        assert not (out / name).is_symlink()
+        assert (out / name).read_bytes() == (finished / name).read_bytes()
+    assert not (out / "panel_3b.png").is_symlink()
+    assert not (out / "panel_3b.pdf").is_symlink()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o1777
+
+
+@needs_root
+@pytest.mark.parametrize("what", ["folder", "store"])
+def test_an_out_folder_or_store_of_another_user_is_never_resumed(finished, tmp_path, capsys,
+                                                                  what):
+    out = _resumable(finished, tmp_path / "theirs")
+    os.chown(out if what == "folder" else out / "store.jsonl", OTHER, OTHER)
+    err = bad(capsys, "reproduce", "paper", *TINY, "--out", str(out), "--resume")
+    if what == "folder":
+        assert err == (f"freege: error: --out folder {out} is owned by uid {OTHER}, not by "
+                       f"you (uid {os.getuid()}): refused\n")
+    else:
+        assert err == (f"freege: error: store {out / 'store.jsonl'} is owned by uid {OTHER}, "
+                       f"not by you (uid {os.getuid()}): refused; a store is resumed only "
+                       "when it and its folder are yours alone (give a new path)\n")
+    assert sorted(p.name for p in out.iterdir()) == ["store.jsonl"]
+
+
+@pytest.mark.parametrize("where", ["out", "parent"])
+def test_an_out_folder_writable_by_others_is_refused(finished, tmp_path, capsys, where):
+    shared = tmp_path / "shared"
+    if where == "out":
+        out = _resumable(finished, shared)
+        argv = ["--out", str(out), "--resume"]
+    else:
+        shared.mkdir()
+        argv = ["--out", str(shared / "run")]
+    shared.chmod(0o777)
+    err = bad(capsys, "reproduce", "paper", *TINY, *argv)
+    assert err == (f"freege: error: --out folder {shared} is writable by group or others "
+                   "(mode 777 and not sticky): refused\n")
+    assert not (shared / "run").exists() and not (shared / "report.md").exists()
 
 
 def _records(store):

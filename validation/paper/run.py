@@ -86,7 +86,7 @@ def store_schema() -> Any:
 
 def check_store(path: Path, new: dict[str, Any]) -> sweep_store.Contents:
     """The store's contents; ValueError when it was written by another run."""
-    contents = sweep_store.read(path, store_schema())
+    contents = sweep_store.read(path, store_schema(), resume=True)
     if contents.header is not None:
         old = contents.header.get("identity", {})
         differs = [k for k in ("kind", *IDENTITY_KEYS)

@@ -230,7 +230,7 @@ def run(points: list[Point], *, draws: int, store: str | Path, seed: int = 0,
     if not folder.is_dir():
         raise ValueError(f"store folder {str(folder)!r} does not exist")
     start = time.perf_counter()
-    contents = sweep_store.read(store)
+    contents = sweep_store.read(store, resume=True)
     if contents.header is not None:
         _check_same_sweep(store, contents.header,
                           {"identity": _identity(points, draws, seed, backend, dtype)})

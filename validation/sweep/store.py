@@ -17,6 +17,14 @@ store (one line), and a record that breaks the schema -- or repeats a finished
 ``(point, draw)`` -- gets one warning naming its line and is left out of everything
 (resume, report); its task, if unfinished, is run again. A store is held under an
 exclusive ``flock`` while a sweep writes to it.
+
+A store is written only where no one else can (issue 40, :mod:`freege.safe_files`): its
+folder must be yours (or root's) and writable by no one else unless sticky, and the store
+itself a regular file -- not a symbolic link, which is never followed -- owned by you
+(or root) and writable by neither group nor others. A store that fails is refused in one
+line before it is read for a resume (``read(..., resume=True)``) and again on the open
+descriptor (:func:`open_for_append`): records another user could have forged are never
+resumed. A new store is created ``0644`` less the umask.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freege import safe_files
 from freege.validation.sweep import schema as sweep_schema
 
 FORMAT = "freege-sweep/1"
@@ -73,13 +82,17 @@ class Contents:
     rejected: int = 0
 
 
-def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP) -> Contents:
+def read(path: str | Path, schema: sweep_schema.Schema = sweep_schema.SWEEP, *,
+         resume: bool = False) -> Contents:
     """Parse the store at ``path`` (missing: empty). Bad lines are counted in
     ``dropped`` (with a warning), records that break ``schema`` (default: a sweep's) in
     ``rejected`` (one warning each, with the line number); the header must be the first
-    line, intact and well formed."""
+    line, intact and well formed. With ``resume`` (the store is to be appended to) the
+    store and its folder must first pass :func:`freege.safe_files.check_store`."""
     p = Path(path)
     out = Contents()
+    if resume:
+        safe_files.check_store(p, "store")
     if not p.exists():
         return out
     if p.is_dir():
@@ -162,13 +175,12 @@ class Writer:
 def open_for_append(path: str | Path, contents: Contents,
                     header: dict[str, Any] | None) -> Iterator[Writer]:
     """Lock the store, cut a corrupt tail (after ``contents.valid_end``), write
-    ``header`` when the store is new, and yield a :class:`Writer`."""
+    ``header`` when the store is new, and yield a :class:`Writer`. The store is opened
+    by :func:`freege.safe_files.open_append`: a link is not followed, and a store or
+    folder another user can write or owns is refused (ValueError, one line)."""
     import fcntl
 
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
-    except OSError as exc:
-        raise ValueError(f"cannot write store {str(path)!r}: {exc.strerror or exc}") from None
+    fd = safe_files.open_append(path, "store")
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
