@@ -190,5 +190,12 @@ def parse(text: str) -> LawExpr:
 
 def law_of(text: str, dps: int | None) -> Any:
     """The numeric law of the expression written ``text`` (``parse(text).law(dps)``): what
-    a pickled expression law is rebuilt from (:mod:`freege.numeric.law_recipe`)."""
+    a pickled expression law is rebuilt from (:mod:`freege.numeric.law_recipe`). The
+    text goes through the grammar (:func:`parse`) and ``dps`` must be in the command
+    line's range (:func:`freege.numeric.law_recipe.check_dps`), both before building."""
+    from freege.numeric import law_recipe
+
+    if not isinstance(text, str):
+        raise ValueError(f"recipe expression must be a string (got {text!r})")
+    dps = law_recipe.check_dps(dps)
     return parse(text).law(dps)

@@ -264,7 +264,17 @@ class CaseLaw(AlgebraicLaw):
 def from_recipe(case: str, ratios: tuple[Any, ...], normalized: bool,
                 dps: int | None) -> CaseLaw:
     """The law of a :meth:`CaseLaw.recipe` (:func:`freege.numeric.law_recipe.rebuild`):
-    ``ratios`` is ``(beta, h, gK, gV, gO, sharing)``."""
+    ``ratios`` is ``(beta, h, gK, gV, gO, sharing)``. Every argument is range-checked
+    before anything is built: ``dps`` in the command line's range
+    (:func:`freege.numeric.law_recipe.check_dps`), the ratios by :class:`Ratios`,
+    ``normalized`` a bool, the case by :class:`CaseLaw`."""
+    dps = law_recipe.check_dps(dps)
+    normalized = law_recipe.check_flag("normalized", normalized)
+    if not (isinstance(ratios, tuple) and len(ratios) == 6):
+        raise ValueError(f"recipe ratios must be (beta, h, gK, gV, gO, sharing) "
+                         f"(got {ratios!r})")
+    if not isinstance(case, str):
+        raise ValueError(f"recipe case must be a string (got {case!r})")
     return CaseLaw(case, Ratios(*ratios), normalized, dps)
 
 

@@ -10,14 +10,29 @@ of them), so it pickles anywhere and hashes; two laws built from equal recipes g
 same answers. :data:`CONSTRUCTORS` names the function each constructor name rebuilds
 through, as ``"module:function"``: a new kind of law (for example one built from an
 expression of the law algebra, theory §3) adds its name here and returns its recipe from
-``__reduce__`` through :func:`reduce`.
+``__reduce__`` through :func:`reduce`, and range-checks its arguments before building.
+
+**Load only pickles you trust.** Unpickling runs code: Python's :mod:`pickle` can run any
+code when it loads a pickle made by someone else, whatever freege does. freege's own
+recipes rebuild only through the whitelisted constructors of :data:`CONSTRUCTORS`, and
+every parameter is range-checked before anything is built (a recipe's ``dps`` in the
+command line's range, ``15 .. MAX_DPS``, by :func:`check_dps`; ratios by
+:class:`freege.params.Ratios`; ``normalized`` a bool; an expression's text through the
+grammar), so a bad recipe is a ValueError on load instead of a law that hangs on first
+use. That limits what a *freege* pickle can ask for; it does not make ``pickle.load`` of
+untrusted data safe. The numeric API itself (``law(..., dps=...)``) accepts precisions
+above ``MAX_DPS`` on purpose (its reference routes go beyond them); such a law does not
+travel as a recipe.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from fractions import Fraction
 from typing import Any
+
+from freege import params
 
 #: constructor name -> ``"module:function"`` called with the recipe's arguments
 CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.case_law:from_recipe",
@@ -39,6 +54,24 @@ def check_plain(value: Any) -> Any:
     return value
 
 
+def check_dps(value: Any) -> int | None:
+    """A recipe's precision: None (float64) or an integer in the command line's range
+    ``15 .. MAX_DPS`` (:func:`freege.params.check_dps`), else a ValueError naming it."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"recipe dps must be None or an integer in [15, {params.MAX_DPS}] "
+                         f"(got {value!r})")
+    return params.check_dps(value)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """A recipe's boolean option ``name``: True or False, else a ValueError naming it."""
+    if not isinstance(value, bool):
+        raise ValueError(f"recipe {name} must be True or False (got {value!r})")
+    return value
+
+
 def recipe(name: str, *arguments: Any) -> Recipe:
     """The recipe of a law built by constructor ``name`` from ``arguments``."""
     if name not in CONSTRUCTORS:
@@ -47,12 +80,23 @@ def recipe(name: str, *arguments: Any) -> Recipe:
 
 
 def rebuild(made_from: Recipe) -> Any:
-    """The law a recipe describes, built afresh (the target of :func:`reduce`)."""
+    """The law a recipe describes, built afresh (the target of :func:`reduce`). Only the
+    constructors of :data:`CONSTRUCTORS` are called, with plain arguments that each
+    constructor range-checks before building (a ValueError names the bad one)."""
+    if not (isinstance(made_from, tuple) and len(made_from) == 2
+            and isinstance(made_from[1], tuple)):
+        raise ValueError("a recipe is (constructor name, tuple of arguments)")
     name, arguments = made_from
-    if name not in CONSTRUCTORS:
+    if not isinstance(name, str) or name not in CONSTRUCTORS:
         raise ValueError(f"name must be one of {sorted(CONSTRUCTORS)} (got {name!r})")
     module, function = CONSTRUCTORS[name].split(":")
-    return getattr(importlib.import_module(module), function)(*check_plain(arguments))
+    build = getattr(importlib.import_module(module), function)
+    check_plain(arguments)
+    try:
+        inspect.signature(build).bind(*arguments)
+    except TypeError as exc:
+        raise ValueError(f"recipe {name!r}: {exc}") from None
+    return build(*arguments)
 
 
 def reduce(made_from: Recipe) -> tuple[Any, tuple[Recipe]]:

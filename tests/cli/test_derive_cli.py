@@ -118,10 +118,12 @@ def test_console_script_bad_case_has_no_traceback() -> None:
 
 def _form(capsys: pytest.CaptureFixture, form: str, *argv: str) -> tuple[dict, str]:
     """The JSON and the text of ``derive ARGV --form FORM``."""
-    code, out, _ = run_cli(capsys, "derive", *argv, "--form", form, "--format", "json")
+    code, out, _ = run_cli(capsys, "derive", *argv, "--form", form, "--format", "json",
+                           "--quiet")
     assert code == 0
-    code, text, err = run_cli(capsys, "derive", *argv, "--form", form)
-    assert code == 0 and err == ""  # quick (or cached): no progress lines
+    # --quiet: on a busy machine a derivation past the progress delay shows progress lines
+    code, text, err = run_cli(capsys, "derive", *argv, "--form", form, "--quiet")
+    assert code == 0 and err == ""
     return json.loads(out), text
 
 

@@ -119,6 +119,44 @@ def test_a_recipe_names_a_known_constructor() -> None:
         law_recipe.recipe("law", "attention", (np.float64(1.0),), False, None)
 
 
+class Forged:
+    """A hand-made pickle: loading it calls :func:`law_recipe.rebuild` on ``made_from``."""
+
+    def __init__(self, made_from: object) -> None:
+        self.made_from = made_from
+
+    def __reduce__(self) -> tuple:
+        return law_recipe.rebuild, (self.made_from,)
+
+
+def test_a_recipe_is_range_checked_on_load() -> None:
+    """A pickle asking for ``dps = 10**9`` is a ValueError on load (it used to load and
+    hang on first use); every parameter of a recipe is checked before building."""
+    ratios = (1, 4, Fraction(1, 2), Fraction(1, 2), 2, "none")
+    forged = pickle.dumps(Forged(("law", ("attention", ratios, False, 10**9))))
+    with pytest.raises(ValueError, match=r"dps must be an integer in \[15, 200\]"):
+        pickle.loads(forged)
+    bad = [(("law", ("attention", ratios, False, 14)), r"dps must be an integer in \[15"),
+           (("law", ("attention", ratios, False, "20")), "recipe dps must be None or an "
+                                                          "integer"),
+           (("law", ("attention", ratios, 1, None)), "normalized must be True or False"),
+           (("law", ("attention", (100, *ratios[1:]), False, None)), "beta must be"),
+           (("law", ("attention", (1, 4, 0, Fraction(1, 2), 2, "none"), False, None)),
+            "gK must be"),
+           (("law", ("attention", ratios[:5], False, None)), "recipe ratios must be"),
+           (("law", ("bogus", ratios, False, None)), "case must be one of"),
+           (("law", ("attention", ratios, False)), "recipe 'law'"),
+           (("expression", ("MP(2)", 10**9)), r"dps must be an integer in \[15, 200\]"),
+           (("expression", ("(" * 3000, None)), "expression: longer than"),
+           (("law", "attention"), r"a recipe is \(constructor name")]
+    for made_from, message in bad:
+        with pytest.raises(ValueError, match=message):
+            pickle.loads(pickle.dumps(Forged(made_from)))
+    # the range a recipe keeps: None and 15 .. MAX_DPS load
+    assert pickle.loads(pickle.dumps(Forged(("law", ("attention", ratios, False, 15))))) \
+        == law("attention", ATTENTION, dps=15)
+
+
 # ------------------------------------------------------------------ scipy's edge conventions
 def test_ppf_and_isf_give_nan_outside_0_1_like_scipy() -> None:
     L = atom_law()
