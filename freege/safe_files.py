@@ -85,14 +85,19 @@ def _split(path: str | os.PathLike, what: str) -> tuple[Path, str]:
 
 
 @contextlib.contextmanager
-def _folder_fd(folder: Path) -> Iterator[int | None]:
-    """An open descriptor of ``folder`` (``None`` where the system has no ``*at`` calls)."""
+def _folder_fd(folder: Path, what: str) -> Iterator[int | None]:
+    """An open descriptor of ``folder``, checked again on the descriptor (so the folder
+    checked is the folder written: one swapped for a link after :func:`check_folder` is
+    caught); ``None`` where the system has no ``*at`` calls."""
     if not _AT:
         yield None
         return
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
                  | getattr(os, "O_CLOEXEC", 0))
     try:
+        why = cache_files._problem(os.fstat(fd), sticky_ok=True)
+        if why is not None:
+            raise ValueError(f"{what} folder {folder} is {why}: refused")
         yield fd
     finally:
         os.close(fd)
@@ -119,7 +124,7 @@ def atomic(path: str | os.PathLike, what: str = "output") -> Iterator[BinaryIO]:
     ``path`` atomically (a failure leaves ``path`` as it was and no temporary file).
     ValueError when the folder is refused (:func:`check_folder`)."""
     folder, name = _split(path, what)
-    with _folder_fd(folder) as dir_fd:
+    with _folder_fd(folder, what) as dir_fd:
         tmp, fd = _new_temporary(folder, dir_fd, name)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -153,7 +158,7 @@ def probe(path: str | os.PathLike, what: str = "output") -> Path:
     ValueError of one line otherwise; ``path`` itself is never opened."""
     folder, name = _split(path, what)
     try:
-        with _folder_fd(folder) as dir_fd:
+        with _folder_fd(folder, what) as dir_fd:
             tmp, fd = _new_temporary(folder, dir_fd, name)
             os.close(fd)
             os.unlink(_at(folder, dir_fd, tmp), dir_fd=dir_fd)
@@ -202,7 +207,7 @@ def open_append(path: str | os.PathLike, what: str = "store") -> int:
     (:func:`file_problem`). ValueError of one line when refused or not writable."""
     folder, name = _split(path, what)
     try:
-        with _folder_fd(folder) as dir_fd:
+        with _folder_fd(folder, what) as dir_fd:
             fd = os.open(_at(folder, dir_fd, name), _APPEND, 0o644, dir_fd=dir_fd)
     except OSError as exc:
         if os.path.islink(path):
