@@ -178,6 +178,13 @@ class Law(IntegralMethods, ScipyConventions, abc.ABC):
         to the same bits: a law is a pure function of its recipe)."""
         return law_recipe.reduce(self.recipe())
 
+    def __copy__(self) -> Law:
+        """A law is an immutable value (its memos never change an answer): itself."""
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Law:
+        return self
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Law):
             return NotImplemented
