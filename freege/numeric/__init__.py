@@ -5,9 +5,10 @@ Everything here is derived from :mod:`freege.symbolic` (through
 functions (:mod:`freege.numeric.compiled`, cached on disk), so no warm path imports sympy.
 API summary (stable):
 
-Laws (the family :class:`~freege.numeric.law_family.Law`; the theory §4 case laws
-:mod:`freege.numeric.case_law`; expressions of the law algebra
-:mod:`freege.numeric.expression_law`, through :mod:`freege.algebra`)
+Laws (:mod:`freege.numeric.law_family`, :mod:`freege.numeric.case_law`)
+    Every kind of law is a :class:`~freege.numeric.law_family.Law`: the theory §4 case
+    laws (:class:`~freege.numeric.case_law.CaseLaw`) and the laws of expressions of the
+    algebra (:mod:`freege.numeric.expression_law`, through :mod:`freege.algebra`).
     ``law(case, config, normalized=False, dps=None) -> CaseLaw`` -- ``case`` in
     ``freege.symbolic.cases.CASES`` (attention, head-average, head-average-shared-key,
     value, mha, value-tied, mha-tied); ``config`` a :class:`freege.params.Ratios` or
