@@ -15,7 +15,10 @@ names are the parameter symbols of :data:`freege.symbolic.expressions.SYMBOLS`; 
 polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for integer powers 0 to
 :data:`freege.symbolic.expressions.MAX_DEGREE`, and of degree at most that. The text is
 read by :func:`ast.parse` and every node checked against a whitelist; anything else is a
-one-line ValueError naming the offending token.
+one-line ValueError naming the offending token. A power in the polynomial is refused
+before it is expanded when its numbers could exceed
+:data:`freege.symbolic.expressions.MAX_BITS`; every other limit of the expression budget
+is checked by the constructors it calls (docs/algebra.md, Limits).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 import sympy as sp
 
+from freege.params import parse_number
 from freege.symbolic import expressions as ex
 from freege.symbolic.expressions import LawExpr
 
@@ -75,10 +79,23 @@ class _Reader:
             raise self.fail(node, f"pushforward's polynomial has degree at most "
                             f"{ex.MAX_DEGREE}, not {degree}:")
 
+    def check_bits(self, node: ast.AST, bits: int) -> None:
+        """Refuses a product or power whose numbers could exceed
+        :data:`~freege.symbolic.expressions.MAX_BITS` before it is expanded (a bound from
+        the operands' sizes: ``(10^4)^4`` nested 14 deep would be a number of 2^28 digits)."""
+        if bits > ex.MAX_BITS:
+            raise self.fail(node, f"a number has at most {ex.MAX_BITS} bits (about "
+                            f"{int(ex.MAX_BITS * 0.30103)} digits: the limit of "
+                            f"docs/algebra.md, Limits), and this could make one of up to "
+                            f"{bits} bits:")
+
     def number(self, node: ast.Constant) -> sp.Expr:
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise self.fail(node, "not a number:")
-        return ex.parameter("number", ast.get_source_segment(self.text, node) or "")
+        # read exactly (its size checked on the text, freege.params), sized by the
+        # parameter it becomes (its domain, then MAX_BITS): mp(1e308) names the ratio
+        x = parse_number("number", ast.get_source_segment(self.text, node) or "")
+        return sp.Rational(x.numerator, x.denominator)
 
     def binary(self, node: ast.BinOp, depth: int, polynomial: bool) -> Any:
         left = self.value(node.left, depth + 1, polynomial)
@@ -91,6 +108,7 @@ class _Reader:
                 raise self.fail(node, f"'^' raises x to a power 0 to {ex.MAX_DEGREE} in "
                                 "pushforward's polynomial only:")
             self.check_degree(node, sp.degree(left, ex.X) * right)
+            self.check_bits(node, int(right) * (_bits(left) + _terms(left).bit_length()))
             return sp.expand(left**right)
         if not isinstance(op, ast.Add | ast.Sub | ast.Mult | ast.Div):
             raise self.fail(node, "unexpected operator in")
@@ -164,6 +182,16 @@ class _Reader:
         if not isinstance(node, ast.Tuple) or len(node.elts) != 2:
             raise self.fail(node, "atoms takes (location, mass) pairs, not")
         return self.scalar(node.elts[0], depth), self.scalar(node.elts[1], depth)
+
+
+def _bits(value: sp.Expr) -> int:
+    """The largest size in bits of a numerator or denominator of the numbers in ``value``."""
+    return max((max(int(r.p).bit_length(), int(r.q).bit_length())
+                for r in value.atoms(sp.Rational)), default=1)
+
+
+def _terms(value: sp.Expr) -> int:
+    return len(sp.Add.make_args(value))
 
 
 def parse(text: str) -> LawExpr:

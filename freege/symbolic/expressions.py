@@ -46,16 +46,52 @@ from freege.symbolic.transforms import ridge_from_s_relation
 
 #: the symbols a parameter may contain, by name (the exact layer's coefficient field)
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in FIELD.symbols}
-POSITIVE = Domain(0, None, low_open=True)
-REAL = Domain()
+
+# ---------------------------------------------------------------------- the budget
+# What an expression may ask for, checked before any derivation (docs/algebra.md,
+# Limits): every limit below was set from costs measured on a shared, busy 2-core machine.
+
+#: largest size of a number, in bits of its numerator and of its denominator (about 154
+#: decimal digits; a 30-digit theta1 of a theory §4 case takes 100)
+MAX_BITS = 512
+#: ratios, variances and rates lie in [1/SCALE_MAX, SCALE_MAX]: measured, every numeric law
+#: of mp, semicircle and poisson there answers in about a second, while mp(1e-12) does not
+#: answer in two minutes and mp(1e308) overflows float64
+SCALE_MAX = 10**4
+#: locations, shifts, scales and polynomial coefficients lie in [-REAL_MAX, REAL_MAX] (and a
+#: scale is at least 1/REAL_MAX in size): far inside float64, whose squares and fourth powers
+#: the numeric law takes
+REAL_MAX = 10**6
+#: the highest bound on the degree of the Cauchy polynomial ``P(G, z)``
+#: (:func:`cauchy_degree_bound`) that is derived exactly (``cauchy_polynomial``,
+#: ``s_relation``, ``ridge_polynomial``), and the measured cost that set it
+MAX_CAUCHY_DEGREE = 25
+DEGREE_COST = "measured: one elimination to degree 25 takes up to 58 s"
+#: the highest :func:`cauchy_degree_bound` read from the expression alone, checked
+#: before anything is derived (the bound is loose: 5184 for a law of degree 25)
+MAX_DEGREE_BOUND = 8192
+BOUND_COST = "x^4 of x^4 of MP, bound 65536, grew past 900 MB in three minutes"
+#: the most operations from the root of an expression to a leaf, and the most nodes
+MAX_TREE_DEPTH = 60
+MAX_NODES = 250
+#: the most atoms of one atomic law (k atoms: a Cauchy polynomial of degree k in z; 24
+#: atoms take 38 s to a numeric law and its median, 50 atoms took 59 s)
+MAX_ATOMS = 24
+
+POSITIVE = Domain(Fraction(1, SCALE_MAX), SCALE_MAX,
+                  why="measured: the float64 law of mp(1e-12) takes minutes, mp(1e308) "
+                  "overflows; docs/algebra.md, Limits")
+REAL_WHY = "the float64 law works with its fourth power; docs/algebra.md, Limits"
+REAL = Domain(-REAL_MAX, REAL_MAX, why=REAL_WHY)
 MASS = Domain(0, 1, low_open=True)
 
 Number = sp.Expr
 Atoms = tuple[tuple[sp.Expr, sp.Expr], ...]
 
 
-def parameter(name: str, value: Any, domain: Domain = REAL) -> sp.Expr:
-    """``value`` as an exact sympy number in ``domain``, or a sympy expression in
+def parameter(name: str, value: Any, domain: Domain = REAL, sized: bool = True) -> sp.Expr:
+    """``value`` as an exact sympy number in ``domain`` of at most :data:`MAX_BITS` bits
+    (unless not ``sized``: the caller checks it), or a sympy expression in
     :data:`SYMBOLS`; else a ValueError naming ``name`` (module docstring)."""
     if isinstance(value, sp.Basic):
         free = value.free_symbols
@@ -70,7 +106,20 @@ def parameter(name: str, value: Any, domain: Domain = REAL) -> sp.Expr:
                              f"{', '.join(SYMBOLS)} (got {value})")
         value = Fraction(int(value.p), int(value.q))
     x = parse_number(name, value, domain)
-    return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
+    out = sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
+    return _sized(name, out) if sized else out
+
+
+def _sized(name: str, x: sp.Expr) -> sp.Expr:
+    """``x`` when its numerator and denominator have at most :data:`MAX_BITS` bits (a
+    number of the exact layer: its size enters every derivation), else a ValueError."""
+    if x.is_Rational:
+        bits = max(int(x.p).bit_length(), int(x.q).bit_length())
+        if bits > MAX_BITS:
+            raise ValueError(f"{name} has {bits} bits; the limit is {MAX_BITS} bits (about "
+                             f"{int(MAX_BITS * 0.30103)} digits) of numerator and of "
+                             "denominator (docs/algebra.md, Limits)")
+    return x
 
 
 def is_number(x: sp.Expr) -> bool:
@@ -114,16 +163,24 @@ class LawExpr:
     def cauchy_polynomial(self) -> sp.Poly:
         """``P(G, z)``: irreducible, gens ``(G, z)``, integer coefficients in the
         parameters, primitive with a positive leading coefficient; its root ``G ~ 1/z``
-        is the Cauchy transform, checked against the moment series (theory §3)."""
+        is the Cauchy transform, checked against the moment series (theory §3). Over
+        the degree budget a ValueError (:func:`check_degree`): before any derivation for
+        the bound read from the expression, before each elimination for the bound from
+        the operands' polynomials."""
+        check_degree(self)
         return _cauchy(self)
 
     def s_relation(self) -> sp.Expr:
-        """``E(S, w)`` (theory §3); a ValueError for a law of mean 0 (no S-transform)."""
+        """``E(S, w)`` (theory §3); a ValueError for a law of mean 0 (no S-transform), or
+        over the degree budget (:meth:`cauchy_polynomial`, derived first)."""
+        self.cauchy_polynomial()
         return self.free_law.s_relation
 
     def ridge_polynomial(self) -> sp.Poly:
         """``F(w, lam)`` of the normalized law ``D_{1/m_1}`` (theory §5), gens
-        ``(w, lam)``; a ValueError for a law of mean 0."""
+        ``(w, lam)``; a ValueError for a law of mean 0, or over the degree budget
+        (:meth:`cauchy_polynomial`, derived first)."""
+        self.cauchy_polynomial()
         if self.mean == 0:
             raise ValueError(f"{self} has mean 0: no normalized law, no ridge polynomial")
         normalized = laws.dilation(self.free_law, 1 / self.mean)
@@ -148,7 +205,7 @@ class LawExpr:
             if name not in SYMBOLS:
                 raise ValueError(f"subs: {name!r} is not a parameter symbol (one of "
                                  f"{', '.join(SYMBOLS)})")
-            mapping[SYMBOLS[name]] = parameter(name, value)
+            mapping[SYMBOLS[name]] = parameter(name, value, Domain(), sized=False)
         return self._subs(mapping)
 
     def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:  # pragma: no cover
@@ -185,7 +242,11 @@ class LawExpr:
 
         The numeric layer sits above this one, so it registers its constructor here when
         it is imported (:func:`register_numeric_law`; ``import freege.algebra`` does);
-        before that, a RuntimeError says so."""
+        before that, a RuntimeError says so. Over the degree budget a ValueError comes
+        first (:meth:`cauchy_polynomial`, derived first with numeric parameters)."""
+        check_degree(self)
+        if not self.parameters:
+            self.cauchy_polynomial()
         if _NUMERIC_LAW is None:
             raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
                                "(or freege.numeric.expression_law) first")
@@ -208,7 +269,7 @@ class LawExpr:
     def __sub__(self, other: Any) -> LawExpr:
         if isinstance(other, LawExpr):
             return free_add(self, affine(other, -1))
-        return affine(self, 1, -parameter("shift", other))
+        return affine(self, 1, -parameter("shift", other, sized=False))
 
     def __rsub__(self, other: Any) -> LawExpr:
         return affine(self, -1, other)
@@ -225,7 +286,7 @@ class LawExpr:
     def __truediv__(self, other: Any) -> LawExpr:
         if isinstance(other, LawExpr):
             raise ValueError("'/' divides a law by a number, not by a law")
-        divisor = parameter("divisor", other)
+        divisor = parameter("divisor", other, Domain(), sized=False)
         if divisor == 0:
             raise ValueError("divisor must not be 0")
         return affine(self, 1 / divisor)
@@ -249,6 +310,11 @@ def _free_law(expr: LawExpr) -> FreeLaw:
 
 @functools.cache
 def _cauchy(expr: LawExpr) -> sp.Poly:
+    # bottom up: each operand's P first (each checked the same way), then this node's
+    # degree bound from the operands' actual degrees, before its own elimination
+    degrees = [(c.cauchy_polynomial().degree(0), c.cauchy_polynomial().degree(1))
+               for c in _children(expr)]
+    check_degree(expr, max(_degree_bound(expr, degrees)))
     law = expr.free_law
     return additive.physical_cauchy_factor(law.cauchy_polynomial, law)
 
@@ -603,6 +669,141 @@ def critical_pushforwards(expr: LawExpr) -> list[tuple[Pushforward, tuple[sp.Exp
     return out
 
 
+# ---------------------------------------------------------------------- the budget
+#: where :func:`cauchy_degree_bound` stops counting (any bound above it is "over")
+DEGREE_CAP = 10**9
+
+
+def _capped_product(values: Any) -> int:
+    out = 1
+    for v in values:
+        out = min(out * v, DEGREE_CAP)
+    return out
+
+
+def _children(expr: LawExpr) -> list[LawExpr]:
+    """The operands of ``expr`` (laws among its fields, in order)."""
+    out: list[LawExpr] = []
+    for field in dataclasses.fields(expr):  # type: ignore[arg-type]
+        value = getattr(expr, field.name)
+        out += [v for v in (value if isinstance(value, tuple) else (value,))
+                if isinstance(v, LawExpr)]
+    return out
+
+
+def _degree_bound(expr: LawExpr, degrees: list[tuple[int, int]]) -> tuple[int, int]:
+    """The rules of :func:`cauchy_degree_bound` for ``expr`` whose operands
+    (:func:`_children`, in order) have degrees at most ``degrees`` in ``G`` and ``z``:
+    bounds on the degrees of ``P(G, z)`` of ``expr`` in ``G`` and ``z``."""
+    if isinstance(expr, MarchenkoPastur | Semicircle):
+        return 2, 1
+    if isinstance(expr, Atomic):
+        return 1, len(expr.points)
+    if isinstance(expr, FreePoisson) and isinstance(expr.jump, Atomic):
+        return (2, 1) if expr.jump == _UNIT_JUMP else (len(expr.jump.points) + 1, 1)
+    if isinstance(expr, Affine):
+        return degrees[0]
+    sizes = [max(pair) for pair in degrees]
+    if isinstance(expr, FreePoisson):
+        n = min(3 * sizes[0], DEGREE_CAP)
+    elif isinstance(expr, FreeAdd):
+        n = _capped_product(sizes)
+    elif isinstance(expr, FreeMult):
+        # a factor with S(w) = 1/(a + b w) (MP, pi_t, their dilations) multiplies the
+        # S-relation by a linear factor: k of them add k to the degree of the rest's
+        linear = [_linear_s(f) for f in expr.factors]
+        n = _capped_product([sum(linear) + 1,
+                             *(n for n, lin in zip(sizes, linear, strict=True) if not lin)])
+    elif isinstance(expr, Pushforward):
+        # n^d sums of one root per preimage (n: the base's degree in G)
+        g, m = degrees[0]
+        power = _capped_product([g] * (len(expr.coeffs) - 1))
+        return power, max(power, m)
+    else:  # pragma: no cover
+        raise TypeError(f"no degree bound for {type(expr).__name__}")
+    return n, n
+
+
+@functools.cache
+def _static_degrees(expr: LawExpr) -> tuple[int, int]:
+    return _degree_bound(expr, [_static_degrees(c) for c in _children(expr)])
+
+
+@functools.cache
+def cauchy_degree_bound(expr: LawExpr) -> int:
+    """An upper bound, read from the tree alone (no derivation), on the degrees of the
+    Cauchy polynomial ``P(G, z)`` of ``expr`` in ``G`` and in ``z``, capped at
+    :data:`DEGREE_CAP`: ``(2, 1)`` for MP, the semicircle and ``pi_t``; ``(1, k)`` for
+    ``k`` atoms (``k + 1`` as the jump law of a compound free Poisson law, three times
+    the jump law's for another one: ``P_mu(G + G(zG - 1)/t, 1/G)``); affine maps keep
+    them; ``⊞`` multiplies its terms' (one resultant each), ``⊠`` its factors' but counts
+    the ``k`` factors whose S-transform is ``1/(a + bw)`` (MP, ``pi_t``, their dilations)
+    as ``k + 1`` together (``MP^⊠k`` has degree ``k + 1``); a pushforward of degree ``d``
+    raises its base's degree in ``G`` to the power ``d`` (``n^d`` sums of roots,
+    docs/algebra.md). The same rules bound each elimination from its operands' actual
+    polynomials (:meth:`LawExpr.cauchy_polynomial`)."""
+    return max(_static_degrees(expr))
+
+
+def _linear_s(expr: LawExpr) -> bool:
+    """Whether the S-transform of ``expr`` is ``1/(a + b w)``: MP, ``pi_t``, dilations."""
+    if isinstance(expr, Affine) and expr.shift == 0:
+        expr = expr.base
+    return isinstance(expr, MarchenkoPastur) or (isinstance(expr, FreePoisson)
+                                                 and expr.jump == _UNIT_JUMP)
+
+
+def _short(expr: LawExpr) -> str:
+    text = str(expr)
+    return text if len(text) <= 60 else f"{text[:45]}...({len(text)} characters)"
+
+
+def check_degree(expr: LawExpr, bound: int | None = None) -> None:
+    """A ValueError, in one line, over the degree budget (docs/algebra.md, Limits): with
+    no ``bound``, when :func:`cauchy_degree_bound` of ``expr``, read from the tree alone,
+    exceeds :data:`MAX_DEGREE_BOUND` (called before any derivation of ``P(G, z)``, the
+    S-relation or the numeric law); else when ``bound``, from the actual degrees of the
+    operands' polynomials, exceeds :data:`MAX_CAUCHY_DEGREE` (called before each node's
+    own elimination)."""
+    static = bound is None
+    n = cauchy_degree_bound(expr) if bound is None else bound
+    if n <= (MAX_DEGREE_BOUND if static else MAX_CAUCHY_DEGREE):
+        return
+    shown = f"more than {DEGREE_CAP}" if n >= DEGREE_CAP else str(n)
+    if static:
+        raise ValueError(
+            f"{_short(expr)}: its Cauchy polynomial P(G, z) has degree up to {shown} by "
+            f"the expression alone (pushforwards raise it to their degree, ⊞ and ⊠ "
+            f"multiply it); the limit is {MAX_DEGREE_BOUND} ({BOUND_COST}; "
+            "docs/algebra.md, Limits)")
+    raise ValueError(
+        f"{_short(expr)}: its Cauchy polynomial P(G, z) would have degree up to {shown} "
+        f"from its operands' polynomials; the limit is {MAX_CAUCHY_DEGREE} "
+        f"({DEGREE_COST}; docs/algebra.md, Limits)")
+
+
+@functools.cache
+def _shape(expr: LawExpr) -> tuple[int, int]:
+    """``(depth, nodes)`` of the tree of ``expr``: operations from the root to the deepest
+    leaf, and nodes in all."""
+    shapes = [_shape(c) for c in _children(expr)]
+    return (1 + max((d for d, _ in shapes), default=-1),
+            min(1 + sum(n for _, n in shapes), MAX_NODES + 1))
+
+
+def _checked(node: LawExpr) -> Any:
+    """``node`` when its tree is within :data:`MAX_TREE_DEPTH` and :data:`MAX_NODES`, else
+    a ValueError (checked as each node is built, from its children's counts)."""
+    depth, nodes = _shape(node)
+    if depth > MAX_TREE_DEPTH:
+        raise ValueError(f"the expression nests {depth} operations; the limit is "
+                         f"{MAX_TREE_DEPTH} (docs/algebra.md, Limits)")
+    if nodes > MAX_NODES:
+        raise ValueError(f"the expression has more than {MAX_NODES} laws and operations; "
+                         f"the limit is {MAX_NODES} (docs/algebra.md, Limits)")
+    return node
+
+
 # ---------------------------------------------------------------------- constructors
 def marchenko_pastur(ratio: Any) -> MarchenkoPastur:
     """``MP_ratio`` (``ratio > 0``)."""
@@ -618,9 +819,13 @@ def atomic(points: Any) -> Atomic:
     """``sum_i p_i delta_{a_i}`` from ``((a_1, p_1), ...)``: masses in ``(0, 1]`` summing
     to 1 (numbers); equal locations are merged, the pairs sorted by location."""
     try:
+        points = list(points)
+        if len(points) > MAX_ATOMS:
+            raise ValueError(f"atoms: {len(points)} atoms; the limit is {MAX_ATOMS} (k atoms "
+                             f"make a Cauchy polynomial of degree k; docs/algebra.md, Limits)")
         pairs = [(parameter("location", a), parameter("mass", p, MASS)) for a, p in points]
     except (TypeError, ValueError) as exc:
-        if isinstance(exc, ValueError) and "must" in str(exc):
+        if isinstance(exc, ValueError) and ("must" in str(exc) or "limit" in str(exc)):
             raise
         raise ValueError(f"atoms must be (location, mass) pairs (got {points!r})") from None
     if not pairs:
@@ -645,21 +850,32 @@ def free_poisson(rate: Any, jump: Any = None) -> FreePoisson:
     of an atomic law)."""
     jump_law = (_UNIT_JUMP if jump is None else jump if isinstance(jump, LawExpr)
                 else atomic(jump))
-    return FreePoisson(parameter("rate", rate, POSITIVE), jump_law)
+    return _checked(FreePoisson(parameter("rate", rate, POSITIVE), jump_law))
 
 
 def affine(law: LawExpr, scale: Any = 1, shift: Any = 0) -> LawExpr:
     """The law of ``scale X + shift`` for ``X ~ law`` (``scale != 0``); nested affine maps
     compose, the identity returns ``law``."""
     _check_law("law", law)
-    a, b = parameter("scale", scale), parameter("shift", shift)
+    a, b = parameter("scale", scale, sized=False), parameter("shift", shift, sized=False)
     if a == 0:
         raise ValueError("scale must not be 0")
     if isinstance(law, Affine):
         law, a, b = law.base, a * law.scale, a * law.shift + b
+    if is_number(a) and not sp.Rational(1, REAL_MAX) <= abs(a) <= REAL_MAX:
+        raise ValueError(f"scale must be {1 / REAL_MAX:g} to {REAL_MAX:g} in size "
+                         f"({REAL_WHY}) (got {_magnitude(a)})")
+    if is_number(b) and abs(b) > REAL_MAX:
+        raise ValueError(f"shift must be in [-{REAL_MAX}, {REAL_MAX}] ({REAL_WHY}) (got "
+                         f"{_magnitude(b)})")
+    a, b = _sized("scale", a), _sized("shift", b)
     if a == 1 and b == 0:
         return law
-    return Affine(law, a, b)
+    return _checked(Affine(law, a, b))
+
+
+def _magnitude(x: sp.Expr) -> str:
+    return f"{float(x):.3g}" if abs(x) < 10**300 else "more than 1e300"
 
 
 def dilation(law: LawExpr, scale: Any) -> LawExpr:
@@ -681,12 +897,12 @@ def free_mult(*factors: LawExpr) -> FreeMult:
                              "[0, inf); ⊠ needs laws on [0, inf)")
         if factor.mean == 0:
             raise ValueError(f"free_mult: factor {k} ({factor}) has mean 0 (it is delta_0)")
-    return FreeMult(flat)
+    return _checked(FreeMult(flat))
 
 
 def free_add(*terms: LawExpr) -> FreeAdd:
     """``terms[0] ⊞ terms[1] ⊞ ...``: the law of a sum of free variables."""
-    return FreeAdd(_flatten("free_add", terms, FreeAdd, "terms"))
+    return _checked(FreeAdd(_flatten("free_add", terms, FreeAdd, "terms")))
 
 
 def pushforward(law: LawExpr, coeffs: Any) -> LawExpr:
@@ -712,7 +928,7 @@ def pushforward(law: LawExpr, coeffs: Any) -> LawExpr:
         return point_mass(cs[0])
     if degree == 1:
         return affine(law, cs[1], cs[0])
-    return Pushforward(law, tuple(cs))
+    return _checked(Pushforward(law, tuple(cs)))
 
 
 def _check_law(name: str, law: Any) -> None:
