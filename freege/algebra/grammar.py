@@ -80,7 +80,7 @@ class _Reader:
                             f"{ex.MAX_DEGREE}, not {degree}:")
 
     def check_bits(self, node: ast.AST, bits: int) -> None:
-        """Refuses a product or power whose numbers could exceed
+        """Refuses a power whose numbers could exceed
         :data:`~freege.symbolic.expressions.MAX_BITS` before it is expanded (a bound from
         the operands' sizes: ``(10^4)^4`` nested 14 deep would be a number of 2^28 digits)."""
         if bits > ex.MAX_BITS:
