@@ -20,6 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from freege import plotting  # noqa: E402
 from freege.validation import plots  # noqa: E402
 from tests.figure_checks import clear_of_the_x_axis  # noqa: E402
+from tests.planted import OTHER, hand_over  # noqa: E402
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -203,7 +204,6 @@ def test_log_tick_values_label_enough_of_any_range(low, high):
 
 
 # issue 40: a figure is written through freege.safe_files
-OTHER = 65534
 
 
 def _link(link, target):
@@ -233,14 +233,7 @@ def test_a_link_planted_at_the_figure_name_is_replaced_not_followed(tmp_path):
 def test_a_shared_or_foreign_folder_is_refused_before_drawing(tmp_path, owner):
     folder = tmp_path / "shared"
     folder.mkdir()
-    if owner == "others may write":
-        folder.chmod(0o777)
-        why = "is writable by group or others (mode 777 and not sticky)"
-    else:
-        if os.geteuid() != 0:
-            pytest.skip("giving a folder to another user (uid 65534) needs root")
-        os.chown(folder, OTHER, OTHER)
-        why = f"is owned by uid {OTHER}, not by you (uid {os.getuid()})"
+    why = hand_over(folder, owner)
     with pytest.raises(ValueError) as err:
         plotting.density(str(folder / "law.png"), [1, 2], [1, 1], {}, "t")
     assert str(err.value) == f"--plot folder {folder} {why}: refused"

@@ -13,6 +13,7 @@ import pytest
 
 import freege.derivations as documents
 from freege.derivations.__main__ import main
+from tests.planted import OTHER, hand_over
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +73,6 @@ def test_refusal_in_a_real_process(tmp_path):
 
 
 # issue 40: the documents are written through freege.safe_files
-OTHER = 65534
 
 
 def test_a_link_planted_at_a_document_name_is_not_followed(tmp_path, monkeypatch, capsys):
@@ -98,14 +98,7 @@ def test_a_shared_or_foreign_out_folder_is_refused(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(documents, "render", lambda name: pytest.fail("derived anyway"))
     target = tmp_path / "docs"
     target.mkdir()
-    if owner == "others may write":
-        target.chmod(0o777)
-        why = "is writable by group or others (mode 777 and not sticky)"
-    else:
-        if os.geteuid() != 0:
-            pytest.skip("giving a folder to another user (uid 65534) needs root")
-        os.chown(target, OTHER, OTHER)
-        why = f"is owned by uid {OTHER}, not by you (uid {os.getuid()})"
+    why = hand_over(target, owner)
     assert main(["moments", "--out", str(target)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
