@@ -43,6 +43,7 @@ def _values(store):
 
 def test_dask_run_batches_cheap_draws_and_resumes_to_the_records_of_one_process(
         tmp_path, monkeypatch):
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     configs = paper_panels.configurations(["3b"], 64, draws=2)
     whole = tmp_path / "whole.jsonl"
     counts = paper_run.run(configs, whole, seed=0, backend="numpy", scale=64, workers=1,
@@ -98,7 +99,7 @@ def _timed_run(configs, store, log, monkeypatch, scheduler, memory):
 def test_draws_too_big_to_share_memory_run_one_at_a_time(tmp_path, monkeypatch):
     """Scheduled by memory (issue 29): with room for one 2(d) draw and a few small ones,
     no two 2(d) draws run at once on two workers, while without the limit they do."""
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     from tests.validation.stores import threads_cluster
 
     configs = paper_panels.configurations(["2d", "3b"], 64, draws=2)
@@ -124,7 +125,7 @@ def test_memory_scheduled_local_workers_may_hold_all_of_the_machines_memory():
     """Dask's default lets a worker hold the machine's memory over its cores and restarts
     it past that: a draw the driver scheduled alone could be killed. With shared memory
     each worker's limit is the machine's."""
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="needs the 'sweep' extra: pip install '.[sweep]'")
     from distributed.system import MEMORY_LIMIT
 
     def limit(dask_worker):
