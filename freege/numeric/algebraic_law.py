@@ -24,6 +24,7 @@ ambient precision) and the identity, moment, atom and S-relation hooks.
 
 from __future__ import annotations
 
+import abc
 import math
 from typing import Any
 
@@ -42,9 +43,9 @@ class AlgebraicLaw(Law):
 
     equation: roots.CauchyEquation
 
+    @abc.abstractmethod
     def _cauchy_rows(self) -> list[list[Any]]:
         """The Cauchy polynomial's coefficient matrix at the ambient precision."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ support
     def _edge_dps(self) -> int:

@@ -232,9 +232,6 @@ class _ExpressionData(_LawData):
 
     def __init__(self, expr: Any) -> None:
         text = str(expr)
-        self.case = "expression"
-        self.ratios = None
-        self.normalized = False
         self.text = text
         poly = expr.cauchy_polynomial()
         self.cauchy = {}
