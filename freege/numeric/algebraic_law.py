@@ -288,6 +288,26 @@ class AlgebraicLaw(Law):
                 return max(-g.imag / mpmath.pi, mpmath.mpf(0))
             return +g
 
+    def cauchy_pair_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(G, G')`` with ``G' = -P_z/P_G`` exactly (implicit differentiation of the
+        Cauchy polynomial), float64."""
+        zs = np.asarray(zs, dtype=complex).ravel()
+        g = self._stieltjes_f64(zs)
+        _, p_g = self.equation._horner(self.equation.coeffs_f64(zs), g)
+        with np.errstate(all="ignore"):
+            return g, -self.equation._dz(zs, g) / p_g
+
+    def cauchy_pair_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        """``(G, G')`` with ``G' = -P_z/P_G`` at the ambient precision."""
+        z = mpmath.mpmathify(z)
+        g = self._stieltjes_mp_batch([z])[0]
+        rows = self.equation.matrix_mp()
+        p_g = mpmath.fsum(i * c * g ** (i - 1) * z ** j for i, row in enumerate(rows)
+                          for j, c in enumerate(row) if i and c)
+        p_z = mpmath.fsum(j * c * g ** i * z ** (j - 1) for i, row in enumerate(rows)
+                          for j, c in enumerate(row) if j and c)
+        return g, -p_z / p_g
+
     def dof_point(self, lam: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
         """``(w(lam), w'(lam))`` (theory §5) from the Cauchy transform at ``z = -lam``
         (:func:`freege.numeric.dof_point.spectral_point`)."""

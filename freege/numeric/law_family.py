@@ -214,6 +214,31 @@ class Law(IntegralMethods, ScipyConventions, abc.ABC):
         with mpmath.workprec(mpmath.mp.prec):
             return +mpmath.fsum(p for x, p in self._atoms_mp() if x == 0)
 
+    def cauchy_pair_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(G, G')`` at a flat complex array off the support, float64 (the subordination
+        engine's operands, :mod:`freege.numeric.operands`). By default ``G'`` is the
+        four-point complex difference of ``G`` (step ``1e-3`` of the distance to the real
+        axis): a Newton Jacobian, never a returned value; a kind with an exact ``G'``
+        overrides this."""
+        zs = np.asarray(zs, dtype=complex).ravel()
+        g = self._stieltjes_f64(zs)
+        h = 1e-3 * np.maximum(np.abs(zs.imag), 1e-8 * np.maximum(np.abs(zs), 1.0))
+        ups = self._stieltjes_f64(np.concatenate([zs + h, zs - h, zs + 1j * h, zs - 1j * h]))
+        a, b, c, d = np.split(ups, 4)
+        return g, ((a - b) - 1j * (c - d)) / (4 * h)
+
+    def cauchy_pair_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        """``(G, G')`` at one point off the support, at the ambient precision; by default
+        ``G'`` by mpmath's numerical differentiation at ``2 x`` the digits (a kind with an
+        exact ``G'`` overrides this)."""
+        z = mpmath.mpmathify(z)
+        g = self._stieltjes_mp_batch([z])[0]
+        with mpmath.workprec(2 * mpmath.mp.prec):
+            h = mpmath.ldexp(abs(mpmath.im(z)) or abs(z) or 1, -mpmath.mp.prec // 4)
+            pts = self._stieltjes_mp_batch([z + h, z - h])
+            dg = (pts[0] - pts[1]) / (2 * h)
+        return g, +dg
+
     def stieltjes_batch(self, zs: list[Any]) -> list[mpmath.mpc]:
         """Physical ``G(z)`` at the ambient precision for a list of points (theory §3);
         real ``z`` means ``z + i0``."""

@@ -5,8 +5,8 @@ keeps while it works (support edges, anchors, memos) changes an answer. So a law
 as the recipe it was built from, ``(constructor name, plain arguments)``, and rebuilt on
 arrival by :func:`rebuild`; its memos are recomputed there, to the same bits.
 
-A recipe holds only plain values (str, bool, int, None, ``fractions.Fraction`` and tuples
-of them), so it pickles anywhere and hashes; two laws built from equal recipes give the
+A recipe holds only plain values (str, bool, int, None, bytes, ``fractions.Fraction`` and
+tuples of them), so it pickles anywhere and hashes; two laws built from equal recipes give the
 same answers. :data:`CONSTRUCTORS` names the function each constructor name rebuilds
 through, as ``"module:function"``: a new kind of law (for example one built from an
 expression of the law algebra, theory §3) adds its name here and returns its recipe from
@@ -40,7 +40,7 @@ CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.case_law:from_recipe",
 
 Recipe = tuple[str, tuple[Any, ...]]
 
-_PLAIN = (str, bool, int, Fraction, type(None))
+_PLAIN = (str, bool, int, Fraction, bytes, type(None))
 
 
 def check_plain(value: Any) -> Any:

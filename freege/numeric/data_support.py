@@ -1,0 +1,146 @@
+"""Where a law from data lives: the support intervals of a subordination node
+(docs/data-laws.md, theory §3, §7).
+
+Off the support, on the real axis, every subordination function is real; at a soft edge
+the real solution folds: the Jacobian of the node's equations is singular there. So:
+
+1. **Scan.** The density ``-Im G(x + i0)/pi`` on a grid of :data:`SCAN_POINTS` points of
+   the node's hull (geometric near 0 for a law on ``[0, inf)``), each point solved from
+   above (:mod:`freege.numeric.subordination`); a grid point is inside when its density
+   exceeds :data:`INSIDE` of the largest one (a point whose solve fails is left out, at
+   most :data:`FAILED_SHARE` of them).
+2. **Refine.** Each change from outside to inside between neighbours is an edge bracket;
+   the edge solves the node's equations together with ``det J = 0`` for the real unknowns
+   and ``x`` (``mpmath.findroot``, Newton at ``max(dps, 30) + 10`` digits, seeded by the
+   real solution at the outside neighbour). It is accepted when the residual is below the
+   tolerance, every subordination point is real and off its operand's support there, and
+   the edge lies within two grid cells of its bracket; otherwise
+   :class:`freege.errors.ConvergenceError`. An interval reaching the smallest geometric
+   point above 0 of a law on ``[0, inf)`` ends at 0 (a hard edge).
+3. **Verify.** The law that holds the node checks that its continuous mass plus its atoms
+   is 1 (:meth:`freege.numeric.data_law.DataLaw._intervals_mp`): a component or gap the
+   grid missed changes that sum.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from freege.errors import ConvergenceError
+from freege.numeric.law_family import REFERENCE_DPS
+
+#: grid points of the scan
+SCAN_POINTS = 3000
+#: a grid point is inside when its density exceeds this fraction of the largest
+INSIDE = 1e-9
+#: the largest share of scan points whose solve may fail (they are left out; the mass
+#: check of the law sees what they would have shown)
+FAILED_SHARE = 0.01
+
+
+def scan(node: Any) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """``(xs, density, runs)``: the scan grid, its densities and the index ranges
+    ``[i, j]`` of the runs of inside points."""
+    lo, hi = node.hull()
+    xs = np.linspace(lo, hi, SCAN_POINTS)
+    if lo >= 0:
+        first = xs[1] if xs[1] > 0 else hi / SCAN_POINTS
+        xs = np.unique(np.concatenate([xs, first * np.logspace(-12, 0, 60)]))
+    xs = xs[(xs > lo) & (xs < hi)]
+    u = node.solve_f64(xs + 0j, strict=False)
+    with np.errstate(all="ignore"):
+        _, _, _, parts = node._system(u, xs + 0j, True)
+        g, _ = node._value(u, xs + 0j, node._system(u, xs + 0j, True)[1], parts, True)
+    dens = np.where(np.isfinite(g), -g.imag / np.pi, np.nan)
+    failed = np.isnan(dens)
+    if failed.sum() > FAILED_SHARE * xs.size:
+        raise ConvergenceError("support", f"the scan's solve does not converge at "
+                               f"{int(failed.sum())} of {xs.size} points",
+                               {**node.describe, "x": float(xs[failed][0])})
+    xs, dens = xs[~failed], dens[~failed]
+    top = dens.max()
+    inside = dens > INSIDE * top if top > 0 else np.zeros(xs.shape, dtype=bool)
+    runs: list[tuple[int, int]] = []
+    k = 0
+    while k < xs.size:
+        if inside[k]:
+            j = k
+            while j + 1 < xs.size and inside[j + 1]:
+                j += 1
+            runs.append((k, j))
+            k = j + 1
+        else:
+            k += 1
+    return xs, dens, runs
+
+
+def _edge_equations(node: Any, vals: list[Any]) -> list[Any]:
+    u = [mpmath.mpc(v) for v in vals[:-1]]
+    x = mpmath.mpc(vals[-1])
+    res, jac, _, _ = node._system(u, x, False)
+    det = jac[0][0] if len(u) == 1 else jac[0][0] * jac[1][1] - jac[0][1] * jac[1][0]
+    return [mpmath.re(r) for r in res] + [mpmath.re(det)]
+
+
+def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf:
+    """The soft edge between an outside and an inside grid point (see the module
+    docstring), at the ambient precision."""
+    seed = [complex(v[0]).real for v in node.solve_f64(np.array([x_out + 0j]))]
+    digits = max(mpmath.mp.dps, REFERENCE_DPS) + 10
+    with mpmath.workdps(digits):
+        start = [mpmath.mpf(v) for v in seed] + [mpmath.mpf(x_out)]
+        try:
+            sol = mpmath.findroot(lambda *v: _edge_equations(node, list(v)), start,
+                                  tol=mpmath.mpf(10) ** (-2 * digits + 10), maxsteps=200,
+                                  verify=True)
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ConvergenceError("support edge", f"the edge equations do not converge "
+                                   f"({exc})", {**node.describe, "near": x_in}) from None
+        vals = [sol[k] for k in range(len(start))]
+        edge = vals[-1]
+        for child, w in zip(node.children, vals[:-1], strict=False):
+            g = child.cauchy_mp(mpmath.mpf(w))[0]
+            if abs(mpmath.im(g)) > mpmath.mpf(10) ** (5 - digits) * (abs(g) + 1):
+                raise ConvergenceError("support edge", "the edge's subordination point lies "
+                                       "on an operand's support", {**node.describe,
+                                                                   "near": x_in})
+        lo, hi = sorted((x_out, x_in))
+        if not lo - 2 * cell <= edge <= hi + 2 * cell:
+            raise ConvergenceError("support edge", "the edge equations converged away from "
+                                   "the bracket", {**node.describe, "near": x_in,
+                                                   "edge": float(edge)})
+    return +edge
+
+
+def node_intervals(node: Any) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """The support intervals of the node's continuous part, at the ambient precision."""
+    xs, _, runs = scan(node)
+    cell = float(np.max(np.diff(xs))) if xs.size > 1 else node.scale()
+    out = []
+    for i, j in runs:
+        if i == 0:
+            if node.hull()[0] >= 0:
+                left = mpmath.mpf(0)
+            else:
+                raise ConvergenceError("support", "the density is positive at the hull's end",
+                                       node.describe)
+        else:
+            left = refine_edge(node, xs[i - 1], xs[i], cell)
+        if j == xs.size - 1:
+            raise ConvergenceError("support", "the density is positive at the hull's end",
+                                   node.describe)
+        right = refine_edge(node, xs[j + 1], xs[j], cell)
+        out.append((left, right))
+    merged: list[tuple[mpmath.mpf, mpmath.mpf]] = []
+    for a, b in out:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+__all__ = ["INSIDE", "SCAN_POINTS", "node_intervals", "refine_edge", "scan"]

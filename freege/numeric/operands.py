@@ -1,0 +1,371 @@
+"""Operands of the subordination engine: laws given by data, and how to read their Cauchy
+transform (docs/data-laws.md, theory §3).
+
+An :class:`Operand` is a law the engine (:mod:`freege.numeric.subordination`) only needs to
+*evaluate*: its Cauchy transform ``G(z) = int dnu(x)/(z - x)`` and ``G'(z)`` at points off
+its support, a closed interval holding the support, its atoms and its moments. The kinds:
+
+* :class:`EmpiricalOperand` -- ``sum_i w_i delta_{x_i}`` (an empirical spectrum, up to
+  :data:`MAX_ATOMS` atoms): ``G`` is the exact finite sum;
+* :class:`LawOperand` -- any numeric law of the family (:class:`freege.numeric.law_family.Law`),
+  through its own verified Cauchy transform;
+* the nodes of :mod:`freege.numeric.subordination` (⊞, ⊠, compound free Poisson, affine
+  maps, polynomial pushforwards), so trees compose;
+* a density on an interval (:mod:`freege.numeric.density_operand`).
+
+Every hook takes points with ``Im z >= 0``; the public :meth:`Operand.cauchy_f64` and
+:meth:`Operand.cauchy_mp` reflect ``G(conj z) = conj G(z)`` for the lower half plane. A real
+``z`` is ``z + i0``: outside the support ``G`` is real there.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+from typing import Any
+
+import mpmath
+import numpy as np
+
+#: the most atoms an empirical operand holds
+MAX_ATOMS = 10**5
+#: float64 entries per block of an evaluation (points x atoms): bounds the memory to ~100 MB
+BLOCK = 2**22
+
+
+def exact(value: Any) -> mpmath.mpf:
+    """An exact parameter (int, ``Fraction``, float or decimal text) at the ambient
+    precision, rounded once."""
+    num = getattr(value, "numerator", None)
+    if num is not None and not isinstance(value, float):
+        return mpmath.mpf(num) / value.denominator
+    return mpmath.mpf(value)
+
+
+class Operand(abc.ABC):
+    """A law the engine evaluates (see the module docstring)."""
+
+    #: named in error messages
+    describe: dict[str, Any]
+
+    # ------------------------------------------------------------------ hooks
+    @abc.abstractmethod
+    def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(G, G')`` at a flat complex array with ``Im z >= 0``, float64."""
+
+    @abc.abstractmethod
+    def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        """``(G, G')`` at one point with ``Im z >= 0``, at the ambient precision."""
+
+    @abc.abstractmethod
+    def hull(self) -> tuple[float, float]:
+        """A closed interval ``[lo, hi]`` holding the support (float64, rounded outward)."""
+
+    @abc.abstractmethod
+    def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """``[(location, mass), ...]`` of the point masses, sorted, at the ambient precision."""
+
+    @abc.abstractmethod
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        """``[m_1, ..., m_q]`` at the ambient precision, from the data exactly (rounded once)."""
+
+    @abc.abstractmethod
+    def identity(self) -> tuple[Any, ...]:
+        """What the answers depend on (hashable)."""
+
+    @abc.abstractmethod
+    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals of the continuous part, sorted, at the ambient precision."""
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def nonnegative(self) -> bool:
+        """Whether the support lies in ``[0, inf)``."""
+        return self.hull()[0] >= 0
+
+    def scale(self) -> float:
+        """A length of the law: the size of its hull (at least its distance to 0)."""
+        lo, hi = self.hull()
+        return max(hi - lo, abs(lo), abs(hi), 1e-300)
+
+    def cauchy_f64(self, zs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(G(z), G'(z))`` at a complex array (any half plane), float64."""
+        zs = np.asarray(zs, dtype=complex)
+        flat = zs.ravel()
+        lower = flat.imag < 0
+        g, dg = self._upper_f64(np.where(lower, flat.conj(), flat))
+        g = np.where(lower, g.conj(), g)
+        dg = np.where(lower, dg.conj(), dg)
+        return g.reshape(zs.shape), dg.reshape(zs.shape)
+
+    def cauchy_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        """``(G(z), G'(z))`` at one point (any half plane), at the ambient precision."""
+        z = mpmath.mpmathify(z)
+        if mpmath.im(z) < 0:
+            g, dg = self._upper_mp(mpmath.conj(z))
+            return mpmath.conj(g), mpmath.conj(dg)
+        return self._upper_mp(z)
+
+    def mean_mp(self) -> mpmath.mpf:
+        return self.moments_mp(1)[0]
+
+
+class EmpiricalOperand(Operand):
+    """``sum_i w_i delta_{x_i}``: finite ``values`` (at most :data:`MAX_ATOMS` distinct)
+    with positive ``weights`` (None: equal), normalised to mass 1; equal values are merged.
+    ``G(z) = sum_i w_i/(z - x_i)`` exactly (float64: blocks of :data:`BLOCK` terms; mpmath:
+    ``fsum`` at the ambient precision, the values and weights read exactly)."""
+
+    def __init__(self, values: Any, weights: Any = None, name: str = "empirical",
+                 exact_points: Any = None) -> None:
+        #: ``((location, mass), ...)`` exactly (``Fraction``), when the data is exact
+        self.exact_points = None if exact_points is None else tuple(exact_points)
+        if exact_points is not None:
+            values = [float(a) for a, _ in exact_points]
+            weights = [float(p) for _, p in exact_points]
+        x = np.asarray(values, dtype=float)
+        if x.ndim != 1:
+            x = x.ravel()
+        if x.size == 0:
+            raise ValueError(f"{name}: values must hold at least one number")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{name}: values must be finite (got {int((~np.isfinite(x)).sum())} "
+                             "non-finite)")
+        if weights is None:
+            w = np.ones_like(x)
+        else:
+            w = np.asarray(weights, dtype=float).ravel()
+            if w.shape != x.shape:
+                raise ValueError(f"{name}: weights must have one entry per value ({x.size}), "
+                                 f"not {w.size}")
+            if not np.all(np.isfinite(w)) or not np.all(w > 0):
+                raise ValueError(f"{name}: weights must be finite and > 0")
+        locs, inverse = np.unique(x, return_inverse=True)
+        if locs.size > MAX_ATOMS:
+            raise ValueError(f"{name}: {locs.size} distinct values; the limit is {MAX_ATOMS} "
+                             "(docs/data-laws.md, Limits)")
+        raw = np.zeros(locs.size)
+        np.add.at(raw, inverse, w)
+        if not np.isfinite(raw.sum()) or raw.sum() <= 0:
+            raise ValueError(f"{name}: weights must have a finite positive sum")
+        self.values = locs
+        self.raw_weights = raw
+        self.weights = raw / raw.sum()
+        self.name = name
+        digest = hashlib.sha256(locs.tobytes() + raw.tobytes()).hexdigest()[:16]
+        self.describe = {"operand": f"{name}({locs.size} atoms, sha256 {digest})"}
+        self._digest = digest
+        self._mp: dict[int, tuple[list[mpmath.mpf], list[mpmath.mpf]]] = {}
+
+    def identity(self) -> tuple[Any, ...]:
+        if self.exact_points is not None:
+            return ("atoms", tuple(sorted(self.exact_points)))
+        return ("empirical", self.values.tobytes(), self.raw_weights.tobytes())
+
+    def hull(self) -> tuple[float, float]:
+        return float(self.values[0]), float(self.values[-1])
+
+    def _data_mp(self) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+        """Values and normalised weights at the ambient precision (kept per precision)."""
+        prec = mpmath.mp.prec
+        if prec not in self._mp and self.exact_points is not None:
+            merged: dict[Any, Any] = {}
+            for a, p in self.exact_points:
+                merged[a] = merged.get(a, 0) + p
+            keys = sorted(merged)
+            self._mp[prec] = ([exact(a) for a in keys], [exact(merged[a]) for a in keys])
+        if prec not in self._mp:
+            xs = [mpmath.mpf(float(v)) for v in self.values]
+            total = mpmath.fsum(mpmath.mpf(float(v)) for v in self.raw_weights)
+            ws = [mpmath.mpf(float(v)) / total for v in self.raw_weights]
+            self._mp[prec] = (xs, ws)
+        return self._mp[prec]
+
+    def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        xs, ws = self._data_mp()
+        return list(zip(xs, ws, strict=True))
+
+    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        return []
+
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        xs, ws = self._data_mp()
+        return [mpmath.fsum(w * x**k for x, w in zip(xs, ws, strict=True))
+                for k in range(1, q + 1)]
+
+    def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        zs = np.asarray(zs, dtype=complex).ravel()
+        g = np.empty(zs.shape, dtype=complex)
+        dg = np.empty(zs.shape, dtype=complex)
+        rows = max(1, BLOCK // self.values.size)
+        for start in range(0, zs.size, rows):
+            block = zs[start:start + rows]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = 1.0 / (block[:, None] - self.values[None, :])
+            g[start:start + rows] = d @ self.weights
+            dg[start:start + rows] = -(d * d) @ self.weights
+        return g, dg
+
+    def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        xs, ws = self._data_mp()
+        terms = [w / (z - x) for x, w in zip(xs, ws, strict=True)]
+        g = mpmath.fsum(terms)
+        dg = -mpmath.fsum(t * t / w for t, w in zip(terms, ws, strict=True))
+        return mpmath.mpc(g), mpmath.mpc(dg)
+
+
+class SemicircleOperand(Operand):
+    """The semicircle law of variance ``v``: ``G = (z - q)/(2v)``, ``q = z sqrt(1 - 4v/z^2)``
+    (principal root: the cut is the support), ``q = i sqrt(4v - z^2)`` on the support."""
+
+    def __init__(self, variance: Any) -> None:
+        self._v = variance
+        self.describe = {"law": f"semicircle({variance})"}
+
+    def identity(self) -> tuple[Any, ...]:
+        return ("semicircle", str(self._v))
+
+    def hull(self) -> tuple[float, float]:
+        r = 2 * float(self._v) ** 0.5 * (1 + 1e-14)
+        return -r, r
+
+    def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        return []
+
+    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        r = 2 * mpmath.sqrt(exact(self._v))
+        return [(-r, r)]
+
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        v = exact(self._v)
+        return [mpmath.mpf(0) if k % 2 else v ** (k // 2) * mpmath.binomial(k, k // 2)
+                / (k // 2 + 1) for k in range(1, q + 1)]
+
+    def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        v = float(self._v)
+        with np.errstate(all="ignore"):
+            q = zs * np.sqrt(1 - 4 * v / zs**2)
+            cut = (zs.imag == 0) & (np.abs(zs.real) < 2 * v**0.5)
+            q = np.where(cut, 1j * np.sqrt(np.maximum(4 * v - zs.real**2, 0)), q)
+            return (zs - q) / (2 * v), (1 - zs / q) / (2 * v)
+
+    def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        v = exact(self._v)
+        if mpmath.im(z) == 0 and abs(mpmath.re(z)) < 2 * mpmath.sqrt(v):
+            q = mpmath.mpc(0, mpmath.sqrt(4 * v - mpmath.re(z) ** 2))
+        else:
+            q = z * mpmath.sqrt(1 - 4 * v / z**2)
+        return mpmath.mpc((z - q) / (2 * v)), mpmath.mpc((1 - z / q) / (2 * v))
+
+
+class FreePoissonOperand(Operand):
+    """The free Poisson law ``pi_t`` (all free cumulants ``t``): ``G = 1/w`` with ``w`` the
+    root of ``w^2 - (z + 1 - t) w + z = 0`` that has ``Im w > Im z/2`` off the axis (the
+    roots' imaginary parts add up to ``Im z`` and the physical one has ``Im w >= Im z``),
+    and ``w' > 1/2`` on the axis off the support (the two roots' ``w'`` add up to 1)."""
+
+    def __init__(self, rate: Any) -> None:
+        self._t = rate
+        self.describe = {"law": f"poisson({rate})"}
+
+    def identity(self) -> tuple[Any, ...]:
+        return ("free-poisson", str(self._t))
+
+    def hull(self) -> tuple[float, float]:
+        t = float(self._t)
+        return 0.0, (1 + t**0.5) ** 2 * (1 + 1e-14)
+
+    def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        t = exact(self._t)
+        return [(mpmath.mpf(0), 1 - t)] if t < 1 else []
+
+    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        r = mpmath.sqrt(exact(self._t))
+        return [((1 - r) ** 2, (1 + r) ** 2)]
+
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        from freege.numeric.free_series import cumulants_to_moments
+
+        return cumulants_to_moments([exact(self._t)] * q)
+
+    def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = float(self._t)
+        with np.errstate(all="ignore"):
+            b = zs + 1 - t
+            d = np.sqrt(b * b - 4 * zs + 0j)
+            w1, w2 = (b + d) / 2, (b - d) / 2
+            off = zs.imag > 0
+            inside = (~off) & (np.abs(w1.imag) > 0)
+            pick1 = np.where(off | inside, w1.imag > w2.imag,
+                             ((w1 - 1) / (2 * w1 - b)).real > 0.5)
+            w = np.where(pick1, w1, w2)
+            dw = (w - 1) / (2 * w - b)
+            return 1 / w, -dw / w**2
+
+    def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        t = exact(self._t)
+        b = z + 1 - t
+        d = mpmath.sqrt(b * b - 4 * z)
+        roots = [(b + d) / 2, (b - d) / 2]
+        if mpmath.im(z) > 0 or mpmath.im(d) != 0:
+            w = max(roots, key=lambda r: mpmath.im(r))
+        else:
+            w = max(roots, key=lambda r: mpmath.re((r - 1) / (2 * r - b)))
+        dw = (w - 1) / (2 * w - b)
+        return mpmath.mpc(1 / w), mpmath.mpc(-dw / w**2)
+
+
+class LawOperand(Operand):
+    """A numeric law of the family as an operand: ``G`` from the law's own verified
+    Cauchy transform (at the ambient precision, or float64), ``G'`` from the law's
+    :meth:`freege.numeric.law_family.Law.cauchy_pair_f64` / ``cauchy_pair_mp``."""
+
+    def __init__(self, law: Any) -> None:
+        self.law = law
+        self.describe = dict(law.describe)
+        self._f64 = law.with_dps(None)
+        self._laws: dict[int, Any] = {}
+
+    def identity(self) -> tuple[Any, ...]:
+        return ("law", self._f64._identity())
+
+    def _at_dps(self) -> Any:
+        dps = mpmath.mp.dps
+        if dps not in self._laws:
+            self._laws[dps] = self.law.with_dps(max(dps, 15))
+        return self._laws[dps]
+
+    def hull(self) -> tuple[float, float]:
+        lo, hi = self._f64.support()
+        span = max(hi - lo, abs(lo), abs(hi), 1.0)
+        return lo - 1e-12 * span, hi + 1e-12 * span
+
+    @property
+    def nonnegative(self) -> bool:
+        return bool(self._f64.nonnegative) and self._f64.support()[0] >= 0
+
+    def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        law = self._at_dps()
+        with mpmath.workdps(law.dps):
+            return [(+x, +p) for x, p in law._atoms_mp()]
+
+    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        law = self._at_dps()
+        with mpmath.workdps(law.dps):
+            return [(+a, +b) for a, b in law._intervals_mp()]
+
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        law = self._at_dps()
+        return [mpmath.mpf(law.moment(k)) for k in range(1, q + 1)]
+
+    def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._f64.cauchy_pair_f64(np.asarray(zs, dtype=complex).ravel())
+
+    def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
+        law = self._at_dps()
+        with mpmath.workprec(mpmath.mp.prec):
+            return law.cauchy_pair_mp(z)
+
+
+__all__ = ["BLOCK", "EmpiricalOperand", "FreePoissonOperand", "LawOperand", "MAX_ATOMS",
+           "Operand", "SemicircleOperand", "exact"]
