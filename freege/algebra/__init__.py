@@ -15,6 +15,18 @@ atoms; ``expr.law(dps)`` is its numeric :class:`ExpressionLaw`. The seven theory
 laws are expressions of this algebra (:func:`case_expression`, :mod:`freege.symbolic.cases`).
 """
 
+from freege.algebra.data import (  # the data-aware versions of the constructors
+    DataExpr,
+    affine,
+    dilation,
+    empirical,
+    free_add,
+    free_mult,
+    free_poisson,
+    from_scipy,
+    parse_data,
+    pushforward,
+)
 from freege.algebra.grammar import parse
 from freege.numeric.expression_law import ExpressionLaw
 from freege.symbolic.cases import case_expression
@@ -30,21 +42,16 @@ from freege.symbolic.expressions import (
     MarchenkoPastur,
     Pushforward,
     Semicircle,
-    affine,
     atomic,
-    dilation,
-    free_add,
-    free_mult,
-    free_poisson,
     marchenko_pastur,
     point_mass,
-    pushforward,
     semicircle,
 )
 
 __all__ = [
-    "MAX_DEGREE", "SYMBOLS", "Affine", "Atomic", "ExpressionLaw", "FreeAdd", "FreeMult",
-    "FreePoisson", "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle", "affine", "atomic",
-    "case_expression", "dilation", "free_add", "free_mult", "free_poisson",
-    "marchenko_pastur", "parse", "point_mass", "pushforward", "semicircle",
+    "MAX_DEGREE", "SYMBOLS", "Affine", "Atomic", "DataExpr", "ExpressionLaw", "FreeAdd",
+    "FreeMult", "FreePoisson", "LawExpr", "MarchenkoPastur", "Pushforward", "Semicircle",
+    "affine", "atomic", "case_expression", "dilation", "empirical", "free_add", "free_mult",
+    "free_poisson", "from_scipy", "marchenko_pastur", "parse", "parse_data", "point_mass",
+    "pushforward", "semicircle",
 ]

@@ -340,12 +340,15 @@ _CASE_OPTIONS = (("case", "--case"), ("beta", "--beta"), ("h", "--h"), *_RATIO_O
                  *_DIM_OPTIONS, ("sharing", "--sharing"), ("h_kv", "--h-kv"))
 
 
-def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawExpr:
+def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = (),
+                  data: bool = False) -> LawExpr:
     """The expression of ``--expr``, read by :func:`freege.algebra.parse` (docs/algebra.md,
-    no ``eval``), once no law option it replaces was given (``keep``: the destinations of
-    those the command still takes with ``--expr``, such as ``gO`` for ``readout ridge``);
-    else a ValueError naming both options. Parameter symbols (``mp(gK)``) are refused:
-    the command line evaluates numbers."""
+    no ``eval``; with ``data``, :func:`freege.algebra.parse_data`, which also reads
+    ``empirical(@FILE)``, a spectrum file relative to the current directory), once no law
+    option it replaces was given (``keep``: the destinations of those the command still
+    takes with ``--expr``, such as ``gO`` for ``readout ridge``); else a ValueError naming
+    both options. Parameter symbols (``mp(gK)``) are refused: the command line evaluates
+    numbers."""
     given = [flag for dest, flag in _CASE_OPTIONS
              if dest not in keep and getattr(args, dest, None) is not None]
     if given:
@@ -353,7 +356,7 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawEx
                          f"an expression or as a theory §4 case")
     from freege import algebra
 
-    expr = algebra.parse(args.expr)
+    expr = algebra.parse_data(args.expr) if data else algebra.parse(args.expr)
     if expr.parameters:
         names = ", ".join(map(str, expr.parameters))
         raise ValueError(f"--expr: {expr} has free parameters ({names}); the command line "
@@ -363,8 +366,11 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> LawEx
 
 def run_expression(args: argparse.Namespace) -> int:
     """``freege law --expr TEXT``: the law of an expression of the law algebra
-    (docs/algebra.md)."""
-    expr = expression_of(args)
+    (docs/algebra.md); with ``empirical(@FILE)``, a law from data (freege.algebra.data)."""
+    expr = expression_of(args, data=True)
+    if args.certify and getattr(expr, "is_data_expr", False):
+        raise ValueError("--certify: a law from data (empirical) has no certified route; "
+                         "drop --certify")
     if args.normalized:
         mean = expr.mean
         if mean == 0:

@@ -261,12 +261,16 @@ class LawExpr:
 
     # ------------------------------------------------------------------ operators
     def __add__(self, other: Any) -> LawExpr:
+        if getattr(other, "is_data_expr", False):  # freege.algebra.data
+            return NotImplemented
         return free_add(self, other) if isinstance(other, LawExpr) else affine(self, 1, other)
 
     def __radd__(self, other: Any) -> LawExpr:
         return affine(self, 1, other)
 
     def __sub__(self, other: Any) -> LawExpr:
+        if getattr(other, "is_data_expr", False):  # freege.algebra.data
+            return NotImplemented
         if isinstance(other, LawExpr):
             return free_add(self, affine(other, -1))
         return affine(self, 1, -parameter("shift", other, sized=False))
@@ -278,12 +282,16 @@ class LawExpr:
         return affine(self, -1)
 
     def __mul__(self, other: Any) -> LawExpr:
+        if getattr(other, "is_data_expr", False):  # freege.algebra.data
+            return NotImplemented
         return free_mult(self, other) if isinstance(other, LawExpr) else affine(self, other)
 
     def __rmul__(self, other: Any) -> LawExpr:
         return affine(self, other)
 
     def __truediv__(self, other: Any) -> LawExpr:
+        if getattr(other, "is_data_expr", False):  # freege.algebra.data
+            return NotImplemented
         if isinstance(other, LawExpr):
             raise ValueError("'/' divides a law by a number, not by a law")
         divisor = parameter("divisor", other, Domain(), sized=False)
