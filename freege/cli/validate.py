@@ -23,7 +23,17 @@ from freege.cli.options import (
     add_run_options,
     add_seed_option,
 )
-from freege.params import DIM_MAX, DRAWS, MAX_DRAWS, SEED, SHARINGS, Dims, Domain, parse_number
+from freege.params import (
+    BETA,
+    DIM_MAX,
+    DRAWS,
+    MAX_DRAWS,
+    SEED,
+    SHARINGS,
+    Dims,
+    Domain,
+    parse_number,
+)
 from freege.progress import Progress
 from freege.validation.models.presets import PRESETS, get_preset
 from freege.validation.sampling.backend import BACKENDS, DTYPES
@@ -84,6 +94,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="a Hugging Face-style config.json (n from max_position_embeddings "
                    "or --n)")
+    p.add_argument("--weights", metavar="FILE", default=None,
+                   help="a model's own V and W^O (.npz/.safetensors, layout in "
+                   "docs/weights.md): sample the softmax with exactly those weights "
+                   "against the predicted law; takes --beta, --dk, --draws, --seed")
     p.add_argument("--finite-width", action="store_true",
                    help="also compare the softmax with the conditional Gaussian equivalent "
                    "at finite width (each row with its own finite-n coefficient theta1_i) "
@@ -153,6 +167,8 @@ def _config_text(preset: str | None, dims: Dims) -> str:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    if args.weights is not None:
+        return _run_weights(args)
     from freege.cli.budget import preflight
     from freege.validation.sampling import cost as cost_model
     from freege.validation.sampling.backend import get_backend
@@ -207,6 +223,50 @@ def run_validate(args: argparse.Namespace) -> int:
         if distances is not None:
             data["density_l1"] = distances
     emit(data, args, lambda d: _validate_text(d, preset, dims))
+    return 0
+
+
+def _run_weights(args: argparse.Namespace) -> int:
+    """``validate --weights FILE``: docs/weights.md (one-line errors, exit 2)."""
+    from freege.weights import load_weights
+
+    others = [f"--{opt.replace('_', '-')}" for opt, _f in _EXPLICIT
+              if opt != "dk" and getattr(args, opt) is not None]
+    others += [o for o, on in (("a preset", args.preset), ("--config", args.config),
+                               ("--finite-width", args.finite_width),
+                               ("--plot", args.plot)) if on]
+    if others or args.dk is None:
+        raise ValueError("--weights takes --dk (needed), --beta, --draws and --seed only"
+                         + (f" (got {', '.join(others)})" if others else ""))
+    dk = int(parse_number("dk", args.dk, Domain(1, DIM_MAX, integer=True)))
+    beta = float(parse_number("beta", args.beta or "1", BETA))
+    draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
+    seed = int(parse_number("seed", args.seed, SEED))
+    V, WO = load_weights(args.weights)
+    from freege.validation.weights_check import compare_weights
+
+    result = compare_weights(V, WO, beta, dk, draws=draws, seed=seed)
+    data = {"weights": args.weights, "h": V.shape[0], "n": V.shape[1], "dv": V.shape[2],
+            "do": WO.shape[1], "dk": dk, "beta": beta, "draws": draws, "seed": seed,
+            **result.as_dict()}
+
+    def text(d: dict) -> str:
+        def row(c: dict) -> str:
+            ci = "" if c["ci95"] is None else f" ± {c['ci95']:.4f}"
+            return (f"{c['distance']:.4f} (noise floor {c['floor']:.4f}; difference "
+                    f"{c['difference']:+.4f}{ci})")
+        return "\n".join([
+            f"freege validate --weights {d['weights']}: h={d['h']}, n={d['n']}, "
+            f"dV={d['dv']}, dO={d['do']}, dK={d['dk']}, beta={d['beta']:g}, "
+            f"{d['draws']} draws, seed {d['seed']}",
+            f"  predicted law: {d['law']}, mean {d['mean']:.6g}",
+            f"  relative W1, softmax vs law: {row(d['rel_w1'])}",
+            f"  KS, softmax vs law:          {row(d['ks'])}",
+            f"  verdict: {d['decision']} ("
+            + ("within the noise floor" if d["within_noise_floor"] else
+               "not within the noise floor") + "; docs/weights.md)"])
+
+    emit(data, args, text)
     return 0
 
 
