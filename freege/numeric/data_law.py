@@ -148,6 +148,10 @@ class DataLaw(Law):
     def __init__(self, spec: Any, dps: int | None = None, text: str | None = None) -> None:
         self.spec = law_recipe.check_plain(spec)
         self.root = build_operand(spec)
+        if dps is not None and "density" in repr(spec):
+            from freege.numeric.density_operand import check_dps
+
+            check_dps(self.root, dps)  # a float64-only density cannot give dps digits
         self.text = text or self.root.describe.get("law", "data law")
         super().__init__(dps, {"law": self.text, "spec": spec_digest(spec)})
 
@@ -329,8 +333,6 @@ def spec_of_expression(expr: Any) -> tuple[Any, ...]:
         raise ValueError(f"data law: {expr} needs numeric parameters")
     return walk(expr)
 
-
-law_recipe.CONSTRUCTORS.setdefault("data", "freege.numeric.data_law:law_of_spec")
 
 __all__ = ["DataLaw", "MASS_TOL", "build_operand", "law_of_spec", "spec_digest",
            "spec_of_expression"]

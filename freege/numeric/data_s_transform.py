@@ -6,7 +6,8 @@ docs/data-laws.md).
 follows ``w`` along the straight segment from 0 (like :mod:`freege.numeric.s_transform`):
 Newton on ``psi(u) = t w`` for ``t`` from :data:`FIRST` to 1, each step seeded by the last,
 with ``psi' (u) = -G(1/u)/u^2 - G'(1/u)/u^3`` from the law's ``(G, G')``; a step is
-accepted when Newton's step and the residual fall below the tolerance (float64 ``1e-13``,
+accepted when Newton's step (or its floor, where it stalls) and the residual fall below the
+tolerance (float64 ``1e-12`` relative to ``psi``'s terms,
 mpmath ``10^(3 - dps)``), halved otherwise; :class:`freege.errors.ConvergenceError` when
 the segment cannot be followed.
 """
@@ -21,7 +22,7 @@ import numpy as np
 from freege.errors import ConvergenceError
 
 #: the first point of the segment (``t w``), where ``chi ~ w/m_1`` seeds Newton
-FIRST = 1e-3
+FIRST = 0.05
 
 
 class NumericSTransform:
@@ -38,16 +39,19 @@ class NumericSTransform:
         m1 = float(law.mean()) if f64 else law._moment_mp(1)
         if m1 == 0:
             raise ValueError(f"{law}: mean 0, no S-transform")
-        tol = 1e-13 if f64 else mpmath.mpf(10) ** (3 - mpmath.mp.dps)
+        tol = 1e-12 if f64 else mpmath.mpf(10) ** (3 - mpmath.mp.dps)
 
         def newton(v: Any, target: Any) -> Any:
+            last = None
             for _ in range(60):
                 g, dg = pair(v)
                 dv = (g / v - 1 - target) / (-g / v**2 - dg / v**3)
                 v = v - dv
-                if abs(dv) <= tol * abs(v):
+                stalled = last is not None and abs(dv) >= last and abs(dv) <= tol**0.5 * abs(v)
+                if abs(dv) <= tol * abs(v) or stalled:
                     g, _ = pair(v)
                     return v if abs(g / v - 1 - target) <= 10 * tol * (abs(g / v) + 1) else None
+                last = abs(dv)
             return None
 
         def pair(u: Any) -> tuple[Any, Any]:

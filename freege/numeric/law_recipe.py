@@ -36,7 +36,8 @@ from freege import params
 
 #: constructor name -> ``"module:function"`` called with the recipe's arguments
 CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.case_law:from_recipe",
-                                "expression": "freege.algebra.grammar:law_of"}
+                                "expression": "freege.algebra.grammar:law_of",
+                                "data": "freege.numeric.data_law:law_of_spec"}
 
 Recipe = tuple[str, tuple[Any, ...]]
 

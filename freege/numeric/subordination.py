@@ -21,8 +21,8 @@ functions by Newton's method, with the Jacobian from the operands' ``G'``:
 
 **How a point is solved.** The Newton solve starts high above the real axis (from the
 large-``z`` behaviour of the subordination functions) and follows ``z`` down a vertical
-path ``Re z + i y_k`` to the requested point, ``y`` shrinking by a factor ``1/8`` per step
-and the step shrinking wherever Newton fails to converge; a real ``z`` is reached
+path ``Re z + i y_k`` to the requested point, ``y`` shrinking by :data:`RATIO` per step (to
+the end at once below :data:`FLOOR`) and the step shrinking wherever Newton fails to converge; a real ``z`` is reached
 exactly (never a fixed ``eta`` called the density). Subordination functions are analytic
 in the upper half plane with ``Im w >= Im z`` there, so the path keeps the physical
 branch. Float64 solves are vectorised over the points; at the ambient precision each
@@ -30,8 +30,9 @@ point is polished from its float64 solution (continued in mpmath when that fails
 
 **Verification.** Every returned point passed: the Newton step below the tolerance
 (float64 ``4e-13`` relative; mpmath ``10^(3 - dps)``), the residual of every equation
-below the same tolerance relative to the size of its terms, and ``Im w >= -tol`` for every
-subordination point (the physical branch). Otherwise :class:`freege.errors.ConvergenceError`.
+below the same tolerance relative to the size of its terms, ``Im w >= -tol`` for every
+subordination point and ``Im G <= tol |G|`` (the physical branch; ⊠ also refuses its
+spurious solution ``W_A = W_B = 0``). Otherwise :class:`freege.errors.ConvergenceError`.
 ``G'(z)`` comes from the same Jacobian (implicit differentiation), so a node is an operand
 of the next one.
 """
@@ -52,11 +53,17 @@ from freege.numeric.operands import Operand, exact
 #: the float64 Newton tolerance (relative to the size of the unknowns)
 F64_TOL = 4e-13
 #: the factor by which the path's height shrinks per step, at best
-RATIO = 0.125
+RATIO = 0.0625
+#: below this height (relative to the law's scale) the path steps to its end at once
+FLOOR = 1e-4
 #: Newton iterations per step of the path
 NEWTON_STEPS = 40
 #: steps of the path before a point is given up
 PATH_STEPS = 600
+#: more real points than this are solved through anchors (:meth:`Node.solve_f64`)
+ANCHORED = 64
+#: every this many real points (in order along the axis) one anchor
+ANCHOR_STEP = 16
 
 
 def _mp_tol() -> mpmath.mpf:
@@ -85,6 +92,10 @@ class Node(Operand):
                f64: bool) -> tuple[Any, Any]:
         """``(G, G')`` from the solved unknowns."""
 
+    @abc.abstractmethod
+    def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        """``G(z)`` from the unknowns and the parts of :meth:`_system`."""
+
     def _domain_ok(self, u: list[Any], z: Any, f64: bool) -> Any:
         """Whether the unknowns lie in their half plane (``Im >= -tiny``)."""
         if f64:
@@ -95,6 +106,16 @@ class Node(Operand):
             return ok
         tiny = mpmath.mpf(10) ** (4 - mpmath.mp.dps) * self.scale()
         return all(mpmath.im(v) >= -tiny for v in u)
+
+    def _physical(self, u: list[Any], z: Any, parts: dict[str, Any], f64: bool) -> Any:
+        """The unknowns in their half plane and ``Im G <= 0`` (a Cauchy transform maps the
+        upper half plane to the lower one): a solution of the equations that fails this
+        is another branch."""
+        g = self._g_of(u, z, parts)
+        if f64:
+            return self._domain_ok(u, z, True) & (g.imag <= 1e-9 * np.abs(g))
+        return self._domain_ok(u, z, False) and \
+            mpmath.im(g) <= mpmath.mpf(10) ** (4 - mpmath.mp.dps) * abs(g)
 
     # ------------------------------------------------------------------ linear algebra
     @staticmethod
@@ -150,19 +171,82 @@ class Node(Operand):
                     last[idx[broken]] = np.inf
         ok = done & np.isfinite(last)
         if ok.any():
-            res, _, scales, _ = self._system([v[ok] for v in u], z[ok], True)
+            res, _, scales, parts = self._system([v[ok] for v in u], z[ok], True)
             good = np.ones(int(ok.sum()), dtype=bool)
             for r, s in zip(res, scales, strict=True):
                 good &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
-            good &= self._domain_ok([v[ok] for v in u], z[ok], True)
+            good &= self._physical([v[ok] for v in u], z[ok], parts, True)
             ok[np.flatnonzero(ok)[~good]] = False
         return u, ok
 
     def solve_f64(self, zs: np.ndarray, strict: bool = True) -> list[np.ndarray]:
-        """The unknowns at ``zs`` (``Im z >= 0``), continued down from above; a point that
-        does not converge raises :class:`ConvergenceError` (``strict=False``: its unknowns
-        are nan)."""
+        """The unknowns at ``zs`` (``Im z >= 0``); a point that does not converge raises
+        :class:`ConvergenceError` (``strict=False``: its unknowns are nan).
+
+        Many real points (more than :data:`ANCHORED`) are solved through anchors: every
+        :data:`ANCHOR_STEP`-th point in order along the axis is continued down from above,
+        the points between two anchors of the same kind (both inside the support, with
+        complex unknowns, or both outside, real) are solved by Newton from the linear
+        interpolation of their unknowns and kept only when they converge to the same
+        kind; the rest are continued down from above too."""
         zs = np.asarray(zs, dtype=complex).ravel()
+        real = np.flatnonzero(zs.imag == 0)
+        if real.size > ANCHORED:
+            return self._anchored_f64(zs, real, strict)
+        return self._path_f64(zs, strict)
+
+    def _anchored_f64(self, zs: np.ndarray, real: np.ndarray, strict: bool
+                      ) -> list[np.ndarray]:
+        u = [np.full(zs.shape, np.nan + 0j) for _ in range(self.k)]
+        rest = np.setdiff1d(np.arange(zs.size), real)
+        if rest.size:
+            for v, w in zip(u, self._path_f64(zs[rest], strict), strict=True):
+                v[rest] = w
+        order = real[np.argsort(zs.real[real], kind="stable")]
+        anchors = np.unique(np.concatenate([order[::ANCHOR_STEP], order[-1:]]))
+        anchors = order[np.isin(order, anchors)]
+        solved = self._path_f64(zs[anchors], False)
+        for v, w in zip(u, solved, strict=True):
+            v[anchors] = w
+        tiny = 1e-9 * self.scale()
+
+        def kind(idx: np.ndarray) -> np.ndarray:
+            out = np.zeros(idx.shape, dtype=int)  # 0 unknown, 1 real, 2 complex
+            finite = np.all([np.isfinite(v[idx]) for v in u], axis=0)
+            cplx = np.any([np.abs(v[idx].imag) > tiny for v in u], axis=0)
+            out[finite] = np.where(cplx[finite], 2, 1)
+            return out
+
+        pos = np.searchsorted(zs.real[anchors], zs.real[order], side="right") - 1
+        between = ~np.isin(order, anchors) & (pos >= 0) & (pos < anchors.size - 1)
+        mid = order[between]
+        left, right = anchors[pos[between]], anchors[pos[between] + 1]
+        same = (kind(left) == kind(right)) & (kind(left) > 0)
+        todo = mid[same]
+        if todo.size:
+            lw, rw = left[same], right[same]
+            span = zs.real[rw] - zs.real[lw]
+            frac = np.where(span > 0, (zs.real[todo] - zs.real[lw]) / np.where(span > 0, span,
+                                                                                 1), 0.0)
+            seed = [v[lw] + frac * (v[rw] - v[lw]) for v in u]
+            new, ok = self._newton_f64(seed, zs[todo])
+            for v, w in zip(u, new, strict=True):
+                v[todo[ok]] = w[ok]
+            got = kind(todo)
+            bad = ~ok | (got != kind(lw))
+            for v in u:
+                v[todo[bad]] = np.nan
+        missing = order[~np.all([np.isfinite(v[order]) for v in u], axis=0)]
+        missing = np.setdiff1d(missing, anchors)
+        if missing.size:
+            for v, w in zip(u, self._path_f64(zs[missing], strict), strict=True):
+                v[missing] = w
+        if strict and not np.all([np.isfinite(v) for v in u]):
+            raise ConvergenceError("G", "the subordination path stalls", self.describe)
+        return u
+
+    def _path_f64(self, zs: np.ndarray, strict: bool) -> list[np.ndarray]:
+        """Every point continued down from above (see the module docstring)."""
         top = 4 * self.scale() + np.abs(zs.real)
         y = np.maximum(zs.imag, top)
         u = self._start(zs.real + 1j * y, True)
@@ -171,14 +255,14 @@ class Node(Operand):
             raise ConvergenceError("G", "the subordination solve does not converge far "
                                    "above the support", self.describe)
         ratio = np.full(zs.shape, RATIO)
-        floor = 1e-9 * self.scale()
+        floor = FLOOR * np.minimum(self.scale(), np.maximum(np.abs(zs), 1e-300))
         for _ in range(PATH_STEPS):
             todo = y > zs.imag
             if not todo.any():
                 return u
             idx = np.flatnonzero(todo)
             target = y[idx] * ratio[idx]
-            target = np.where(target < np.maximum(zs.imag[idx], floor), zs.imag[idx],
+            target = np.where(target < np.maximum(zs.imag[idx], floor[idx]), zs.imag[idx],
                               np.maximum(target, zs.imag[idx]))
             new, ok = self._newton_f64([v[idx] for v in u], zs.real[idx] + 1j * target)
             take = idx[ok]
@@ -188,6 +272,7 @@ class Node(Operand):
             ratio[take] = RATIO
             miss = idx[~ok]
             ratio[miss] = np.sqrt(ratio[miss])
+            floor[miss] *= 1e-3  # a failed jump to the end: go down the path instead
             stuck = miss[ratio[miss] > 1 - 1e-6]
             if stuck.size and strict:
                 raise ConvergenceError("G", "the subordination path stalls", {
@@ -228,10 +313,10 @@ class Node(Operand):
             if not mpmath.isfinite(norm):
                 return None
             if damp == 1 and norm <= tol * size:
-                res, _, scales, _ = self._system(u, z, False)
+                res, _, scales, parts = self._system(u, z, False)
                 if all(abs(r) <= tol * max(s, mpmath.mpf(10) ** -mpmath.mp.dps)
                        for r, s in zip(res, scales, strict=True)) \
-                        and self._domain_ok(u, z, False):
+                        and self._physical(u, z, parts, False):
                     return u
                 return None
             if norm >= last and norm > tol ** 0.5 * size:
@@ -341,6 +426,9 @@ class FreeAddNode(Node):
         scales = [abs(ga) + abs(gb), abs(u[0]) + abs(u[1]) + abs(z) + abs(1 / ga)]
         return res, jac, scales, {"g": ga, "dg": dga}
 
+    def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return parts["g"]
+
     def _value(self, u: list[Any], z: Any, jac: Any, parts: dict[str, Any], f64: bool
                ) -> tuple[Any, Any]:
         du = self._solve_linear(jac, [0 * parts["g"], 1 + 0 * parts["g"]])
@@ -403,6 +491,17 @@ class FreeMultNode(Node):
                [u[1] * (ha - 1) + u[0] * u[1] * dha - z * dha, u[0] * (ha - 1)]]
         scales = [abs(ha) + abs(hb), abs(u[0] * u[1]) * (abs(ha) + 1) + abs(z * ha)]
         return res, jac, scales, {"h": ha, "dh": dha}
+
+    def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return parts["h"] / z
+
+    def _physical(self, u: list[Any], z: Any, parts: dict[str, Any], f64: bool) -> Any:
+        """Also refuses the spurious solution ``W_A = W_B = 0`` of the equations."""
+        ok = super()._physical(u, z, parts, f64)
+        if f64:
+            return ok & (np.abs(u[0]) > 1e-10 * np.abs(z)) & (np.abs(u[1]) > 1e-10 * np.abs(z))
+        tiny = mpmath.mpf(10) ** (-mpmath.mp.dps // 2) * abs(z)
+        return ok and abs(u[0]) > tiny and abs(u[1]) > tiny
 
     def _value(self, u: list[Any], z: Any, jac: Any, parts: dict[str, Any], f64: bool
                ) -> tuple[Any, Any]:
@@ -471,6 +570,9 @@ class PoissonNode(Node):
         jac = [[-(1 - t) - t * (2 * w * g + w * w * dg)]]
         scales = [abs(z) + abs((1 - t) * w) + abs(t * w * w * g)]
         return res, jac, scales, {}
+
+    def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return 1 / u[0]
 
     def _value(self, u: list[Any], z: Any, jac: Any, parts: dict[str, Any], f64: bool
                ) -> tuple[Any, Any]:
