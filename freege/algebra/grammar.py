@@ -44,6 +44,8 @@ class _Reader:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        #: values read so far, by syntax node (a node is read once, however it is asked)
+        self.memo: dict[int, Any] = {}
 
     def fail(self, node: ast.AST | None, what: str) -> ValueError:
         token = ast.get_source_segment(self.text, node) if node is not None else None
@@ -52,7 +54,13 @@ class _Reader:
         return ValueError(f"expression: {what}{shown}{where}")
 
     def value(self, node: ast.AST, depth: int = 0, polynomial: bool = False) -> Any:
-        """A LawExpr, or an exact sympy number/expression."""
+        """A LawExpr, or an exact sympy number/expression (read once per node)."""
+        key = id(node)
+        if key not in self.memo:
+            self.memo[key] = self.read(node, depth, polynomial)
+        return self.memo[key]
+
+    def read(self, node: ast.AST, depth: int, polynomial: bool) -> Any:
         if depth > MAX_DEPTH:
             raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels at")
         if isinstance(node, ast.Constant):
@@ -97,7 +105,47 @@ class _Reader:
         x = parse_number("number", ast.get_source_segment(self.text, node) or "")
         return sp.Rational(x.numerator, x.denominator)
 
+    def affine_sum(self, node: ast.BinOp, depth: int) -> LawExpr | None:
+        """``a*X + b`` (``X*a``, ``X/d``; ``+`` or ``-``; the number ``b`` on either side)
+        as one affine map, or None for any other sum: the text of a normalized law,
+        ``1/1000001*mp(1/2) + 1000000/1000001``, reads back to it although its scale
+        alone is below the scales' range (docs/algebra.md, Limits)."""
+        if not isinstance(node.op, ast.Add | ast.Sub):
+            return None
+        for product, other, first in ((node.left, node.right, True),
+                                      (node.right, node.left, False)):
+            if not (isinstance(product, ast.BinOp)
+                    and isinstance(product.op, ast.Mult | ast.Div)):
+                continue
+            left = self.value(product.left, depth + 2)
+            right = self.value(product.right, depth + 2)
+            if not (isinstance(left, LawExpr) or isinstance(right, LawExpr)):
+                continue  # a product of numbers: the law, if any, is on the other side
+            b = self.value(other, depth + 1)
+            if isinstance(b, LawExpr):
+                return None
+            if isinstance(product.op, ast.Div):
+                if not isinstance(left, LawExpr) or isinstance(right, LawExpr) or right == 0:
+                    return None
+                x, a = left, 1 / right
+            elif isinstance(left, LawExpr) != isinstance(right, LawExpr):
+                x, a = (left, right) if isinstance(left, LawExpr) else (right, left)
+            else:
+                return None  # law * law: ⊠, then + a number
+            subtract = isinstance(node.op, ast.Sub)
+            scale = -a if subtract and not first else a
+            shift = -b if subtract and first else b
+            try:
+                return ex.affine(x, scale, shift)
+            except ValueError as exc:
+                raise self.fail(node, f"{exc}; in") from None
+        return None
+
     def binary(self, node: ast.BinOp, depth: int, polynomial: bool) -> Any:
+        if not polynomial:
+            combined = self.affine_sum(node, depth)
+            if combined is not None:
+                return combined
         left = self.value(node.left, depth + 1, polynomial)
         right = self.value(node.right, depth + 1, polynomial)
         laws = isinstance(left, LawExpr), isinstance(right, LawExpr)

@@ -27,6 +27,7 @@ integrals use the moved law throughout (an absolute error ``eps |x - c| pdf``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -216,7 +217,9 @@ def find_shift_move(expr: Any, dps: int | None,
     shift = getattr(expr, "shift", 0)
     if shift == 0 or not shift.is_Rational:
         return None
-    inner = expr - shift
+    # Y itself, built as it is (its scale, were it below the scales' range, was admitted
+    # for the normalized law X; docs/algebra.md, Limits)
+    inner = expr.base if expr.scale == 1 else dataclasses.replace(expr, shift=0 * shift)
     lo, hi = inner.bounds()
     if not (lo.is_finite and hi.is_finite) or abs(shift) <= FAR_SHIFT * (hi - lo):
         return None

@@ -71,6 +71,12 @@ DEGREE_COST = "measured: one elimination to degree 25 takes up to 58 s"
 #: before anything is derived (the bound is loose: 5184 for a law of degree 25)
 MAX_DEGREE_BOUND = 8192
 BOUND_COST = "x^4 of x^4 of MP, bound 65536, grew past 900 MB in three minutes"
+#: the most terms of the Cauchy polynomial ``P(G, z)`` whose numeric law is built
+#: (:meth:`LawExpr.law`): the numeric law's support comes from the exact discriminant of
+#: ``P`` in ``G`` and its verified real roots, whose cost grows with ``P``'s density
+MAX_NUMERIC_TERMS = 128
+TERMS_COST = ("measured: P of 165 terms, a discriminant in 23 s and its real roots over "
+              "5 min; 247 terms, the discriminant alone over 10 min; 52 terms, 1 s")
 #: the most operations from the root of an expression to a leaf, and the most nodes
 MAX_TREE_DEPTH = 60
 MAX_NODES = 250
@@ -243,10 +249,12 @@ class LawExpr:
         The numeric layer sits above this one, so it registers its constructor here when
         it is imported (:func:`register_numeric_law`; ``import freege.algebra`` does);
         before that, a RuntimeError says so. Over the degree budget a ValueError comes
-        first (:meth:`cauchy_polynomial`, derived first with numeric parameters)."""
+        first (:meth:`cauchy_polynomial`, derived first with numeric parameters), and one
+        for a Cauchy polynomial of more than :data:`MAX_NUMERIC_TERMS` terms
+        (:func:`check_numeric_size`)."""
         check_degree(self)
         if not self.parameters:
-            self.cauchy_polynomial()
+            check_numeric_size(self, self.cauchy_polynomial())
         if _NUMERIC_LAW is None:
             raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
                                "(or freege.numeric.expression_law) first")
@@ -790,6 +798,19 @@ def check_degree(expr: LawExpr, bound: int | None = None) -> None:
         f"({DEGREE_COST}; docs/algebra.md, Limits)")
 
 
+def check_numeric_size(expr: LawExpr, poly: sp.Poly) -> None:
+    """A ValueError, in one line, when the Cauchy polynomial ``poly`` of ``expr`` has more
+    than :data:`MAX_NUMERIC_TERMS` terms (docs/algebra.md, Limits): checked by
+    :meth:`LawExpr.law` after ``P`` is derived (within the degree budget) and before the
+    numeric law computes its exact discriminant; the exact objects stay available."""
+    terms = len(poly.terms())
+    if terms > MAX_NUMERIC_TERMS:
+        raise ValueError(
+            f"{_short(expr)}: its Cauchy polynomial P(G, z) has {terms} terms; a numeric law "
+            f"takes at most {MAX_NUMERIC_TERMS} ({TERMS_COST}; docs/algebra.md, Limits); "
+            "its exact moments and P(G, z) are available")
+
+
 @functools.cache
 def _shape(expr: LawExpr) -> tuple[int, int]:
     """``(depth, nodes)`` of the tree of ``expr``: operations from the root to the deepest
@@ -870,7 +891,8 @@ def affine(law: LawExpr, scale: Any = 1, shift: Any = 0) -> LawExpr:
         raise ValueError("scale must not be 0")
     if isinstance(law, Affine):
         law, a, b = law.base, a * law.scale, a * law.shift + b
-    if is_number(a) and not sp.Rational(1, REAL_MAX) <= abs(a) <= REAL_MAX:
+    if is_number(a) and not (sp.Rational(1, REAL_MAX) <= abs(a) <= REAL_MAX
+                             or (abs(a) < 1 and _normalizes(law, a, b))):
         raise ValueError(f"scale must be {1 / REAL_MAX:g} to {REAL_MAX:g} in size "
                          f"({REAL_WHY}) (got {_magnitude(a)})")
     if is_number(b) and abs(b) > REAL_MAX:
@@ -882,8 +904,25 @@ def affine(law: LawExpr, scale: Any = 1, shift: Any = 0) -> LawExpr:
     return _checked(Affine(law, a, b))
 
 
+def _normalizes(law: LawExpr, a: sp.Expr, b: sp.Expr) -> bool:
+    """Whether ``a X + b`` (``X ~ law``, numbers) is a normalized law, of mean exactly 1
+    (theory §3): ``X`` divided by its mean, shifted or not. Such a law is exempt from the
+    lower bound 1/:data:`REAL_MAX` on a scale (its numbers are of order one whatever the
+    scale: ``(mp(1/2) + 1000000) / 1000001``, the law the readouts of ``mp(1/2) + 10^6``
+    ask for; docs/algebra.md, Limits). The mean is asked only of numbers within
+    :data:`MAX_BITS` and of a law without symbols (exact moments: no elimination)."""
+    if not (is_number(b) and a.is_Rational and b.is_Rational) or law.parameters:
+        return False
+    if max(int(v).bit_length() for v in (a.p, a.q, b.p, b.q)) > MAX_BITS:
+        return False
+    return bool(a * law.mean + b == 1)
+
+
 def _magnitude(x: sp.Expr) -> str:
-    return f"{float(x):.3g}" if abs(x) < 10**300 else "more than 1e300"
+    if abs(x) >= 10**300:
+        return "more than 1e300"
+    text = f"{float(x):.3g}"
+    return text if sp.Rational(text) == x else f"about {text}"
 
 
 def dilation(law: LawExpr, scale: Any) -> LawExpr:

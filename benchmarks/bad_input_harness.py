@@ -1,0 +1,202 @@
+"""Bad and odd inputs through the command line (issue 40; docs/algebra.md, Limits).
+
+Runs a generated list of several hundred bad or odd inputs -- bad numbers, absurd
+parameters, malformed and costly expressions, bad options of ``freege law``, ``readout``,
+``derive``, ``validate``, ``ladder``, ``chain``, ``reproduce``, ``docs`` -- each as
+``python -m freege ARGV`` in its own subprocess with a timeout, several at once, and
+counts what came back:
+
+* ``refusal``: exit 2 and exactly one line on stderr, no traceback (the contract of every
+  bad input);
+* ``answer``: exit 0 (a plausible answer: the input was odd but valid);
+* ``noisy``: exit 0 or 2 with more than one stderr line or a warning (no traceback);
+* ``traceback``: a Python traceback, or an exit status other than 0 and 2;
+* ``hang``: killed at the timeout.
+
+Usage::
+
+    python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20] [--only SUBSTR]
+        [--limit N] [--report bad_input_report.json]
+
+The report (every case, its class, exit status, time and first stderr line, and the
+counts) is written through :mod:`freege.safe_files`; the counts are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+from freege import safe_files
+
+#: bad or odd numbers, typed where a number is asked for
+NUMBERS = ["nan", "inf", "-inf", "1e308", "1e-400", "1e400", "0", "-1", "", " ", "abc",
+           "1/0", "0x10", "1_000", "\uff11", "1e", "--1", "1/2/3", "9" * 500, "0.1.2",
+           "1e-5000", "True", "None", "[1]", "1e-12", "-0", "2**10", "1,5", "1e99999999"]
+
+#: malformed, absurd or costly expressions of the law algebra
+EXPRESSIONS = [
+    "mp(", "mp()", "mp(1,2)", "foo(1)", "__import__('os')", "mp(1)**2", "mp(x)", "mp(h)",
+    "pushforward(mp(1), x^5)", "pushforward(mp(1), y^2)", "pushforward(mp(1))", "atoms()",
+    "atoms((1,1/2))", "atoms((1,2))", "atoms((1,1/2),(1,1/2))", "1/0*mp(1)",
+    "mp(1)/mp(1)", "mp(1)/0", "-mp(1)*mp(1)", "semicircle(1)*mp(1)", "point(0)*mp(1)",
+    "(" * 100 + "mp(1)" + ")" * 100, "mp(1/2)" + " + mp(1/2)" * 300, "mp(1)" * 2,
+    "lambda: 0", "[mp(1)]", "mp(1) if 1 else 2", "mp(1).law()", "mp(1)[0]", "mp(1/2) @ 2",
+    "mp(1e308)", "mp(1e-400)", "mp(1e-12)", "mp(1e5)", "semicircle(-1)", "semicircle(0)",
+    "poisson(0)", "poisson(1e300)", "poisson(2, 3)", "poisson(2, atoms((0, 1)))",
+    "point(1e300)", "mp(1/2) + 1e300", "1e-400*mp(1/2)", "mp(1/2)/1e-7", "1e-7*mp(1/2)",
+    "mp(1/2) + 100000", "mp(1/2) + 1000000", "mp(1/2) - 1000000", "1000000 - mp(1/2)",
+    "1/1000001*mp(1/2) + 1000000/1000001", "pushforward(mp(1), 1e300*x^2)",
+    "pushforward(mp(1), (1e300*x)^2)", "pushforward(mp(1), x^4 - x^4)",
+    "pushforward(mp(1), 0*x^2 + 3)", "pushforward(semicircle(1), x^3 - x)",
+    "pushforward(pushforward(mp(1), x^4), x^4)", "pushforward(pushforward(mp(1/2), x^2), x^4)",
+    "atoms(" + ", ".join(f"({i}, 1/50)" for i in range(50)) + ")",
+    "atoms(" + ", ".join(f"({i}, 1/150)" for i in range(150)) + ")",
+    "pushforward(mp(1), x*" + "(" * 14 + "10" + ")^4" * 14 + ")",
+    "pushforward(mp(1), x*" + "(" * 10 + "10" + ")^4" * 10 + ")",
+    "pushforward((poisson(2, atoms((1,3/4),(3,1/4)))) + (atoms((-1,2/3),(2,1/3))), x^2)",
+    "pushforward(mp(1/2) + atoms((0,1/3),(1,1/3),(2,1/3)), x^2)",
+    "mp(1/2)" + " * mp(1/2)" * 30, "semicircle(1)" + " + point(1)" * 260,
+    "mp(1/2) * semicircle(1)", "mp(2) * point(0)", "0*mp(1)", "mp(1/2) - mp(1/2)",
+    "atoms((0,1/2),(1,1/2)) + atoms((0,1/2),(1,1/2))", "mp(1)*mp(1) + 1", "2*mp(2) + 1",
+    "mp(theta1)", "mp(1/2) + h", "x", "1", "1 + 2", "'mp(1)'", "mp(0.1)", "mp(1e-4)",
+    "mp(1e4)", "semicircle(1e4) + mp(1e-4)", "1e6*mp(1e4)", "mp(1" + "0" * 600 + ")",
+]
+
+#: evaluation options paired with a valid expression
+EXPR_OPTIONS = [["--pdf", "nan"], ["--pdf", "inf"], ["--pdf", "1e308"], ["--pdf", "x"],
+                ["--pdf"], ["--dps", "0"], ["--dps", "14"], ["--dps", "201"], ["--dps", "1e3"],
+                ["--dps", "30", "--pdf", "1"], ["--format", "xml"],
+                ["--plot", "/nonexistent/x.png"], ["--plot", "x.txt"], ["--xscale", "cubic"],
+                ["--normalized"], ["--certify"],
+                ["--case", "mha"], ["--beta", "1"], ["--bogus"]]
+
+
+def cases() -> list[tuple[str, list[str]]]:
+    """``(name, argv)`` of every input (argv without ``freege``)."""
+    out: list[tuple[str, list[str]]] = []
+    law = ["law", "--case", "attention", "--beta", "1", "--h", "1", "--gK", "1/2", "--gO", "1"]
+    for number in NUMBERS:
+        for option in ("--beta", "--h", "--gK", "--gO"):
+            argv = list(law)
+            argv[argv.index(option) + 1] = number
+            out.append((f"law {option} {number[:20]!r}", argv))
+        out.append((f"law --pdf {number[:20]!r}", [*law, "--pdf", number]))
+        out.append((f"law --dps {number[:20]!r}", [*law, "--dps", number]))
+        out.append((f"law --n {number[:20]!r}", ["law", "--case", "mha", "--beta", "1", "--h",
+                                                 "2", "--n", number, "--dk", "8", "--do", "8"]))
+        out.append((f"readout dof --lam {number[:20]!r}", ["readout", "dof", "--lam", number,
+                                                          "--expr", "mp(1/2)"]))
+        out.append((f"readout loss --t {number[:20]!r}", ["readout", "loss", "--t", number,
+                                                         "--expr", "mp(1/2)"]))
+        out.append((f"readout arrival --level {number[:20]!r}",
+                    ["readout", "arrival", "--level", number, "--expr", "mp(1/2)"]))
+        out.append((f"readout ridge --sigma2 {number[:20]!r}",
+                    ["readout", "ridge", "--lam", "0.1", "--sigma2", number, "--gO", "1",
+                     "--expr", "mp(1/2)"]))
+        out.append((f"derive moments --order {number[:20]!r}",
+                    ["derive", "moments", "--case", "attention", "--order", number]))
+        out.append((f"validate --n {number[:20]!r}",
+                    ["validate", "--n", number, "--h", "1", "--dk", "4", "--do", "4",
+                     "--draws", "2", "--yes", "--quiet"]))
+    for text in EXPRESSIONS:
+        out.append((f"law --expr {text[:60]!r}", ["law", "--expr", text]))
+        out.append((f"readout dof --expr {text[:60]!r}",
+                    ["readout", "dof", "--lam", "1", "--expr", text]))
+    for options in EXPR_OPTIONS:
+        out.append((f"law --expr mp(1/2) {' '.join(options)}",
+                    ["law", "--expr", "mp(1/2)", *options]))
+        out.append((f"law --expr mp(1/2)+1e6 {' '.join(options)}",
+                    ["law", "--expr", "mp(1/2) + 1000000", *options]))
+    for argv in (["readout"], ["readout", "bogus"], ["readout", "dof"],
+                 ["readout", "dof", "--lam", "1"], ["readout", "ridge", "--expr", "mp(1/2)",
+                                                    "--lam", "1"],
+                 ["readout", "dof", "--lam", "1", "--expr", "semicircle(1)"],
+                 ["readout", "dof", "--lam", "1", "--expr", "mp(1/2) - 3"],
+                 ["readout", "loss", "--expr", "mp(1/2) + 1000000", "--t", "1", "10"],
+                 ["readout", "arrival", "--expr", "mp(2)", "--level", "0.4"],
+                 ["readout", "dof", "--lam", "1", "--expr", "mp(1/2)", "--certify"],
+                 ["derive"], ["derive", "bogus"], ["derive", "moments"],
+                 ["derive", "moments", "--case", "bogus"],
+                 ["derive", "cauchy", "--case", "mha", "--form", "bogus"],
+                 ["validate"], ["validate", "bogus-preset"], ["validate", "--n", "0"],
+                 ["validate", "--draws", "1", "bert-base"],
+                 ["validate", "--seed", "-1", "bert-base"],
+                 ["validate", "--config", "/nonexistent.json"], ["ladder", "--n", "0"],
+                 ["chain", "--n", "-5"], ["reproduce", "bogus"], ["docs", "bogus"],
+                 ["sweep-report", "/nonexistent/store"], ["sweep", "--store", "/proc/x"],
+                 ["--bogus"], [], ["law"], ["law", "--case", "bogus"],
+                 ["law", "--expr", "mp(1)", "--case", "mha", "--beta", "1", "--h", "1"],
+                 ["law", "--case", "mha", "--beta", "1", "--h", "2", "--gK", "1", "--gO", "1",
+                  "--n", "8", "--dk", "4", "--do", "8"],
+                 ["law", "--case", "mha", "--beta", "1", "--h", "2", "--n", "4", "--dk", "2",
+                  "--do", "2", "--sharing", "gqa", "--h-kv", "3"]):
+        out.append((" ".join(argv)[:80] or "(nothing)", argv))
+    return out
+
+
+def classify(code: int | None, err: str) -> str:
+    lines = err.strip("\n").splitlines()
+    if code is None:
+        return "hang"
+    if "Traceback (most recent call last)" in err or code not in (0, 2):
+        return "traceback"
+    if "Warning" in err or (code == 2 and len(lines) != 1) or (code == 0 and lines):
+        return "noisy"
+    return "refusal" if code == 2 else "answer"
+
+
+def run_one(name: str, argv: list[str], timeout: float) -> dict[str, Any]:
+    start = time.monotonic()
+    env = {**os.environ, "PYTHONWARNINGS": "default", "MPLBACKEND": "Agg"}
+    try:
+        done = subprocess.run([sys.executable, "-m", "freege", *argv], capture_output=True,
+                              text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+        code, err = done.returncode, done.stderr
+    except subprocess.TimeoutExpired as exc:
+        code = None
+        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
+    lines = err.strip("\n").splitlines()
+    return {"name": name, "argv": argv, "class": classify(code, err), "exit": code,
+            "seconds": round(time.monotonic() - start, 2),
+            "stderr_lines": len(lines), "stderr": "\n".join(lines[-3:])[:400]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--only", default=None, help="run the cases whose name has this")
+    parser.add_argument("--limit", type=int, default=None, help="run the first N cases")
+    parser.add_argument("--report", default="bad_input_report.json")
+    args = parser.parse_args(argv)
+    todo = [c for c in cases() if args.only is None or args.only in c[0]][:args.limit]
+    safe_files.probe(args.report)
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_one, name, cmd, args.timeout) for name, cmd in todo]
+        for k, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+            result = future.result()
+            results.append(result)
+            if result["class"] in ("traceback", "hang", "noisy"):
+                print(f"[{k}/{len(todo)}] {result['class']}: {result['name']} "
+                      f"({result['seconds']} s): {result['stderr'][-200:]}", flush=True)
+    counts = Counter(r["class"] for r in results)
+    summary = {k: counts.get(k, 0) for k in ("refusal", "answer", "noisy", "traceback", "hang")}
+    results.sort(key=lambda r: r["name"])
+    safe_files.write_text(args.report, json.dumps(
+        {"cases": len(results), "timeout_s": args.timeout, "counts": summary,
+         "results": results}, indent=1) + "\n")
+    print(f"{len(results)} cases: " + ", ".join(f"{v} {k}" for k, v in summary.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
