@@ -44,6 +44,7 @@ from freege.numeric.operands import (
     Operand,
     SemicircleOperand,
 )
+from freege.numeric.quadrature import Quadrature
 from freege.numeric.subordination import (
     AffineNode,
     FreeAddNode,
@@ -57,6 +58,8 @@ from freege.numeric.subordination import (
 MASS_TOL = 1e-8
 #: the deepest spec read
 MAX_SPEC_DEPTH = 40
+#: the scans tried in turn, as multiples of the scan's points, until the mass checks
+SCAN_REFINE = (1, 4, 16)
 
 
 def _fraction(name: str, value: Any, positive: bool = False) -> Fraction:
@@ -192,27 +195,47 @@ class DataLaw(Law):
         return [(x, p) for x, p in self.root.atoms_mp() if p > 0]
 
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The root's intervals, verified by the mass: the continuous mass on them
+        (float64 quadrature) plus the atoms is 1 within :data:`MASS_TOL`; otherwise the
+        scan is repeated with 4 and 16 times the points (a narrow component or gap the
+        grid missed), then :class:`ConvergenceError`."""
         key = ("intervals", mpmath.mp.prec)
         if key not in self._cache:
-            with mpmath.workdps(max(mpmath.mp.dps, REFERENCE_DPS)):
-                found = self.root.intervals_mp()
-            self._cache[key] = found
-            self._check_mass()
+            from freege.numeric.data_support import SCAN_POINTS
+
+            if not isinstance(self.root, Node):
+                with mpmath.workdps(max(mpmath.mp.dps, REFERENCE_DPS)):
+                    self._cache[key] = self.root.intervals_mp()
+                return [(+a, +b) for a, b in self._cache[key]]
+            for factor in SCAN_REFINE:
+                with mpmath.workdps(max(mpmath.mp.dps, REFERENCE_DPS)):
+                    found = self.root.intervals_mp(SCAN_POINTS * factor)
+                self._cache[key] = found
+                missing = self._missing_mass(found)
+                if abs(missing) <= MASS_TOL:  # nan (the quadrature failed) never passes
+                    break
+                del self._cache[key]
+            else:
+                raise ConvergenceError("support", f"the intervals found miss mass {missing:.3g} "
+                                       f"after a scan of {SCAN_POINTS * SCAN_REFINE[-1]} "
+                                       "points (a part of the support was not found)",
+                                       self.describe)
         return [(+a, +b) for a, b in self._cache[key]]
 
-    def _check_mass(self) -> None:
-        """Continuous mass plus atoms equal to 1 within :data:`MASS_TOL` (float64)."""
-        if "mass-checked" in self._cache:
-            return
-        self._cache["mass-checked"] = True
-        law = self if self.dps is None else self._float64()
+    def _missing_mass(self, found: list[tuple[Any, Any]]) -> float:
+        """``1 - (continuous mass on found + atoms)``, float64 (the density straight from
+        the root, so no interval is assumed but ``found``)."""
         with mpmath.workdps(REFERENCE_DPS):
             atoms = float(mpmath.fsum(p for _, p in self._atoms_mp()))
-        continuous = law.quadrature.mass_f64() if law._intervals_mp() else 0.0
-        if abs(continuous + atoms - 1) > MASS_TOL:
-            raise ConvergenceError("support", f"the intervals found hold mass {continuous:.12g} "
-                                   f"and the atoms {atoms:.12g}: not 1 (a part of the support "
-                                   "was missed)", self.describe)
+        if not found:
+            return 1 - atoms
+        probe = _Probe(self.root)
+        quad = Quadrature(lambda: [(+a, +b) for a, b in found], probe.hard_order,
+                          probe.pdf_f64, probe.pdf_mp_batch, self.describe)
+        try:
+            return 1 - quad.mass_f64() - atoms
+        except ConvergenceError:
+            return float("nan")
 
     def _stieltjes_f64(self, zs: np.ndarray) -> np.ndarray:
         zs = np.asarray(zs, dtype=complex).ravel()
@@ -284,6 +307,28 @@ class DataLaw(Law):
         return +w, +w_prime
 
     _hard_order = AlgebraicLaw._hard_order
+
+
+class _Probe:
+    """The root's density with no intervals assumed (the mass check of
+    :meth:`DataLaw._intervals_mp`): ``max(-Im G(x + i0)/pi, 0)``."""
+
+    def __init__(self, root: Operand) -> None:
+        self.root = root
+        self._cache: dict[Any, Any] = {}
+
+    def pdf_f64(self, xs: np.ndarray) -> np.ndarray:
+        g = self.root.cauchy_f64(np.asarray(xs, dtype=float) + 0j)[0]
+        return np.maximum(-g.imag / np.pi, 0.0)
+
+    def _pdf_mp_batch(self, xs: list[Any]) -> list[Any]:
+        return [max(-mpmath.im(self.root.cauchy_mp(mpmath.mpf(x))[0]) / mpmath.pi,
+                    mpmath.mpf(0)) for x in xs]
+
+    pdf_mp_batch = _pdf_mp_batch
+
+    def hard_order(self, a: Any, b: Any) -> Any:
+        return AlgebraicLaw._hard_order(self, a, b)  # type: ignore[arg-type]
 
 
 def law_of_spec(spec: Any, dps: int | None = None, text: str | None = None) -> DataLaw:

@@ -9,12 +9,14 @@ the real solution folds: the Jacobian of the node's equations is singular there.
    above (:mod:`freege.numeric.subordination`); a grid point is inside when its density
    exceeds :data:`INSIDE` of the largest one (a point whose solve fails is left out, at
    most :data:`FAILED_SHARE` of them).
-2. **Refine.** Each change from outside to inside between neighbours is an edge bracket;
-   the edge solves the node's equations together with ``det J = 0`` for the real unknowns
-   and ``x`` (``mpmath.findroot``, Newton at ``max(dps, 30) + 10`` digits, seeded by the
-   real solution at the outside neighbour). It is accepted when the residual is below the
-   tolerance, every subordination point is real and off its operand's support there, and
-   the edge lies within two grid cells of its bracket; otherwise
+2. **Refine.** Each change from outside to inside between neighbours is an edge bracket.
+   The real solution of the outside neighbour is followed towards the inside by bisection
+   (a point is outside while Newton from the branch converges to a real solution with the
+   same sign of ``det J``), then the edge solves the node's equations together with
+   ``det J = 0`` for the real unknowns and ``x`` (``mpmath.findroot``, Newton at
+   ``max(dps, 30) + 10`` digits) from the last outside point. It is accepted when the
+   residual is below the tolerance, every subordination point is real and off its
+   operand's support there, and the edge lies at the bisected fold; otherwise
    :class:`freege.errors.ConvergenceError`. An interval reaching the smallest geometric
    point above 0 of a law on ``[0, inf)`` ends at 0 (a hard edge).
 3. **Verify.** The law that holds the node checks that its continuous mass plus its atoms
@@ -36,19 +38,22 @@ from freege.numeric.law_family import REFERENCE_DPS
 SCAN_POINTS = 3000
 #: a grid point is inside when its density exceeds this fraction of the largest
 INSIDE = 1e-9
+#: bisections of an edge bracket along the real branch before the edge equations
+BISECTIONS = 60
 #: the largest share of scan points whose solve may fail (they are left out; the mass
 #: check of the law sees what they would have shown)
 FAILED_SHARE = 0.01
 
 
-def scan(node: Any) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
-    """``(xs, density, runs)``: the scan grid, its densities and the index ranges
-    ``[i, j]`` of the runs of inside points."""
+def scan(node: Any, points: int = SCAN_POINTS
+         ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """``(xs, density, runs)``: the scan grid (``points`` uniform points, and for a law on
+    ``[0, inf)`` as many more spaced geometrically from ``1e-9`` of the hull up), its
+    densities and the index ranges ``[i, j]`` of the runs of inside points."""
     lo, hi = node.hull()
-    xs = np.linspace(lo, hi, SCAN_POINTS)
+    xs = np.linspace(lo, hi, points)
     if lo >= 0:
-        first = xs[1] if xs[1] > 0 else hi / SCAN_POINTS
-        xs = np.unique(np.concatenate([xs, first * np.logspace(-12, 0, 60)]))
+        xs = np.unique(np.concatenate([xs, hi * np.logspace(-9, 0, points)]))
     xs = xs[(xs > lo) & (xs < hi)]
     u = node.solve_f64(xs + 0j, strict=False)
     with np.errstate(all="ignore"):
@@ -85,13 +90,47 @@ def _edge_equations(node: Any, vals: list[Any]) -> list[Any]:
     return [mpmath.re(r) for r in res] + [mpmath.re(det)]
 
 
+def _real_branch(node: Any, x: float, seed: list[float]) -> tuple[list[float], float] | None:
+    """The real solution at the real point ``x`` continued from ``seed`` (float64 Newton)
+    and ``det J`` there; None when Newton leaves the real axis or fails."""
+    u, ok = node._newton_f64([np.array([complex(v)]) for v in seed], np.array([x + 0j]))
+    if not ok[0]:
+        return None
+    vals = [complex(v[0]) for v in u]
+    if any(abs(v.imag) > 1e-12 * (abs(v) + node.scale()) for v in vals):
+        return None
+    _, jac, _, _ = node._system([np.array([v.real + 0j]) for v in vals], np.array([x + 0j]),
+                                True)
+    det = jac[0][0] if node.k == 1 else jac[0][0] * jac[1][1] - jac[0][1] * jac[1][0]
+    return [v.real for v in vals], float(np.real(det[0]))
+
+
 def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf:
     """The soft edge between an outside and an inside grid point (see the module
-    docstring), at the ambient precision."""
+    docstring), at the ambient precision: the real branch of the outside point is followed
+    by bisection towards the inside (a point stays outside while Newton from the branch
+    converges to a real solution whose ``det J`` keeps its sign: past the fold only the
+    other, unstable branch is real), then the edge equations are solved from the last
+    outside point, within :data:`BISECTIONS` halvings of the fold."""
     seed = [complex(v[0]).real for v in node.solve_f64(np.array([x_out + 0j]))]
+    first = _real_branch(node, x_out, seed)
+    if first is None or first[1] == 0:
+        raise ConvergenceError("support edge", "no real solution outside the support",
+                               {**node.describe, "x": x_out})
+    u_out, det_out = first
+    xo, xi = x_out, x_in
+    for _ in range(BISECTIONS):
+        mid = (xo + xi) / 2
+        if mid in (xo, xi):
+            break
+        got = _real_branch(node, mid, u_out)
+        if got is not None and got[1] != 0 and np.sign(got[1]) == np.sign(det_out):
+            xo, u_out = mid, got[0]
+        else:
+            xi = mid
     digits = max(mpmath.mp.dps, REFERENCE_DPS) + 10
     with mpmath.workdps(digits):
-        start = [mpmath.mpf(v) for v in seed] + [mpmath.mpf(x_out)]
+        start = [mpmath.mpf(v) for v in u_out] + [mpmath.mpf(xo)]
         try:
             sol = mpmath.findroot(lambda *v: _edge_equations(node, list(v)), start,
                                   tol=mpmath.mpf(10) ** (-2 * digits + 10), maxsteps=200,
@@ -107,17 +146,19 @@ def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf
                 raise ConvergenceError("support edge", "the edge's subordination point lies "
                                        "on an operand's support", {**node.describe,
                                                                    "near": x_in})
-        lo, hi = sorted((x_out, x_in))
-        if not lo - 2 * cell <= edge <= hi + 2 * cell:
+        lo, hi = sorted((xo, xi))
+        slack = 8 * (hi - lo) + 1e-13 * node.scale()
+        if not lo - slack <= edge <= hi + slack:
             raise ConvergenceError("support edge", "the edge equations converged away from "
-                                   "the bracket", {**node.describe, "near": x_in,
-                                                   "edge": float(edge)})
+                                   "the fold", {**node.describe, "near": x_in,
+                                                "edge": float(edge)})
     return +edge
 
 
-def node_intervals(node: Any) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """The support intervals of the node's continuous part, at the ambient precision."""
-    xs, _, runs = scan(node)
+def node_intervals(node: Any, points: int = SCAN_POINTS) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """The support intervals of the node's continuous part, at the ambient precision,
+    from a scan of ``points`` points."""
+    xs, _, runs = scan(node, points)
     cell = float(np.max(np.diff(xs))) if xs.size > 1 else node.scale()
     out = []
     for i, j in runs:

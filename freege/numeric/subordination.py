@@ -22,11 +22,12 @@ functions by Newton's method, with the Jacobian from the operands' ``G'``:
 **How a point is solved.** The Newton solve starts high above the real axis (from the
 large-``z`` behaviour of the subordination functions) and follows ``z`` down a vertical
 path ``Re z + i y_k`` to the requested point, ``y`` shrinking by :data:`RATIO` per step (to
-the end at once below :data:`FLOOR`) and the step shrinking wherever Newton fails to converge; a real ``z`` is reached
-exactly (never a fixed ``eta`` called the density). Subordination functions are analytic
-in the upper half plane with ``Im w >= Im z`` there, so the path keeps the physical
-branch. Float64 solves are vectorised over the points; at the ambient precision each
-point is polished from its float64 solution (continued in mpmath when that fails).
+the end at once below :data:`FLOOR`) and the step shrinking wherever Newton fails to
+converge; a real ``z`` is reached exactly (never a fixed ``eta`` called the density).
+Subordination functions are analytic in the upper half plane with ``Im w >= Im z``
+there, so the path keeps the physical branch. Float64 solves are vectorised over the
+points; at the ambient precision each point is polished from its float64 solution
+(continued in mpmath when that fails).
 
 **Verification.** Every returned point passed: the Newton step below the tolerance
 (float64 ``4e-13`` relative; mpmath ``10^(3 - dps)``), the residual of every equation
@@ -61,9 +62,9 @@ NEWTON_STEPS = 40
 #: steps of the path before a point is given up
 PATH_STEPS = 600
 #: more real points than this are solved through anchors (:meth:`Node.solve_f64`)
-ANCHORED = 64
+ANCHORED = 24
 #: every this many real points (in order along the axis) one anchor
-ANCHOR_STEP = 16
+ANCHOR_STEP = 8
 
 
 def _mp_tol() -> mpmath.mpf:
@@ -374,15 +375,18 @@ class Node(Operand):
     def identity(self) -> tuple[Any, ...]:
         return (type(self).__name__, self._parameters(), *(c.identity() for c in self.children))
 
-    def intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-        """By scan and edge equations (:mod:`freege.numeric.data_support`), kept per
-        precision (a pure function of the node)."""
-        memo = self.__dict__.setdefault("_intervals", {})
-        if mpmath.mp.prec not in memo:
-            from freege.numeric.data_support import node_intervals
+    def intervals_mp(self, points: int | None = None) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """By scan and edge equations (:mod:`freege.numeric.data_support`, ``points`` scan
+        points: its default when None), kept per precision and scan (a pure function of
+        the node)."""
+        from freege.numeric.data_support import SCAN_POINTS, node_intervals
 
-            memo[mpmath.mp.prec] = node_intervals(self)
-        return [(+a, +b) for a, b in memo[mpmath.mp.prec]]
+        points = points or SCAN_POINTS
+        memo = self.__dict__.setdefault("_intervals", {})
+        key = (mpmath.mp.prec, points)
+        if key not in memo:
+            memo[key] = node_intervals(self, points)
+        return [(+a, +b) for a, b in memo[key]]
 
     def _parameters(self) -> tuple[Any, ...]:
         return ()
