@@ -146,6 +146,12 @@ class DataExpr:
     def __repr__(self) -> str:
         return f"<DataExpr {self.text}>"
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the law in mathematical notation (:func:`freege.display.spec_latex`)."""
+        from freege import display
+
+        return display.math_mode(display.spec_latex(self.spec))
+
     # ------------------------------------------------------------------ operators
     def __add__(self, other: Any) -> DataExpr:
         return _add(self, other)

@@ -44,6 +44,7 @@ from freege.params import (
     parse_number,
     to_mpf,
 )
+from freege.plotting import LOG_SPAN, auto_log_x  # noqa: F401 - --xscale auto, moved there
 
 if TYPE_CHECKING:  # the algebra (sympy) is imported only on the --expr path
     from freege.algebra import LawExpr
@@ -263,12 +264,6 @@ def _render(data: dict, title: str, dps: int | None) -> str:
     return "\n".join(lines)
 
 
-#: ``--xscale auto`` takes a log x-axis when the support spans more than this ratio ...
-LOG_SPAN = 30.0
-#: ... and half the mass lies in the first this fraction of a linear axis
-LOG_MEDIAN_AT = 0.1
-
-
 def plot_title(spec: LawSpec) -> str:
     """The figure title: the case's matrix in mathtext and the law's parameters, one line."""
     r = spec.ratios
@@ -279,60 +274,31 @@ def plot_title(spec: LawSpec) -> str:
     return f"limiting law of {plotting.CASE_LABELS[case]}{norm}: {params}"
 
 
-def auto_log_x(xs: np.ndarray, pdf: np.ndarray, lo: float, hi: float) -> bool:
-    """A log x-axis is clearly better when the support ``[lo, hi]`` starts above 0, spans
-    more than :data:`LOG_SPAN` and half its mass (trapezoidal on the linear grid) lies in
-    the first :data:`LOG_MEDIAN_AT` of the axis (a long tail squeezes the bulk)."""
-    if not (lo > 0 and hi / lo > LOG_SPAN):
-        return False
-    y = np.where(np.isfinite(pdf), pdf, 0.0)
-    mass = np.concatenate([[0.0], np.cumsum(np.diff(xs) * (y[1:] + y[:-1]) / 2)])
-    if not mass[-1] > 0:
-        return False
-    median = float(np.interp(0.5 * mass[-1], mass, xs))
-    return median - lo < LOG_MEDIAN_AT * (hi - lo)
-
-
 @dataclass(frozen=True)
 class DensityGrid:
-    """What ``--plot`` draws: the float64 density on a grid, the atoms, the support and
-    the x scale."""
+    """What ``--plot`` draws (:func:`freege.plotting.plot_law`): the law and its x scale
+    (``log`` None: automatic)."""
 
-    xs: np.ndarray
-    pdf: np.ndarray
-    atoms: dict
-    edges: list[tuple[float, float]]
-    xscale: str
+    law: Law
+    log: bool | None
 
 
 def density_grid(the_law: Law, xscale: str = "auto") -> DensityGrid:
-    """The float64 density over the support (and from 0 when there is an atom);
-    ``xscale`` ``linear``, ``log`` (no atom allowed: 0 is not on a log axis; ValueError)
-    or ``auto`` (:func:`auto_log_x`)."""
-    f64 = the_law if the_law.dps is None else the_law.with_dps(None)
-    support = f64.intervals()
-    atoms = f64.atoms()
-    lo = min([a for a, _ in support] + list(atoms))
-    hi = max([b for _, b in support] + list(atoms))
-    if xscale == "log" and (atoms or lo <= 0):
-        raise ValueError("--xscale log needs a support above 0 and no atom (this law has "
-                         f"{'an atom' if atoms else 'support down to 0'})")
-    pad = 0.03 * (hi - lo)
-    xs = np.linspace(lo - pad, hi + pad, PLOT_POINTS)
-    pdf = f64.pdf(xs)
-    if xscale == "log" or (xscale == "auto" and not atoms and auto_log_x(xs, pdf, lo, hi)):
-        xscale = "log"
-        xs = np.geomspace(lo / 1.05, hi * 1.05, PLOT_POINTS)
-        pdf = f64.pdf(xs)
-    else:
-        xscale = "linear"
-    return DensityGrid(xs, pdf, atoms, [(float(a), float(b)) for a, b in support], xscale)
+    """The law and x scale of ``--plot``, checked before any output: ``xscale``
+    ``linear``, ``log`` (no atom allowed: 0 is not on a log axis; ValueError) or ``auto``
+    (:func:`freege.plotting.auto_log_x`)."""
+    log = {"auto": None, "linear": False, "log": True}[xscale]
+    if log:
+        atoms = the_law.atoms()
+        if atoms or not the_law.support()[0] > 0:
+            raise ValueError("--xscale log needs a support above 0 and no atom (this law has "
+                             f"{'an atom' if atoms else 'support down to 0'})")
+    return DensityGrid(the_law, log)
 
 
 def plot_density(path: str, grid: DensityGrid, title: str) -> None:
-    """Draw a :func:`density_grid` with its support edges marked."""
-    plotting.density(path, grid.xs, grid.pdf, grid.atoms, title, edges=grid.edges,
-                     xscale=grid.xscale)
+    """Draw a :func:`density_grid` (:func:`freege.plotting.plot_law`)."""
+    plotting.plot_law(grid.law, points=PLOT_POINTS, log=grid.log, title=title, path=path)
 
 
 #: the law options ``--expr`` replaces (one or the other): destination and flag

@@ -32,6 +32,9 @@ class NumericSTransform:
     def __init__(self, law: Any) -> None:
         self.law = law
 
+    def __repr__(self) -> str:
+        return f"NumericSTransform(S(w) with S(0) = 1/m1, by inverting psi; law={self.law!r})"
+
     def _follow(self, w: Any, f64: bool) -> Any:
         law = self.law
         if w == 0:

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
+from freege import display
 from freege.numeric import law_recipe
 from freege.numeric.law_conventions import ScipyConventions, map_batch, shape_like
 from freege.numeric.law_integrals import IntegralMethods
@@ -184,6 +185,13 @@ class Law(IntegralMethods, ScipyConventions, abc.ABC):
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Law:
         return self
+
+    def __repr__(self) -> str:
+        return display.law_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: kind, parameters, support, atoms, mean, variance (freege.display)."""
+        return display.law_html(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Law):

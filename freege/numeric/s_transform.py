@@ -24,6 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from freege import display
 from freege.errors import ConvergenceError
 from freege.numeric.compiled import mp_rational
 from freege.numeric.roots import (
@@ -58,6 +59,9 @@ class STransform:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         with mpmath.workdps(COEFF_DPS):
             self.A = np.array([[float(c) for c in row] for row in self.matrix_mp()])
+
+    def __repr__(self) -> str:
+        return display.s_transform_repr(type(self).__name__, self.mean, self.describe)
 
     def matrix_mp(self) -> list[list[mpmath.mpf]]:
         prec = mpmath.mp.prec

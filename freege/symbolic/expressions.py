@@ -267,6 +267,12 @@ class LawExpr:
     def __repr__(self) -> str:
         return f"freege.algebra.parse({str(self)!r})"
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the law in mathematical notation (:func:`freege.display.expression_latex`)."""
+        from freege import display
+
+        return display.math_mode(display.expression_latex(self))
+
     # ------------------------------------------------------------------ operators
     def __add__(self, other: Any) -> LawExpr:
         if getattr(other, "is_data_expr", False):  # freege.algebra.data
