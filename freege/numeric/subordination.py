@@ -53,6 +53,10 @@ from freege.numeric.operands import Operand, exact
 
 #: the float64 Newton tolerance (relative to the size of the unknowns)
 F64_TOL = 4e-13
+#: the tolerance of the path's intermediate steps (seeds of the next step only)
+PATH_TOL = 1e-7
+#: failed attempts at a path's end before the point is given up
+END_TRIES = 6
 #: the factor by which the path's height shrinks per step, at best
 RATIO = 0.0625
 #: below this height (relative to the law's scale) the path steps to its end at once
@@ -128,9 +132,12 @@ class Node(Operand):
         return [(d * rhs[0] - b * rhs[1]) / det, (a * rhs[1] - c * rhs[0]) / det]
 
     # ------------------------------------------------------------------ float64
-    def _newton_f64(self, u: list[np.ndarray], z: np.ndarray
+    def _newton_f64(self, u: list[np.ndarray], z: np.ndarray, loose: bool = False
                     ) -> tuple[list[np.ndarray], np.ndarray]:
-        """Newton at ``z`` from ``u``; returns the unknowns and which points converged."""
+        """Newton at ``z`` from ``u``; returns the unknowns and which points converged
+        (``loose``: a step of the path, converged to :data:`PATH_TOL` and on the physical
+        branch but its residual not checked -- only the end of a path is returned)."""
+        tol = PATH_TOL if loose else F64_TOL
         size = np.zeros(z.shape)
         for v in u:
             size = np.maximum(size, np.abs(v))
@@ -162,7 +169,7 @@ class Node(Operand):
                 for v, w in zip(u, new, strict=True):
                     v[idx] = w
                 finite = np.isfinite(norm)
-                conv = finite & (norm <= F64_TOL * size[idx]) & (damp == 1)
+                conv = finite & (norm <= tol * size[idx]) & (damp == 1)
                 stalled = finite & (norm >= last[idx]) & (norm <= 1e-9 * size[idx])
                 last[idx] = np.where(finite, norm, np.inf)
                 done[idx] = conv | stalled
@@ -174,8 +181,9 @@ class Node(Operand):
         if ok.any():
             res, _, scales, parts = self._system([v[ok] for v in u], z[ok], True)
             good = np.ones(int(ok.sum()), dtype=bool)
-            for r, s in zip(res, scales, strict=True):
-                good &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
+            if not loose:
+                for r, s in zip(res, scales, strict=True):
+                    good &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
             good &= self._physical([v[ok] for v in u], z[ok], parts, True)
             ok[np.flatnonzero(ok)[~good]] = False
         return u, ok
@@ -256,6 +264,7 @@ class Node(Operand):
             raise ConvergenceError("G", "the subordination solve does not converge far "
                                    "above the support", self.describe)
         ratio = np.full(zs.shape, RATIO)
+        ends = np.zeros(zs.shape, dtype=int)
         floor = FLOOR * np.minimum(self.scale(), np.maximum(np.abs(zs), 1e-300))
         for _ in range(PATH_STEPS):
             todo = y > zs.imag
@@ -265,7 +274,18 @@ class Node(Operand):
             target = y[idx] * ratio[idx]
             target = np.where(target < np.maximum(zs.imag[idx], floor[idx]), zs.imag[idx],
                               np.maximum(target, zs.imag[idx]))
-            new, ok = self._newton_f64([v[idx] for v in u], zs.real[idx] + 1j * target)
+            # the path's end is solved to the last bit and verified, the steps on the
+            # way only to PATH_TOL (they seed the next step)
+            final = target == zs.imag[idx]
+            new = [np.empty(idx.size, dtype=complex) for _ in u]
+            ok = np.zeros(idx.size, dtype=bool)
+            for part, loose in ((final, False), (~final, True)):
+                if part.any():
+                    got, good = self._newton_f64([v[idx][part] for v in u],
+                                                 zs.real[idx][part] + 1j * target[part], loose)
+                    for w, g in zip(new, got, strict=True):
+                        w[part] = g
+                    ok[part] = good
             take = idx[ok]
             for v, w in zip(u, new, strict=True):
                 v[take] = w[ok]
@@ -273,8 +293,10 @@ class Node(Operand):
             ratio[take] = RATIO
             miss = idx[~ok]
             ratio[miss] = np.sqrt(ratio[miss])
-            floor[miss] *= 1e-3  # a failed jump to the end: go down the path instead
-            stuck = miss[ratio[miss] > 1 - 1e-6]
+            failed_end = idx[~ok & final]
+            floor[failed_end] *= 1e-3  # a failed jump to the end: go down the path instead
+            ends[failed_end] += 1
+            stuck = miss[(ratio[miss] > 1 - 1e-6) | (ends[miss] > END_TRIES)]
             if stuck.size and strict:
                 raise ConvergenceError("G", "the subordination path stalls", {
                     **self.describe, "z": complex(zs[stuck[0]])})
@@ -432,6 +454,15 @@ class FreeAddNode(Node):
 
     def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
         return parts["g"]
+
+    def _domain_ok(self, u: list[Any], z: Any, f64: bool) -> Any:
+        """``Im w_A, Im w_B >= Im z`` (Biane: the subordination functions of ⊞ raise the
+        imaginary part), less a rounding allowance."""
+        if f64:
+            tiny = 1e-9 * self.scale() + 1e-9 * np.abs(z.imag)
+            return (u[0].imag >= z.imag - tiny) & (u[1].imag >= z.imag - tiny)
+        tiny = mpmath.mpf(10) ** (4 - mpmath.mp.dps) * (self.scale() + abs(mpmath.im(z)))
+        return mpmath.im(u[0]) >= mpmath.im(z) - tiny and mpmath.im(u[1]) >= mpmath.im(z) - tiny
 
     def _value(self, u: list[Any], z: Any, jac: Any, parts: dict[str, Any], f64: bool
                ) -> tuple[Any, Any]:
