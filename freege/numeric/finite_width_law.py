@@ -1,0 +1,461 @@
+"""The finite-width law (theory §2.3, issue 39): the §4 law at the mean row coefficient,
+free-multiplied by the law of the normalised row load.
+
+At a finite per-head key width ``dK`` row ``i`` of head ``r`` carries its own load
+``l(v_ri) = theta(beta^2 v_ri)`` with ``dK v_ri`` chi-square with ``dK`` degrees of
+freedom (``theta = expm1`` at infinite ``n``; a finite-``n`` row coefficient
+``theta_n`` may be passed as ``coefficient``). Theory §2.3 (*the finite-width law as a
+free product*) models the Gram as ``D X D`` with ``X`` left-rotation invariant (the GE at
+``(theta1_bar, theta2)``) and ``D^2 = (1/h) sum_r l(v_ri) / E l`` (the head-averaged row
+load), so
+
+    nu_fw = tau_h ⊠ nu(theta1_bar, theta2),   tau_h = law of (1/h) sum_r l(v_r) / E l,
+
+with ``theta1_bar = E l`` and ``theta2 = beta^2``. Its ``m1, m2`` are those of
+:func:`freege.symbolic.finite_width.moments` (finite ``n``: of
+``freege.validation.finite_width.finite_n_moments``) by construction of ``tau_h``'s mean
+and variance; higher moments are a mean-field approximation (theory §2.3 says which parts
+are exact).
+
+**The profile** ``tau_h`` is a density operand
+(:func:`freege.numeric.density_operand.density`):
+
+* ``h = 1`` and ``theta = expm1``: the transformed chi-square in closed form,
+  ``y = (e^{beta^2 v} - 1)/E l``, ``p(y) = p_v(v(y)) E l / (beta^2 (1 + E l y))``,
+  ``v(y) = log1p(E l y)/beta^2``, written in mpmath (float64 values correctly rounded from
+  30 digits: a float64 log-density has relative rounding noise of ``dK`` ulps, above the
+  operand's interpolation tolerance);
+* otherwise (several heads, or a tabulated ``theta_n``): the bin masses of the
+  single-head load on a lattice of :data:`LATTICE` bins (chi-square CDF differences at the
+  inverse images of the bin edges), convolved ``h`` times by FFT, re-binned to steps of
+  ``std(tau_h)/`` :data:`PER_STD`, and smoothed by a Gaussian kernel of one step; the
+  lattice is then mapped affinely about its mean so that the mixture has *exactly* mean 1
+  and the variance ``Var l / (h (E l)^2)`` (the discretisation's and the kernel's variance
+  are removed). Its shape error, W1 against the closed form at ``h = 1``, is below
+  ``2e-3 std(tau)`` (tests/numeric/test_finite_width_law.py).
+
+Both are cut where the chi-square tails fall below :data:`TAIL` (1e-17) of mass, at each
+end; the cut mass is renormalised away (the law is the truncated law).
+
+**The limit factor** ``nu(theta1_bar, theta2)`` is the §4 law
+(:func:`freege.numeric.case_law.law`) at the ``beta'`` with
+``c(beta') = beta'^2/(e^{beta'^2} - 1) = theta2/theta1_bar``, dilated by
+``beta^2/beta'^2`` (every §4 law is homogeneous of degree one in ``(theta1, theta2)``),
+as a ``("law", recipe)`` operand of the engine. Cases: ``attention``, ``value``, ``mha``
+(independent, GQA and MQA sharing: the heads' queries are independent in all three).
+Tied cases are refused (their load has the extra ``kappa v`` term of §2.3; not built).
+
+The law is a :class:`freege.numeric.data_law.DataLaw` whose root is built here; it does
+not travel as a recipe (a density given by a Python function has no spec):
+:meth:`FiniteWidthLaw.recipe` raises until :mod:`freege.numeric.law_recipe` gets a
+``finite-width`` constructor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from freege.numeric import law_recipe
+from freege.numeric.data_law import DataLaw, build_operand, spec_of_expression
+from freege.numeric.density_operand import DensityOperand, density
+from freege.numeric.law_family import Law
+from freege.numeric.subordination import FreeMultNode
+from freege.params import Dims, Ratios
+
+#: the chi-square tail mass cut at each end of the profile
+TAIL = 1e-17
+#: bins of the single-head load's lattice
+LATTICE = 4096
+#: lattice steps per standard deviation of ``tau_h`` after re-binning (kernel width: one)
+PER_STD = 24
+#: Gaussian kernel half-width, in kernel widths
+KERNEL_REACH = 12
+#: the cases built here
+CASES: tuple[str, ...] = ("attention", "value", "mha")
+
+Coefficient = Callable[[np.ndarray], np.ndarray]
+
+
+# ---------------------------------------------------------------------- the row load
+def _gamma_ends(dk: int) -> tuple[float, float]:
+    """``v`` where the lower and upper tails of ``chi2_dK/dK`` have mass :data:`TAIL`."""
+    from scipy import stats
+
+    k = dk / 2
+    dist = stats.gamma(k, scale=1 / k)
+    return float(dist.ppf(TAIL)), float(dist.isf(TAIL))
+
+
+def _v_grid(dk: int, points: int = 20001) -> tuple[np.ndarray, np.ndarray]:
+    """A fine ``v`` grid over the cut support and the chi-square density on it
+    (normalised on the grid by the trapezoid rule)."""
+    lo, hi = _gamma_ends(dk)
+    v = np.linspace(lo, hi, points)
+    k = dk / 2
+    logp = k * math.log(k) + (k - 1) * np.log(v) - k * v - math.lgamma(k)
+    p = np.exp(logp)
+    return v, p / np.trapezoid(p, v)
+
+
+def load_moments(beta: float, dk: int, coefficient: Coefficient | None = None
+                 ) -> tuple[float, float]:
+    """``(E l, Var l)`` of the single-head row load ``l(v) = theta(beta^2 v)``:
+    closed form for ``theta = expm1`` (chi-square MGF, theory §2.3), else the trapezoid
+    rule on 20001 points of the cut support."""
+    b2 = float(beta) ** 2
+    if coefficient is None:
+        if not dk > 4 * b2:
+            raise ValueError(f"dK must be > 4 beta^2 = {4 * b2:g} (got {dk})")
+        with mpmath.workdps(30):
+            m = lambda t: (1 - 2 * mpmath.mpf(t) / dk) ** (-mpmath.mpf(dk) / 2)  # noqa: E731
+            mean = m(b2) - 1
+            var = m(2 * b2) - m(b2) ** 2
+            return float(mean), float(var)
+    v, p = _v_grid(dk)
+    ell = np.asarray(coefficient(b2 * v), dtype=float)
+    mean = float(np.trapezoid(p * ell, v))
+    var = float(np.trapezoid(p * (ell - mean) ** 2, v))
+    return mean, var
+
+
+def theta1_bar(beta: float, dk: int, coefficient: Coefficient | None = None) -> float:
+    """``E theta(beta^2 v)``: the mean row coefficient (theory §2.3)."""
+    return load_moments(beta, dk, coefficient)[0]
+
+
+# ---------------------------------------------------------------------- the profile
+def _closed_form_profile(beta: float, dk: int, scale: float = 1.0) -> DensityOperand:
+    """``scale * tau_1`` for ``theta = expm1``: the transformed chi-square (module
+    docstring)."""
+    b2 = mpmath.mpf(float(beta)) ** 2
+    mean = load_moments(beta, dk)[0]
+    k = mpmath.mpf(dk) / 2
+    with mpmath.workdps(30):
+        e_l = mpmath.mpf(mean)
+        log_c = k * mpmath.log(k) - mpmath.loggamma(k)
+        s_mp = mpmath.mpf(scale)
+
+    def pdf_mp(y: Any) -> Any:
+        y = y / s_mp
+        if y <= 0:
+            return mpmath.mpf(0)
+        v = mpmath.log1p(e_l * y) / b2
+        # (k - 1) log v - k v = (k - 1)(log v - v + 1) - v - (k - 1): small near the mode
+        log_p = log_c + (k - 1) * (mpmath.log(v) - v + 1) - v - (k - 1)
+        return mpmath.exp(log_p) * e_l / (b2 * (1 + e_l * y))
+
+    def f(y: Any) -> Any:
+        if isinstance(y, np.ndarray):
+            with mpmath.workdps(30):
+                return np.array([float(pdf_mp(mpmath.mpf(float(t)))) for t in y.ravel()]
+                                ).reshape(y.shape)
+        if isinstance(y, mpmath.mpf):
+            with mpmath.workdps(mpmath.mp.dps + 10):
+                return +pdf_mp(y)
+        with mpmath.workdps(30):
+            return float(pdf_mp(mpmath.mpf(float(y))))
+
+    v_lo, v_hi = _gamma_ends(dk)
+    y_lo, y_hi = (scale * math.expm1(float(b2) * v) / mean for v in (v_lo, v_hi))
+    return density(f, y_lo, y_hi, name=f"tau(beta={float(beta):g}, dK={dk}, h=1)")
+
+
+def _lattice(beta: float, dk: int, h: int, coefficient: Coefficient | None
+             ) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(locations, masses, step)`` of ``tau_h`` on a uniform lattice (module docstring),
+    before the moment correction."""
+    from scipy import stats
+
+    b2 = float(beta) ** 2
+    mean, _ = load_moments(beta, dk, coefficient)
+    v_lo, v_hi = _gamma_ends(dk)
+    theta = np.expm1 if coefficient is None else coefficient
+    v = np.linspace(v_lo, v_hi, 200001)
+    y_of_v = np.asarray(theta(b2 * v), dtype=float) / mean
+    if np.any(np.diff(y_of_v) <= 0):
+        raise ValueError("finite-width law: the row coefficient must increase with x")
+    edges = np.linspace(y_of_v[0], y_of_v[-1], LATTICE + 1)
+    v_edges = np.interp(edges, y_of_v, v) if coefficient is not None else \
+        np.log1p(edges * mean) / b2
+    k = dk / 2
+    dist = stats.gamma(k, scale=1 / k)
+    cdf = dist.cdf(v_edges)
+    sf = dist.sf(v_edges)
+    mass = np.where(v_edges[1:] < 1, np.diff(cdf), -np.diff(sf))
+    mass = np.maximum(mass, 0.0)
+    mass /= mass.sum()
+    step = edges[1] - edges[0]
+    loc0 = (edges[0] + edges[1]) / 2
+    pmf = mass
+    if h > 1:
+        size = h * (LATTICE - 1) + 1
+        nfft = 1 << (size - 1).bit_length()
+        pmf = np.fft.irfft(np.fft.rfft(mass, nfft) ** h, nfft)[:size]
+        pmf = np.maximum(pmf, 0.0)
+        pmf /= pmf.sum()
+        step = step / h  # the average: locations / h
+    locs = loc0 + step * np.arange(pmf.size)
+    # re-bin to PER_STD uniform steps per standard deviation (mass at the bin centre)
+    mu = float(np.dot(pmf, locs))
+    sd = math.sqrt(float(np.dot(pmf, (locs - mu) ** 2)))
+    coarse = sd / PER_STD
+    if coarse > step:
+        idx = np.floor((locs - locs[0]) / coarse + 0.5).astype(np.int64)
+        pmf = np.bincount(idx, weights=pmf)
+        locs = locs[0] + coarse * np.arange(pmf.size)
+        step = coarse
+    # trim the ends below the tail mass
+    c = np.cumsum(pmf)
+    lo = int(np.searchsorted(c, TAIL))
+    hi = int(np.searchsorted(c, 1 - TAIL)) + 1
+    locs, pmf = locs[lo:hi], pmf[lo:hi]
+    return locs, pmf / pmf.sum(), step
+
+
+class _MixtureOperand(DensityOperand):
+    """A density operand of a Gaussian mixture whose moments are known exactly
+    (``sum_k w_k E (c_k + s Z)^q``): the engine's moments need no panels at 30 digits."""
+
+    def __init__(self, f: Any, a: float, b: float, name: str, centres: np.ndarray,
+                 weights: np.ndarray, s: float) -> None:
+        super().__init__(f, f, a, b, {"law": name})
+        self._mix = (centres, weights, s)
+
+    def moments_mp(self, q: int) -> list[mpmath.mpf]:
+        centres, weights, s = self._mix
+        with mpmath.workdps(mpmath.mp.dps + 10):
+            cs = [mpmath.mpf(float(c)) for c in centres]
+            ws = [mpmath.mpf(float(w)) for w in weights]
+            total = mpmath.fsum(ws)
+            sm = mpmath.mpf(s)
+            out = []
+            for p in range(1, q + 1):
+                coef = [mpmath.binomial(p, j) * mpmath.fac2(j - 1) * sm**j
+                        for j in range(0, p + 1, 2)]
+                out.append(mpmath.fsum(w * mpmath.fsum(cf * c ** (p - j) for cf, j in
+                                                      zip(coef, range(0, p + 1, 2),
+                                                          strict=True))
+                                       for c, w in zip(cs, ws, strict=True)) / total)
+        return [+m for m in out]
+
+
+def _lattice_profile(beta: float, dk: int, h: int, coefficient: Coefficient | None,
+                     name: str, scale: float = 1.0) -> DensityOperand:
+    """``scale * tau_h`` as a Gaussian-kernel mixture on the lattice, moment-corrected."""
+    mean, var = load_moments(beta, dk, coefficient)
+    target = var / (h * mean * mean)
+    locs, pmf, step = _lattice(beta, dk, h, coefficient)
+    mu = float(np.dot(pmf, locs))
+    var_w = float(np.dot(pmf, (locs - mu) ** 2))
+    a = math.sqrt(target / (var_w + step * step))
+    centres = scale * (1 + a * (locs - mu))
+    s = scale * a * step  # the kernel width: one (mapped) lattice step
+    lo, hi = centres[0] - KERNEL_REACH * s, centres[-1] + KERNEL_REACH * s
+    if lo <= 0:  # the kernel's lower tail at 0 is cut (e^-72 of a centre's mass)
+        lo = float(centres[0]) / 2 if centres[0] > 0 else 1e-12
+    weights = pmf / (s * math.sqrt(2 * math.pi))
+    n_c = centres.size
+    reach = KERNEL_REACH + 2
+    c0, dc = float(centres[0]), s
+
+    def f64(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        flat = x.ravel()
+        i0 = np.rint((flat - c0) / dc).astype(np.int64)
+        out = np.zeros_like(flat)
+        for off in range(-reach, reach + 1):
+            j = i0 + off
+            ok = (j >= 0) & (j < n_c)
+            jj = np.clip(j, 0, n_c - 1)
+            t = (flat - centres[jj]) / s
+            out += np.where(ok, weights[jj] * np.exp(-0.5 * t * t), 0.0)
+        return out.reshape(x.shape)
+
+    def mp(x: Any) -> Any:
+        i0 = int(round((float(x) - c0) / dc))
+        total = mpmath.mpf(0)
+        for j in range(max(0, i0 - reach), min(n_c, i0 + reach + 1)):
+            t = (x - mpmath.mpf(float(centres[j]))) / mpmath.mpf(s)
+            total += mpmath.mpf(float(weights[j])) * mpmath.exp(-t * t / 2)
+        return total
+
+    def f(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            return f64(x)
+        if isinstance(x, mpmath.mpf):
+            return mp(x)
+        return float(f64(np.array([float(x)]))[0])
+
+    return _MixtureOperand(f, float(lo), float(hi), name, centres, pmf, s)
+
+
+def profile(beta: float, dk: int, h: int = 1, coefficient: Coefficient | None = None,
+            scale: float = 1.0) -> DensityOperand:
+    """``scale * tau_h``: the law of the head-averaged normalised row load (module
+    docstring), dilated by ``scale``."""
+    if isinstance(h, bool) or not isinstance(h, int) or h < 1:
+        raise ValueError(f"h must be an integer >= 1 (got {h!r})")
+    if isinstance(dk, bool) or not isinstance(dk, int) or dk < 2:
+        raise ValueError(f"dK must be an integer >= 2 (got {dk!r})")
+    if h == 1 and coefficient is None:
+        return _closed_form_profile(beta, dk, scale)
+    name = f"tau(beta={float(beta):g}, dK={dk}, h={h}{', theta_n' if coefficient else ''})"
+    return _lattice_profile(beta, dk, h, coefficient, name, scale)
+
+
+# ---------------------------------------------------------------------- the limit factor
+def shifted_beta2(theta2: float, theta1: float) -> float:
+    """``beta'^2`` with ``beta'^2/(e^{beta'^2} - 1) = theta2/theta1`` (bisection on the
+    log of the ratio, decreasing in ``beta'^2``, to a relative step of 1e-15)."""
+    target = math.log(theta2 / theta1)
+    lo, hi = 0.0, max(theta2, 1e-3)
+    while math.log(hi / math.expm1(hi)) > target:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1e-15 * hi:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.log(mid / math.expm1(mid)) > target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def limit_spec(case: str, ratios: Ratios, theta1: float) -> tuple[Fraction, tuple[Any, ...]]:
+    """``(1, spec)``: the engine spec of ``nu(theta1, theta2 = beta^2)`` of ``case``, the
+    theory §4 expression (:func:`freege.symbolic.cases.case_expression`) with ``theta1``
+    (as the exact binary fraction of the float) and the ratios substituted, through
+    :func:`freege.numeric.data_law.spec_of_expression` (Marchenko-Pastur and free Poisson
+    leaves, ⊠ nodes). The ``("law", recipe)`` route at a shifted ``beta'`` was tried first:
+    the engine's law operand returns a wrong ``G`` far above the support for the MHA
+    laws (Im G > 0 at z = 1 + 1507i for dinov3-l16), so ⊠ cannot start its path."""
+    import sympy as sp
+
+    from freege.symbolic.cases import case_expression
+    from freege.symbolic.symbols import gK, gO, gV, h, theta2
+    from freege.symbolic.symbols import theta1 as t1
+
+    def rat(x: Any) -> Any:
+        x = Fraction(x)
+        return sp.Rational(x.numerator, x.denominator)
+
+    values = {t1: rat(Fraction(theta1)), theta2: rat(Fraction(ratios.beta) ** 2),
+              h: rat(ratios.h), gK: rat(ratios.gK), gV: rat(ratios.gV), gO: rat(ratios.gO)}
+    return Fraction(1), spec_of_expression(case_expression(case).subs(values))
+
+
+# ---------------------------------------------------------------------- the law
+class FiniteWidthLaw(DataLaw):
+    """``tau_h ⊠ nu(theta1_bar, theta2)`` (module docstring), a :class:`DataLaw` whose
+    root is built here (its spec names the configuration; it does not rebuild)."""
+
+    def __init__(self, case: str, dims: Dims, dps: int | None = None,
+                 coefficient: Coefficient | None = None, coefficient_name: str = "expm1",
+                 scale: Fraction = Fraction(1)) -> None:
+        if case not in CASES:
+            raise ValueError(f"finite-width law: case must be one of {', '.join(CASES)} "
+                             f"(got {case!r})")
+        if not isinstance(dims, Dims):
+            raise ValueError("finite-width law: dims must be freege.params.Dims (a finite "
+                             "configuration: n, dK, h)")
+        if dims.ratios.tied:
+            raise ValueError("finite-width law: tied sharing is not built (theory §2.3)")
+        self.case, self.dims, self.coefficient = case, dims, coefficient
+        self.coefficient_name, self.scale = coefficient_name, Fraction(scale)
+        beta = float(dims.beta)
+        if not dims.dK > 4 * beta * beta:
+            raise ValueError(f"finite-width law: dK must be > 4 beta^2 = {4 * beta * beta:g} "
+                             f"(got {dims.dK})")
+        self.theta1_bar, self.load_var = load_moments(beta, dims.dK, coefficient)
+        self.limit = limit_spec(case, dims.ratios, self.theta1_bar)
+        self.spec = ("finite-width", case, dims.n, dims.h, dims.dK, dims.dV, dims.dO,
+                     Fraction(dims.ratios.beta), dims.sharing, coefficient_name,
+                     self.scale)
+        self.text = (f"finite-width {case} (n={dims.n}, h={dims.h}, dK={dims.dK}, "
+                     f"beta={beta:g}, theta={coefficient_name})"
+                     + (f" x {float(self.scale):.8g}" if self.scale != 1 else ""))
+        self.root = self._build_root()
+        if dps is not None and coefficient is not None:
+            raise ValueError("finite-width law: a tabulated row coefficient is float64 "
+                             "only (no dps)")
+        Law.__init__(self, dps, {"law": self.text,
+                                 "spec": f"finite-width {case} {dims.n} {dims.dK}"})
+
+    def _build_root(self) -> Any:
+        dilation, spec = self.limit
+        tau = profile(float(self.dims.beta), self.dims.dK, self.dims.h, self.coefficient,
+                      float(dilation * self.scale))
+        return FreeMultNode(tau, build_operand(spec))
+
+    def recipe(self) -> law_recipe.Recipe:
+        raise ValueError("the finite-width law does not travel as a recipe (its profile "
+                         "is a density given by a Python function)")
+
+    def _identity(self) -> tuple[Any, ...]:
+        return ("finite-width", self.spec, self.dps)
+
+    def with_dps(self, dps: int | None) -> FiniteWidthLaw:
+        return FiniteWidthLaw(self.case, self.dims, dps, self.coefficient,
+                              self.coefficient_name, self.scale)
+
+    def as_normalized(self) -> FiniteWidthLaw:
+        with mpmath.workdps(40):
+            m1 = self.root.moments_mp(1)[0]
+            man, exp = (1 / m1).man_exp
+            scale = Fraction(int(man)) * Fraction(2) ** int(exp)
+        return FiniteWidthLaw(self.case, self.dims, self.dps, self.coefficient,
+                              self.coefficient_name, self.scale * scale)
+
+    def _independent_one(self, method: str, zv: Any) -> Any:
+        """The estimate's independent route: a fresh root (a fresh profile operand and
+        limit), solved in mpmath from far above (as :class:`DataLaw`)."""
+        saved = self.spec
+        try:
+            fresh = self._build_root()
+            original = self.root
+            self.root = fresh
+            return _data_independent(self, method, zv)
+        finally:
+            self.root = original
+            self.spec = saved
+
+
+def _data_independent(law: FiniteWidthLaw, method: str, zv: Any) -> Any:
+    from freege.numeric.law_family import REFERENCE_DPS
+    from freege.numeric.subordination import Node
+
+    dps = (law.dps or REFERENCE_DPS) + 20
+    root = law.root
+    with mpmath.workdps(dps):
+        zv = mpmath.mpmathify(zv)
+        if isinstance(root, Node):
+            upper = mpmath.im(zv) >= 0
+            w = zv if upper else mpmath.conj(zv)
+            u = root.solve_mp(w, seed=None, fresh=True)
+            _, jac, _, parts = root._system(u, w, False)
+            g = root._value(u, w, jac, parts, False)[0]
+            g = g if upper else mpmath.conj(g)
+        else:
+            g = root.cauchy_mp(zv)[0]
+        if method == "pdf":
+            inside = mpmath.im(zv) == 0 and any(a < zv < b for a, b in law._intervals_mp())
+            return max(-mpmath.im(g) / mpmath.pi, mpmath.mpf(0)) if inside else mpmath.mpf(0)
+        return +g
+
+
+def finite_width_law(case: str, dims: Dims, dps: int | None = None, *,
+                     coefficient: Coefficient | None = None,
+                     coefficient_name: str = "theta_n") -> FiniteWidthLaw:
+    """The finite-width law of ``case`` at the finite configuration ``dims`` (module
+    docstring). ``coefficient``: the row coefficient ``theta(x)`` as a vectorised float64
+    function, increasing in ``x`` (None: ``e^x - 1``, infinite ``n``; for a softmax row of
+    ``n`` keys pass ``freege.validation.sampling.row_coefficient.theta_n`` bound to
+    ``(n, x_max)``). Float64 (``dps`` None) or ``dps`` digits (``e^x - 1`` only)."""
+    return FiniteWidthLaw(case, dims, dps, coefficient,
+                          "expm1" if coefficient is None else coefficient_name)
+
+
+__all__ = ["CASES", "FiniteWidthLaw", "finite_width_law", "limit_spec", "load_moments",
+           "profile", "shifted_beta2", "theta1_bar"]
