@@ -77,6 +77,14 @@ BOUND_COST = "x^4 of x^4 of MP, bound 65536, grew past 900 MB in three minutes"
 MAX_NUMERIC_TERMS = 128
 TERMS_COST = ("measured: P of 165 terms, a discriminant in 23 s and its real roots over "
               "5 min; 247 terms, the discriminant alone over 10 min; 52 terms, 1 s")
+#: the highest estimate of the terms of ``P(G, z)`` at a pushforward or a ``⊞``
+#: (:func:`terms_estimate`, from its operands' polynomials) before that elimination is
+#: started for a numeric law (:func:`check_numeric_cost`): the laws of the two refused
+#: pushforwards above estimate 374 and 546, every numeric law of the tests and docs at
+#: most MAX_NUMERIC_COST
+MAX_NUMERIC_COST = 300
+COST_COST = ("measured: pushforwards estimated at 374 and 546 took 23 s and 64 s to P (165 "
+             "and 247 terms), then refused")
 #: the most operations from the root of an expression to a leaf, and the most nodes
 MAX_TREE_DEPTH = 60
 MAX_NODES = 250
@@ -250,10 +258,12 @@ class LawExpr:
         it is imported (:func:`register_numeric_law`; ``import freege.algebra`` does);
         before that, a RuntimeError says so. Over the degree budget a ValueError comes
         first (:meth:`cauchy_polynomial`, derived first with numeric parameters), and one
-        for a Cauchy polynomial of more than :data:`MAX_NUMERIC_TERMS` terms
-        (:func:`check_numeric_size`)."""
+        for a Cauchy polynomial estimated at more than :data:`MAX_NUMERIC_COST` terms
+        before its elimination (:func:`check_numeric_cost`) or of more than
+        :data:`MAX_NUMERIC_TERMS` terms once derived (:func:`check_numeric_size`)."""
         check_degree(self)
         if not self.parameters:
+            check_numeric_cost(self)
             check_numeric_size(self, self.cauchy_polynomial())
         if _NUMERIC_LAW is None:
             raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
@@ -815,6 +825,78 @@ def check_numeric_size(expr: LawExpr, poly: sp.Poly) -> None:
             f"{_short(expr)}: its Cauchy polynomial P(G, z) has {terms} terms; a numeric law "
             f"takes at most {MAX_NUMERIC_TERMS} ({TERMS_COST}; docs/algebra.md, Limits); "
             "its exact moments and P(G, z) are available")
+
+
+def _polygon(poly: sp.Poly) -> tuple[int, int, int, int]:
+    """``(deg_G, deg_z, lo, hi)`` of ``P(G, z)``: its terms ``G^i z^j`` lie in the hexagon
+    ``0 <= i <= deg_G``, ``0 <= j <= deg_z``, ``lo <= i - j <= hi``."""
+    diagonals = [i - j for i, j in poly.monoms()]
+    return poly.degree(0), poly.degree(1), min(diagonals), max(diagonals)
+
+
+def _hexagon(a: int, b: int, lo: int, hi: int) -> int:
+    """The lattice points of the hexagon of :func:`_polygon` (at most ``(a+1)(b+1)``)."""
+    lo, hi = max(lo, -b), min(hi, a)
+    return sum(max(0, min(a, b + k) - max(0, k) + 1) for k in range(lo, hi + 1))
+
+
+def terms_estimate(expr: LawExpr, polys: list[sp.Poly]) -> int | None:
+    """An estimate, from the Cauchy polynomials ``polys`` of the operands of ``expr``
+    (:func:`_children`, in order), of the terms of ``P(G, z)`` of a pushforward or a ``⊞``
+    (None for another node: no dense elimination). A pushforward of degree ``d`` of a
+    base of degrees ``(a, b)`` has degrees up to ``(a^d, d b a^(d-1))``; for ``c x^d`` its
+    terms stay within a band of diagonals ``i - j`` ``a^(d-1)`` times the base's (plus
+    ``d - 1``), else the rectangle. ``⊞`` of degrees ``(a_1, b_1)``, ``(a_2, b_2)`` has
+    degrees up to ``((a_1 - 1) b_2 + (a_2 - 1) b_1 + 1, b_1 b_2)`` (``a_k - 1`` at least 1),
+    its terms filling the rectangle. Checked against derived polynomials in
+    ``tests/algebra/test_budget.py``; an estimate (a cost), not a proof."""
+    shapes = [_polygon(p) for p in polys]
+    if isinstance(expr, Pushforward):
+        (a, b, lo, hi), d = shapes[0], len(expr.coeffs) - 1
+        a2, b2 = min(a**d, DEGREE_CAP), min(d * b * a ** (d - 1), DEGREE_CAP)
+        rectangle = (a2 + 1) * (b2 + 1)
+        if any(c != 0 for c in expr.coeffs[:-1]):
+            return rectangle
+        width = (hi - lo) * a ** (d - 1) + d - 1
+        return min(rectangle, (width + 1) * (min(a2, b2) + 1))
+    if isinstance(expr, FreeAdd):
+        a, b = shapes[0][:2]
+        for a2, b2, _, _ in shapes[1:]:
+            a, b = (max(a - 1, 1) * b2 + max(a2 - 1, 1) * b + 1, b * b2)
+        return (a + 1) * (b + 1)
+    return None
+
+
+def check_numeric_cost(expr: LawExpr) -> None:
+    """A ValueError, in one line, when :func:`terms_estimate` of a pushforward or ``⊞`` in
+    the tree of ``expr`` exceeds :data:`MAX_NUMERIC_COST` (docs/algebra.md, Limits):
+    called by :meth:`LawExpr.law`, bottom up, before each such elimination (after its
+    operands' polynomials, each checked first), so a numeric law that
+    :data:`MAX_NUMERIC_TERMS` would refuse is refused before its ``P`` is derived."""
+    seen: set[LawExpr] = set()
+
+    def walk(node: LawExpr) -> None:
+        if node in seen:
+            return
+        seen.add(node)
+        children = _children(node)
+        for child in children:
+            walk(child)
+        if not isinstance(node, Pushforward | FreeAdd):
+            return
+        polys = [c.cauchy_polynomial() for c in children]
+        # the degree limit of the elimination first, as cauchy_polynomial() names it
+        check_degree(node, max(_degree_bound(node, [(p.degree(0), p.degree(1))
+                                                    for p in polys])))
+        cost = terms_estimate(node, polys)
+        if cost is not None and cost > MAX_NUMERIC_COST:
+            raise ValueError(
+                f"{_short(node)}: its Cauchy polynomial P(G, z) would have about {cost} "
+                f"terms by its operands' polynomials; a numeric law takes at most "
+                f"{MAX_NUMERIC_COST} ({COST_COST}; docs/algebra.md, Limits); its exact "
+                "moments and P(G, z) are available")
+
+    walk(expr)
 
 
 @functools.cache

@@ -95,3 +95,54 @@ def test_absurd_parameters_are_one_line_in_the_grammars_words(capsys, text, name
     assert "\n" not in message and names in message and "got about" in message
     err = bad(capsys, "law", "--expr", text)
     assert names in err and "Warning" not in err and "infs or NaNs" not in err
+
+
+#: issue 40's pushforwards that took 23 to 64 s to derive P before MAX_NUMERIC_TERMS
+#: refused them, and their estimates (terms 165 and 247)
+COSTLY = [
+    ("pushforward(mp(1/2) + atoms((0,1/3),(1,1/3),(2,1/3)), x^2)", 374),
+    ("pushforward(poisson(2, atoms((1,3/4),(3,1/4))) + atoms((-1,2/3),(2,1/3)), x^2)", 546),
+]
+
+
+@pytest.mark.parametrize(("text", "cost"), COSTLY)
+def test_a_costly_numeric_law_is_refused_before_its_elimination(monkeypatch, text, cost):
+    """The estimate comes from the operands' polynomials (a fraction of a second here): the
+    root's own elimination is never started."""
+    expr = algebra.parse(text)
+    derived = ex._cauchy
+
+    def only_the_operands(node):
+        assert node != expr, "the costly elimination was started"
+        return derived(node)
+
+    monkeypatch.setattr(ex, "_cauchy", only_the_operands)
+    with pytest.raises(ValueError) as info:
+        expr.law()
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"about {cost} terms" in message and f"at most {ex.MAX_NUMERIC_COST}" in message
+    assert ex.COST_COST in message
+
+
+@pytest.mark.parametrize("text", [
+    "semicircle(1) + mp(1/2)", "mp(1/2) + atoms((0,1/3),(1,1/3),(2,1/3))",
+    "poisson(2, atoms((1,3/4),(3,1/4))) + atoms((-1,2/3),(2,1/3))",
+    "atoms((0, 3/4), (1, 1/4)) + atoms((0, 1/2), (5, 1/2))",
+    "pushforward(mp(1/2), x^2)", "pushforward(mp(1/2), x^3)", "pushforward(mp(1/2), x^2 + 1)",
+    "pushforward(semicircle(1), x^3 - x)", "pushforward(mp(1/2) + 3, x^2)",
+    "pushforward(poisson(2, atoms((1,3/4),(3,1/4))), x^2)",
+    "pushforward(pushforward(mp(1/2), x^2), x^2)",
+    "pushforward(mp(1/2), x^2) + atoms((0,1/3),(1,1/3),(2,1/3))",
+    "pushforward(mp(1/2), x^3) + poisson(2, atoms((1,3/4),(3,1/4)))",
+])
+def test_the_estimate_bounds_the_terms_and_admits_the_accepted_laws(text):
+    expr = algebra.parse(text)
+    estimate = ex.terms_estimate(expr, [c.cauchy_polynomial() for c in ex._children(expr)])
+    assert len(expr.cauchy_polynomial().terms()) <= estimate <= ex.MAX_NUMERIC_COST
+
+
+def test_the_cost_limit_is_in_the_docs():
+    doc = (Path(__file__).parents[2] / "docs" / "algebra.md").read_text()
+    assert f"`MAX_NUMERIC_COST = {ex.MAX_NUMERIC_COST}`" in doc
+    assert ex.MAX_NUMERIC_COST < min(cost for _, cost in COSTLY)
