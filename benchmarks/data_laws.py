@@ -54,6 +54,8 @@ print(cold, warm)
 FREEALG = """
 import time, numpy as np
 t0 = time.perf_counter()
+if not hasattr(np, "trapz"):  # freealg 0.12 calls np.trapz, removed in NumPy 2
+    np.trapz = np.trapezoid
 from freealg import FreeForm
 N, P, M = {atoms}, {points}, {matrix}
 rng = np.random.default_rng(0)

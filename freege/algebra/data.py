@@ -41,6 +41,7 @@ import sympy as sp
 from freege.algebra import grammar
 from freege.data_files import MAX_VALUES, load_values
 from freege.numeric.data_law import DataLaw, build_operand, spec_of_expression
+from freege.numeric.law_family import Law
 from freege.params import Domain, parse_number
 from freege.symbolic import expressions as ex
 from freege.symbolic.expressions import LawExpr
@@ -185,13 +186,15 @@ class DataExpr:
 
 
 def _is_law(x: Any) -> bool:
-    return isinstance(x, DataExpr | LawExpr)
+    return isinstance(x, DataExpr | LawExpr | Law)
 
 
 def _parts(name: str, law: Any) -> tuple[tuple[Any, ...], str, int]:
     """``(spec, text, precedence)`` of a law of either kind, else a ValueError."""
     if isinstance(law, DataExpr):
         return law.spec, law.text, law.prec
+    if isinstance(law, Law):  # any numeric law of the family: an operand through its G
+        return ("law", law.with_dps(None).recipe()), f"law({law})", _ATOM
     if isinstance(law, LawExpr):
         spec = spec_of_expression(law)
         prec = (_SUM if isinstance(law, ex.FreeAdd) or (isinstance(law, ex.Affine)

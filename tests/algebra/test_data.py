@@ -241,3 +241,15 @@ def test_from_scipy_combines_with_the_algebra():
                                rtol=1e-12)
     (a, b), = law.intervals()
     assert a < 0 and b > 4 and law.pdf(2.0) > 0
+
+
+def test_a_numeric_law_is_an_operand() -> None:
+    """Any law of the family is an operand through its own Cauchy transform (here the
+    polynomial route's MP law): the product with an empirical spectrum matches the
+    polynomial route of the whole expression."""
+    operand = algebra.parse("mp(1/2)").law()
+    e = algebra.empirical([1.0, 3.0, 3.0, 3.0]) * operand
+    reference = algebra.parse("mp(1/2) * atoms((1,1/4),(3,3/4))").law()
+    xs = np.linspace(0.3, 7.5, 40)
+    np.testing.assert_allclose(e.law().root.cauchy_f64(xs + 0.05j)[0],
+                               reference.stieltjes(xs + 0.05j), rtol=1e-12)
