@@ -35,7 +35,7 @@ from freege.errors import ConvergenceError
 from freege.numeric.law_family import REFERENCE_DPS
 
 #: grid points of the scan
-SCAN_POINTS = 3000
+SCAN_POINTS = 1500
 #: a grid point is inside when its density exceeds this fraction of the largest
 INSIDE = 1e-9
 #: bisections of an edge bracket along the real branch before the edge equations

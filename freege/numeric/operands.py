@@ -29,8 +29,8 @@ import numpy as np
 
 #: the most atoms an empirical operand holds
 MAX_ATOMS = 10**5
-#: float64 entries per block of an evaluation (points x atoms): bounds the memory to ~100 MB
-BLOCK = 2**22
+#: complex entries per block of an evaluation (points x atoms): 16 MB, in cache's reach
+BLOCK = 2**20
 
 
 def exact(value: Any) -> mpmath.mpf:
@@ -199,11 +199,12 @@ class EmpiricalOperand(Operand):
         dg = np.empty(zs.shape, dtype=complex)
         rows = max(1, BLOCK // self.values.size)
         for start in range(0, zs.size, rows):
-            block = zs[start:start + rows]
+            d = np.subtract.outer(zs[start:start + rows], self.values)
             with np.errstate(divide="ignore", invalid="ignore"):
-                d = 1.0 / (block[:, None] - self.values[None, :])
-            g[start:start + rows] = d @ self.weights
-            dg[start:start + rows] = -(d * d) @ self.weights
+                np.reciprocal(d, out=d)  # in place: no temporaries of the block's size
+                g[start:start + rows] = d @ self.weights
+                np.multiply(d, d, out=d)
+            dg[start:start + rows] = -(d @ self.weights)
         return g, dg
 
     def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
