@@ -338,8 +338,8 @@ class LawOperand(Operand):
 
     def hull(self) -> tuple[float, float]:
         lo, hi = self._f64.support()
-        span = max(hi - lo, abs(lo), abs(hi), 1.0)
-        return lo - 1e-12 * span, hi + 1e-12 * span
+        pad = 1e-12 * max(hi - lo, abs(lo), abs(hi), 1.0)
+        return (lo - pad if lo < 0 or lo - pad >= 0 else 0.0), hi + pad
 
     @property
     def nonnegative(self) -> bool:

@@ -94,13 +94,14 @@ class Float64Tracking(BranchPoints):
     def _track(self, x: np.ndarray, target: np.ndarray, ratio: float, robust: bool,
                start: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Down the vertical lines ``x + i eta`` to ``eta = target`` from ``start = (G,
-        eta)`` (default: the root nearest ``1/z + m1/z^2`` at ``eta = 4R + |x|``), by
+        eta)`` (default: the root nearest ``1/z + m1/z^2`` at ``eta = max(4R + |x|,
+        target)``), by
         steps ``eta -> ratio eta``, each accepted only as in :meth:`_checked_newton` and
         otherwise shortened (``ratio -> sqrt(ratio)``; lengthened again after a success).
         ``robust``: the prediction is first moved to the nearest companion root. A point
         whose step falls below :data:`MIN_STEP` is nan."""
-        if start is None:
-            Y = 4.0 * self.radius() + np.abs(x)
+        if start is None:  # never below the target: a point above 4R starts where it is
+            Y = np.maximum(4.0 * self.radius() + np.abs(x), target)
             z0 = x + 1j * Y
             roots = self.all_roots_f64(z0)
             guess = 1 / z0 + self.mean / z0**2
