@@ -82,7 +82,7 @@ def _run(code: str) -> list[float]:
                           timeout=3600)
     if done.returncode:
         raise SystemExit(done.stderr.strip().splitlines()[-1])
-    return [float(v) for v in done.stdout.split()]
+    return [float(v) for v in done.stdout.strip().splitlines()[-1].split()]  # the last line
 
 
 def main() -> None:
