@@ -206,7 +206,7 @@ def _from_text(name: str, text: str, domain: Domain) -> int | Fraction:
     built: a nonzero value of more than :data:`MAX_DIGITS` digits, or whose decimal
     exponent is beyond +-:data:`MAX_EXPONENT` (or beyond the domain's bounds), is refused
     at once (``1e999999999`` read exactly would take hours)."""
-    scanned = _scan(text.strip())
+    scanned = _scan(text.strip()) if text.isascii() else None  # no '１' (full-width) as 1
     if scanned is None or scanned[3] == "0":
         raise _not_a_number(name, text, domain)
     sign, digits, exponent, den = scanned

@@ -19,6 +19,7 @@ from freege.params import (
     Ratios,
     check_dps,
     check_time,
+    parse_number,
 )
 
 
@@ -231,3 +232,10 @@ def test_ratios_accept_a_real_head_count_and_keep_integers_int():
     for bad in ("0", "1e-5", "1e5"):
         with pytest.raises(ValueError, match=r"h must be"):
             Ratios(beta=1, h=bad, gK=1, gV=1, gO=1)
+
+
+def test_non_ascii_digits_are_not_numbers() -> None:
+    """Python's float() reads full-width and other Unicode digits; a parameter must not."""
+    for text in ("１", "٣", "1２"):
+        with pytest.raises(ValueError, match="must be a finite number"):
+            parse_number("--n", text)
