@@ -43,7 +43,6 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
-from freege import display
 from freege.numeric import law_recipe
 from freege.numeric.law_conventions import ScipyConventions, map_batch, shape_like
 from freege.numeric.law_integrals import IntegralMethods
@@ -187,10 +186,14 @@ class Law(IntegralMethods, ScipyConventions, abc.ABC):
         return self
 
     def __repr__(self) -> str:
+        from freege import display  # lazily: it imports sympy
+
         return display.law_repr(self)
 
     def _repr_html_(self) -> str:
         """Jupyter: kind, parameters, support, atoms, mean, variance (freege.display)."""
+        from freege import display
+
         return display.law_html(self)
 
     def __eq__(self, other: object) -> bool:

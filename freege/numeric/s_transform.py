@@ -24,7 +24,6 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from freege import display
 from freege.errors import ConvergenceError
 from freege.numeric.compiled import mp_rational
 from freege.numeric.roots import (
@@ -61,6 +60,8 @@ class STransform:
             self.A = np.array([[float(c) for c in row] for row in self.matrix_mp()])
 
     def __repr__(self) -> str:
+        from freege import display  # lazily: it imports sympy
+
         return display.s_transform_repr(type(self).__name__, self.mean, self.describe)
 
     def matrix_mp(self) -> list[list[mpmath.mpf]]:
