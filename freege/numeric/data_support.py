@@ -13,8 +13,10 @@ the real solution folds: the Jacobian of the node's equations is singular there.
    The real solution of the outside neighbour is followed towards the inside by bisection
    (a point is outside while Newton from the branch converges to a real solution with the
    same sign of ``det J``), then the edge solves the node's equations together with
-   ``det J = 0`` for the real unknowns and ``x`` (``mpmath.findroot``, Newton at
-   ``max(dps, 30) + 10`` digits) from the last outside point. It is accepted when the
+   ``det J = 0`` for the real unknowns and ``x``: Newton in float64 from the last outside
+   point, then the chord method at ``max(dps, 30) + 10`` digits with that float64
+   Jacobian (one evaluation a step; ``mpmath.findroot`` with its own Jacobian when the
+   chord does not settle). It is accepted when the
    residual is below the tolerance, every subordination point is real and off its
    operand's support there, and the edge lies at the bisected fold; otherwise
    :class:`freege.errors.ConvergenceError`. An interval reaching the smallest geometric
@@ -105,6 +107,66 @@ def _real_branch(node: Any, x: float, seed: list[float]) -> tuple[list[float], f
     return [v.real for v in vals], float(np.real(det[0]))
 
 
+def _edge_equations_f64(node: Any, vals: np.ndarray) -> np.ndarray:
+    u = [np.array([complex(v)]) for v in vals[:-1]]
+    res, jac, _, _ = node._system(u, np.array([complex(vals[-1])]), True)
+    det = jac[0][0] if node.k == 1 else jac[0][0] * jac[1][1] - jac[0][1] * jac[1][0]
+    return np.array([float(np.real(r[0])) for r in res] + [float(np.real(det[0]))])
+
+
+def _jacobian_f64(node: Any, vals: np.ndarray) -> np.ndarray:
+    """Central differences of the edge equations (a chord's matrix, never a result)."""
+    n = vals.size
+    out = np.empty((n, n))
+    for j in range(n):
+        h = 1e-6 * max(abs(vals[j]), node.scale() * 1e-3)
+        up, down = vals.copy(), vals.copy()
+        up[j] += h
+        down[j] -= h
+        out[:, j] = (_edge_equations_f64(node, up) - _edge_equations_f64(node, down)) / (2 * h)
+    return out
+
+
+def _edge_f64(node: Any, start: list[float]) -> tuple[np.ndarray, np.ndarray | None]:
+    """The edge equations solved in float64 from ``start`` (Newton, difference Jacobian):
+    ``(point, Jacobian there)``; the Jacobian is None when Newton does not settle."""
+    vals = np.array(start, dtype=float)
+    with np.errstate(all="ignore"):
+        for _ in range(30):
+            jac = _jacobian_f64(node, vals)
+            try:
+                step = np.linalg.solve(jac, _edge_equations_f64(node, vals))
+            except np.linalg.LinAlgError:
+                return np.array(start, dtype=float), None
+            if not np.all(np.isfinite(step)):
+                return np.array(start, dtype=float), None
+            vals = vals - step
+            if np.max(np.abs(step)) <= 1e-13 * (np.max(np.abs(vals)) + node.scale()):
+                return vals, _jacobian_f64(node, vals)
+    return np.array(start, dtype=float), None
+
+
+def _edge_chord_mp(node: Any, guess: np.ndarray, jac: np.ndarray) -> list[Any] | None:
+    """The edge equations polished at the ambient precision by the chord method (the
+    float64 Jacobian fixed: each step gains the float64 digits, one evaluation a step),
+    accepted when the step falls below ``10^(5 - dps)`` of the scale and the residual
+    below ``10^(5 - dps)`` of the larger of the scale, its inverse and 1; None
+    otherwise."""
+    inverse = mpmath.matrix(np.linalg.inv(jac).tolist())
+    vals = mpmath.matrix([mpmath.mpf(float(v)) for v in guess])
+    tol = mpmath.mpf(10) ** (5 - mpmath.mp.dps)
+    scale = mpmath.mpf(node.scale())
+    size = max(scale, 1 / scale, mpmath.mpf(1))  # of the equations' terms, at most
+    for _ in range(4 + mpmath.mp.dps // 8):
+        res = mpmath.matrix(_edge_equations(node, list(vals)))
+        step = inverse * res
+        vals = vals - step
+        if max(abs(d) for d in step) <= tol * (scale + max(abs(v) for v in vals)):
+            res = _edge_equations(node, list(vals))
+            return list(vals) if max(abs(r) for r in res) <= tol * size else None
+    return None
+
+
 def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf:
     """The soft edge between an outside and an inside grid point (see the module
     docstring), at the ambient precision: the real branch of the outside point is followed
@@ -129,16 +191,19 @@ def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf
         else:
             xi = mid
     digits = max(mpmath.mp.dps, REFERENCE_DPS) + 10
+    guess, jac = _edge_f64(node, [*u_out, xo])
     with mpmath.workdps(digits):
-        start = [mpmath.mpf(v) for v in u_out] + [mpmath.mpf(xo)]
-        try:
-            sol = mpmath.findroot(lambda *v: _edge_equations(node, list(v)), start,
-                                  tol=mpmath.mpf(10) ** (-2 * digits + 10), maxsteps=200,
-                                  verify=True)
-        except (ValueError, ZeroDivisionError) as exc:
-            raise ConvergenceError("support edge", f"the edge equations do not converge "
-                                   f"({exc})", {**node.describe, "near": x_in}) from None
-        vals = [sol[k] for k in range(len(start))]
+        vals = _edge_chord_mp(node, guess, jac) if jac is not None else None
+        if vals is None:  # the chord did not converge: Newton with mpmath's own Jacobian
+            start = [mpmath.mpf(v) for v in u_out] + [mpmath.mpf(xo)]
+            try:
+                sol = mpmath.findroot(lambda *v: _edge_equations(node, list(v)), start,
+                                      tol=mpmath.mpf(10) ** (-2 * digits + 10), maxsteps=200,
+                                      verify=True)
+            except (ValueError, ZeroDivisionError) as exc:
+                raise ConvergenceError("support edge", f"the edge equations do not converge "
+                                       f"({exc})", {**node.describe, "near": x_in}) from None
+            vals = [sol[k] for k in range(len(start))]
         edge = vals[-1]
         for child, w in zip(node.children, vals[:-1], strict=False):
             g = child.cauchy_mp(mpmath.mpf(w))[0]
