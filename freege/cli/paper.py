@@ -74,6 +74,26 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
                        help="array backend of the measurements (default numpy)")
     add_seed_option(parser)
     add_yes_option(parser)
+    parser.add_argument("--estimate", action="store_true",
+                        help="print the plan (per panel: configurations, draws, those "
+                        "already stored) and the time estimate, then exit: nothing is "
+                        "measured or written (implies --measure)")
+
+
+def _plan(configs: list[dict[str, Any]], todo: list[Any]) -> list[str]:
+    """One line per panel: its configurations, draws, and draws still to measure."""
+    pending: dict[str, int] = {}
+    for config, _draw in todo:
+        pending[config["panel"]] = pending.get(config["panel"], 0) + 1
+    lines: list[str] = []
+    seen: dict[str, list[dict[str, Any]]] = {}
+    for config in configs:
+        seen.setdefault(config["panel"], []).append(config)
+    for panel, group in seen.items():
+        draws = sum(int(c["draws"]) for c in group)
+        lines.append(f"{panel}: {len(group)} configuration(s), {draws} draws, "
+                     f"{pending.get(panel, 0)} to measure")
+    return lines
 
 
 def _out_folder(args: argparse.Namespace, scale: float) -> Path:
@@ -111,10 +131,12 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     from freege.validation.sampling.backend import backend_kind
     from freege.validation.sweep import engine as sweep_engine
 
-    if not args.measure:
+    estimate_only = bool(getattr(args, "estimate", False))
+    if not (args.measure or estimate_only):
         raise ValueError("reproduce paper needs --measure (the theory side alone: "
                          "freege reproduce temperature|headcount|budget|sharing|arrival)")
-    require("matplotlib", "plot", "--measure (its figures)")
+    if not estimate_only:
+        require("matplotlib", "plot", "--measure (its figures)")
     scale = paper_configs.check_scale(args.scale)
     names = getattr(args, "panels", None) or setup_panels()[setup]
     panels = paper_panels.check_panels([p.strip() for p in names.split(",") if p.strip()])
@@ -143,6 +165,12 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     est = paper_run.estimate(configs, todo, draw_rates, workers, memory)
     chosen = [paper_panels.BY_NAME[name] for name in panels]
     est.update(_report_estimate(chosen, configs, resamples, rates, out))
+    if estimate_only:  # the plan and the estimate, nothing measured or written
+        for line in _plan(configs, todo):
+            print(line)
+        _confirm(est, len(todo), True, backend, workers, memory)
+        print(f"freege: --estimate: nothing measured or written ({out} untouched)")
+        return 0
     _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory)
     safe_files.make_folder(out, "--out")
     verbosity = getattr(args, "verbosity", NORMAL)

@@ -93,3 +93,21 @@ def test_the_cupy_estimate_without_a_probe_reads_unknown(probed, cupy_double, ca
     first = err.splitlines()[0]
     assert "measuring time unknown (the device probe at n = " in first
     assert "failed (LinAlgError" in first
+
+
+def test_estimate_prints_the_plan_and_writes_nothing(capsys, tmp_path, monkeypatch):
+    """``--estimate``: the plan per panel on stdout, the estimate on stderr, exit 0, and
+    neither a draw measured nor the --out folder made."""
+    _stop_before_measuring(monkeypatch)
+    out = tmp_path / "run"
+    code, stdout, err = run_cli(capsys, "reproduce", "paper", "--estimate", "--scale", "64",
+                                "--draws", "2", "--panels", "2a,3a", "--out", str(out))
+    assert code == 0, err
+    configs = paper_panels.configurations(["2a", "3a"], 64, 2)
+    for panel in ("2a", "3a"):
+        mine = [c for c in configs if c["panel"] == panel]
+        draws = sum(c["draws"] for c in mine)
+        assert f"{panel}: {len(mine)} configuration(s), {draws} draws, {draws} to measure" \
+            in stdout
+    assert "draws to measure" in err and "nothing measured or written" in stdout
+    assert not out.exists()
