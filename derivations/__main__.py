@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
             old.append(name)
             print(f"stale: derivations/{name}.md (run python -m freege.derivations)",
                   file=sys.stderr)
+    if args.check:  # the result, on stdout: what a script or a reader looks for
+        print(f"derivations: {len(old)} of {len(names)} document(s) stale: {', '.join(old)}"
+              if old else f"derivations: all {len(names)} document(s) up to date")
     return 1 if old else 0
 
 

@@ -28,8 +28,11 @@ def test_check_flags_a_stale_document(tmp_path, monkeypatch: pytest.MonkeyPatch,
     (tmp_path / f"{name}.md").write_text("outdated\n", encoding="utf-8")
     assert freege.derivations.stale((name,)) == [name]
     assert main(["--check", name]) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert err == [f"[1/1] checking derivations/{name}.md",
-                   f"stale: derivations/{name}.md (run python -m freege.derivations)"]
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"[1/1] checking derivations/{name}.md",
+        f"stale: derivations/{name}.md (run python -m freege.derivations)"]
+    assert captured.out == f"derivations: 1 of 1 document(s) stale: {name}\n"
     freege.derivations.write((name,))
     assert main(["--check", name]) == 0
+    assert capsys.readouterr().out == "derivations: all 1 document(s) up to date\n"
