@@ -48,7 +48,8 @@ EXTRA_REFUSALS = (
 
 def needed_extra(argv: list[str]) -> str | None:
     """The extra ``argv`` needs on a plain install, or None."""
-    if "--plot" in argv or argv[:2] == ["reproduce", "paper"]:  # the paper draws figures
+    if "--plot" in argv or (argv[:2] == ["reproduce", "paper"]  # the paper draws figures
+                            and "--estimate" not in argv):  # (its estimate alone draws none)
         return "plot"
     if "--certify" in argv:
         return "certify"
