@@ -67,6 +67,7 @@ import numpy as np
 
 from freege.errors import ConvergenceError
 from freege.numeric.operands import BLOCK, Operand, exact
+from freege.numeric.quadrature_rules import gauss_legendre_mp
 
 #: Gauss-Legendre nodes per panel, float64
 NODES_F64 = 24
@@ -86,29 +87,11 @@ _Pdf = Callable[[Any], Any]
 
 # ---------------------------------------------------------------------- reference rules
 def _legendre_mp(n: int) -> tuple[list[Any], list[Any]]:
-    """Gauss-Legendre nodes and weights on ``[-1, 1]`` at the ambient precision (Newton on
-    the three-term recurrence from the float64 nodes)."""
-    t0, _ = np.polynomial.legendre.leggauss(n)
-    nodes, weights = [], []
-    eps = mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
-    for x0 in t0:
-        x = mpmath.mpf(float(x0))
-        for _ in range(100):
-            p0, p1 = mpmath.mpf(1), x
-            for k in range(2, n + 1):
-                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-            dp = n * (x * p1 - p0) / (x * x - 1)
-            step = p1 / dp
-            x -= step
-            if abs(step) <= eps:
-                break
-        p0, p1 = mpmath.mpf(1), x
-        for k in range(2, n + 1):
-            p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-        dp = n * (x * p1 - p0) / (x * x - 1)
-        nodes.append(x)
-        weights.append(2 / ((1 - x * x) * dp * dp))
-    return nodes, weights
+    """Gauss-Legendre nodes (ascending) and weights on ``[-1, 1]`` at the ambient precision,
+    from :func:`freege.numeric.quadrature_rules.gauss_legendre_mp` (on ``[0, 1]``)."""
+    u, v = gauss_legendre_mp(n)
+    pairs = sorted((2 * x - 1, 2 * w) for x, w in zip(u, v, strict=True))
+    return [t for t, _ in pairs], [w for _, w in pairs]
 
 
 class _Rule:
