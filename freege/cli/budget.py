@@ -43,30 +43,33 @@ def duration_text(s: float) -> str:
 
 
 def preflight(cost: Any, count: int, noun: str, backend: Any, confirmed: bool,
-              each_means: str | None = None, after: float = 0.0) -> float:
+              each_means: str | None = None, after: float = 0.0,
+              quiet: bool = False) -> float:
     """Refuse a run before it starts, or announce it (one line on stderr).
 
     ``count`` samples of ``cost`` on ``backend``: a ValueError (one line, exit 2) when one
     sample needs more memory than is available, or when the run is estimated to exceed
     :data:`CONFIRM_SECONDS` and ``confirmed`` (``--yes``) is false; otherwise prints the
     estimated time and memory (``each_means``: what the per-sample time covers; ``after``:
-    estimated CPU seconds of the work after the samples). Returns the estimated seconds of
-    one sample."""
+    estimated CPU seconds of the work after the samples; ``quiet``: ``--quiet``, no
+    announcement, the refusals as always). Returns the estimated seconds of one sample."""
     return preflight_batch([(cost, count)], noun, backend, confirmed, each_means=each_means,
-                           after=after)
+                           after=after, quiet=quiet)
 
 
 def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
                     confirmed: bool, workers: int = 1, check_memory: bool = True,
-                    each_means: str | None = None, after: float = 0.0) -> float:
+                    each_means: str | None = None, after: float = 0.0,
+                    quiet: bool = False) -> float:
     """:func:`preflight` of a run of several kinds of samples: ``count`` samples of each
     ``(cost, count)`` of ``batch`` (a sweep: one per grid point), spread over ``workers``
     processes that each hold one sample at a time. The memory is checked (``workers``
     of the largest sample) only when the samples run on this machine
     (``check_memory``). On a GPU the time is measured on the device at the samples' own
     size (:func:`freege.validation.sampling.cost.run_speeds`); where no probe is possible
-    it is announced as unknown, and nothing needs ``--yes``. Returns the estimated
-    seconds of one sample (0 when there is nothing to run, NaN when unknown)."""
+    it is announced as unknown, and nothing needs ``--yes``. ``quiet`` (``--quiet``)
+    announces nothing; the refusals stay. Returns the estimated seconds of one sample (0
+    when there is nothing to run, NaN when unknown)."""
     from freege.validation.sampling import cost as cost_model
 
     batch = [(cost, count) for cost, count in batch if count > 0]
@@ -91,6 +94,8 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
     for cost, n in batch:
         speed = cost_model.run_speeds(cost, backend)
         if isinstance(speed, str):  # a GPU that could not be probed: no guess, no --yes
+            if quiet:
+                return math.nan
             print(f"freege: estimate: {plural} on {backend.name}{spread}, time unknown "
                   f"({speed}); {memory}", file=sys.stderr, flush=True)
             return math.nan
@@ -102,6 +107,8 @@ def preflight_batch(batch: Sequence[tuple[Any, int]], noun: str, backend: Any,
             f"{duration_text(each)} each on {backend.name}); pass --yes to run anyway, or "
             "ask for fewer"
         )
+    if quiet:
+        return each
     what = f" ({each_means})" if each_means else ""
     where = (f"{backend.name} at one core's speed" if backend.on_cpu
              else f"{backend.name} at its speed measured at the run's size")

@@ -19,6 +19,7 @@ from typing import Any
 from freege.cli.common import check_plot_target, emit, one_line_warnings
 from freege.cli.options import add_backend_option, add_run_options, add_seed_option
 from freege.params import DIM, DRAWS, HEADS, SEED, SHARINGS, Dims, Domain, parse_number
+from freege.progress import QUIET
 
 HELP = "the multi-head equivalence chain, step by step, and the leading singular value " \
        "(theory §2.2, §4.1)"
@@ -164,7 +165,8 @@ def _preflight(configs: dict[int, Dims], draws: int, done: dict[int, dict[int, A
         if not isinstance(speed, str):
             after = cost_model.seconds(chain.draw_cost(first), speed) \
                 + cost_model.figure_seconds(speed)
-    each = preflight_batch(batch, "draw", bk, True, after=after)
+    each = preflight_batch(batch, "draw", bk, True, after=after,
+                           quiet=args.verbosity == QUIET)
     return cost_model.blas_threads(each, bk)
 
 

@@ -27,6 +27,7 @@ from freege.cli.options import (
     add_seed_option,
 )
 from freege.params import DRAWS, MAX_DRAWS, MAX_WORKERS, SEED, WORKERS, parse_number
+from freege.progress import QUIET
 
 #: grid options: (option, grid key, help)
 _GRID_OPTIONS = (
@@ -175,7 +176,7 @@ def _sizer(args: argparse.Namespace) -> Callable[[list, int, bool], None]:
         if args.plot is not None and bk.on_cpu:  # --analyse --plot's figure
             after += figure_seconds(speeds(bk))
         preflight_batch(batch, "draw", bk, args.yes, workers=workers, check_memory=local,
-                        after=after)
+                        after=after, quiet=args.verbosity == QUIET)
 
     return check
 

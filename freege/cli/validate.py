@@ -34,7 +34,7 @@ from freege.params import (
     Domain,
     parse_number,
 )
-from freege.progress import Progress
+from freege.progress import QUIET, Progress
 from freege.validation.models.presets import PRESETS, get_preset
 from freege.validation.sampling.backend import BACKENDS, DTYPES
 
@@ -198,7 +198,8 @@ def run_validate(args: argparse.Namespace) -> int:
     cost = cost_model.draw_cost(dims, bk.dtype, floor=True,
                                 extra_models=int(args.finite_width))
     each = preflight(cost, draws, "draw", bk, args.yes, each_means=means,
-                     after=_figure_seconds(args.plot, cost, bk))
+                     after=_figure_seconds(args.plot, cost, bk),
+                     quiet=args.verbosity == QUIET)
     from freege.validation.runner import validate
 
     with Progress(f"validate {preset or 'explicit'} on {bk.name}", draws, unit="draw",
@@ -403,7 +404,8 @@ def run_ladder(args: argparse.Namespace) -> int:
     ladder.run(8, trials=1, backend=bk)  # first-call costs paid before the estimate
     cost = ladder.trial_cost(n)
     each = preflight(cost, trials, "trial", bk, args.yes,
-                     after=_figure_seconds(args.plot, cost, bk))
+                     after=_figure_seconds(args.plot, cost, bk),
+                     quiet=args.verbosity == QUIET)
     with Progress(f"ladder n={n} on {bk.name}", trials, unit="trial",
                   verbosity=args.verbosity) as bar, blas_threads(each, bk):
         result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,

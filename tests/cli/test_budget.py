@@ -34,6 +34,17 @@ def test_long_runs_need_confirmation(monkeypatch, capsys):
     assert line.count("\n") == 1 and line.startswith(f"freege: estimate: {count} trials")
 
 
+def test_quiet_announces_nothing_and_still_refuses(monkeypatch, capsys):
+    """``quiet`` (``--quiet``) drops the estimate line, not the refusal of a long run."""
+    monkeypatch.setattr(cost, "speeds", lambda _bk: cost.Speeds(1e9, 1e9, 1e-3))
+    each = cost.seconds(SMALL, cost.speeds(NUMPY))
+    count = int(budget.CONFIRM_SECONDS / each) + 1
+    with pytest.raises(ValueError, match="pass --yes"):
+        budget.preflight(SMALL, count, "trial", NUMPY, confirmed=False, quiet=True)
+    assert budget.preflight(SMALL, 2, "trial", NUMPY, confirmed=True, quiet=True) == each
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize(("value", "text"), [(512, "512 B"), (3 * 2**30, "3 GiB"),
                                              (2.4e15, "2.13 PiB")])
 def test_size_text(value, text):

@@ -33,6 +33,13 @@ def test_validate_json_contract(capsys):
     assert "2/2" in err  # progress bar on stderr
 
 
+def test_validate_quiet_prints_nothing_on_stderr(capsys):
+    """``--quiet``: no progress and no estimate line (issue 40), the answer on stdout."""
+    code, out, err = _run(capsys, ["validate", *SMALL, "--format", "json", "--quiet"])
+    assert code == 0 and json.loads(out)["draws"] == 2
+    assert err == ""
+
+
 def test_validate_preset_text_and_plot(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "spectrum.png"
