@@ -13,12 +13,15 @@ and a bracketed sign change). The support intervals and the atom at 0 built on t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
+import numpy as np
 
 from freege.errors import ConvergenceError
+from freege.numeric import exact_univariate
 from freege.numeric.cauchy_polynomial import CauchyPolynomial
 from freege.numeric.solve import find_root
 
@@ -62,42 +65,51 @@ class BranchPoints(CauchyPolynomial):
 
     def _branch_point_moduli(self) -> list[float]:
         """``|r|`` of every root of the discriminant and of the leading coefficient."""
-        import sympy as sp
-
-        from freege.symbolic.symbols import G, z
-
-        everything, _ = polynomial_roots(self.discriminant(), FLOAT64_EDGE_DPS)
-        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
-        everything += polynomial_roots(lead, FLOAT64_EDGE_DPS)[0]
+        everything, _ = self._discriminant_roots(FLOAT64_EDGE_DPS)
+        everything += polynomial_roots(self._lead_coefficient(), FLOAT64_EDGE_DPS)[0]
         return [float(abs(r)) for r in everything]
 
-    def discriminant(self) -> sp.Poly:
-        """``disc_G P(z)`` over QQ (parameters rationalised at the working precision);
-        its real roots are the candidate support edges (theory §7.1)."""
-        import sympy as sp
-
-        from freege.symbolic.symbols import G, z
-
+    def discriminant(self) -> list[Fraction]:
+        """``disc_G P(z)`` over QQ, ascending in ``z`` (parameters rationalised at the
+        working precision; computed without sympy by
+        :func:`freege.numeric.exact_univariate.discriminant`); its real roots are the
+        candidate support edges (theory §7.1)."""
         prec = mpmath.mp.prec
         if prec not in self._disc_cache:
-            exact = sp.Poly(self.exact().as_expr(), G)
-            self._disc_cache[prec] = sp.Poly(sp.discriminant(exact, G), z, domain=sp.QQ)
+            self._disc_cache[prec] = exact_univariate.discriminant(self.exact_rows())
         return self._disc_cache[prec]
 
-    def atom_candidates(self) -> sp.Poly:
-        """Polynomial in ``m`` whose roots are the possible masses ``lim_{z->0} z G(z)``:
-        the lowest-order part in ``z`` of ``P(m/z, z)`` (exact)."""
-        import sympy as sp
+    def _discriminant_roots(self, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+        """:func:`polynomial_roots` of :meth:`discriminant` (kept per precision and
+        ``dps``: the radius and the edges share it)."""
+        key = ("roots", mpmath.mp.prec, dps)
+        if key not in self._disc_cache:
+            self._disc_cache[key] = polynomial_roots(self.discriminant(), dps)
+        found, reals = self._disc_cache[key]
+        return list(found), list(reals)
 
-        terms = self.exact().terms()
-        low = min(j - i for (i, j), _ in terms)
-        m = sp.Symbol("m")
-        return sp.Poly(sum(c * m**i for (i, j), c in terms if j - i == low), m, domain=sp.QQ)
+    def _lead_coefficient(self) -> list[Fraction]:
+        """The leading coefficient of ``P`` in ``G``, ascending in ``z`` (exact)."""
+        rows = self.exact_rows()
+        return next(row for row in reversed(rows) if any(row))
+
+    def atom_candidates(self) -> list[Fraction]:
+        """Polynomial in ``m`` (ascending coefficients) whose roots are the possible
+        masses ``lim_{z->0} z G(z)``: the lowest-order part in ``z`` of ``P(m/z, z)``
+        (exact)."""
+        terms = [(i, j, c) for i, row in enumerate(self.exact_rows())
+                 for j, c in enumerate(row) if c != 0]
+        low = min(j - i for i, j, _ in terms)
+        out = [Fraction(0)] * (max(i for i, _, _ in terms) + 1)
+        for i, j, c in terms:
+            if j - i == low:
+                out[i] = c
+        return out
 
     def discriminant_real_roots(self, dps: int) -> list[mpmath.mpf]:
         """Real roots of :meth:`discriminant` to ``dps`` digits (the candidate edges)."""
         return self._remember("discriminant-real-roots", dps,
-                              lambda: real_roots(self.discriminant(), dps))
+                              lambda: self._discriminant_roots(dps)[1])
 
     def atom_real_roots(self, dps: int) -> list[mpmath.mpf]:
         """Real roots of :meth:`atom_candidates` to ``dps`` digits (the possible masses)."""
@@ -110,21 +122,28 @@ class BranchPoints(CauchyPolynomial):
         return self._remember("lead-real-roots", None, self._lead_real_roots)
 
     def _lead_real_roots(self) -> list[Fraction]:
+        """The exactly isolated real zeros of the leading coefficient: ``[0]`` or none for
+        a monomial ``c z^k`` (every theory §4 case), else sympy's isolating intervals that
+        shrink to a point."""
+        lead = self._lead_coefficient()
+        nonzero = [j for j, c in enumerate(lead) if c != 0]
+        if len(nonzero) == 1:
+            return [Fraction(0)] if nonzero[0] > 0 else []
         import sympy as sp
 
-        from freege.symbolic.symbols import G, z
+        from freege.symbolic.symbols import z
 
-        lead = sp.Poly(sp.Poly(self.exact().as_expr(), G).LC(), z)
-        if lead.degree() <= 0:
-            return []
-        return [Fraction(int(a.p), int(a.q)) for (a, b), _ in lead.intervals() if a == b]
+        poly = sp.Poly([sp.Rational(c.numerator, c.denominator) for c in lead[::-1]], z)
+        return [Fraction(int(a.p), int(a.q)) for (a, b), _ in poly.intervals() if a == b]
 
 
-def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
-    """All distinct roots of an exact univariate polynomial, and its real ones, to ``dps``
-    digits.
+def polynomial_roots(poly: sp.Poly | Sequence[Fraction | int], dps: int
+                     ) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+    """All distinct roots of an exact univariate polynomial (a sympy Poly over QQ or its
+    ascending rational coefficients), and its real ones, to ``dps`` digits.
 
-    The square-free part is taken exactly (so every root is simple; a root at 0 is
+    The square-free part is taken exactly (:func:`freege.numeric.exact_univariate.
+    squarefree_part`) (so every root is simple; a root at 0 is
     divided out exactly and returned as 0); ``mpmath.polyroots``
     (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
     does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
@@ -138,12 +157,14 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
     sign change is a complex pair near the axis. Anything else raises
     :class:`freege.errors.ConvergenceError`.
     """
-    if poly.degree() <= 0:
+    if hasattr(poly, "all_coeffs"):
+        poly = [Fraction(int(c.p), int(c.q)) for c in poly.all_coeffs()[::-1]]
+    if not any(poly):
         return [], []
-    sqf = poly.sqf_part()
-    if sqf.degree() <= 0:
+    sqf = exact_univariate.squarefree_part(poly)[::-1]  # descending
+    if len(sqf) <= 1:
         return [], []
-    quantity = f"real roots of a degree-{sqf.degree()} polynomial"
+    quantity = f"real roots of a degree-{len(sqf) - 1} polynomial"
     failure = None
     for extra in (10, 30, 80):  # exact coefficients: more digits resolve any cancellation
         try:
@@ -154,19 +175,18 @@ def polynomial_roots(poly: sp.Poly, dps: int) -> tuple[list[mpmath.mpc], list[mp
 
 
 def _verified_roots(
-    sqf: sp.Poly, dps: int, extra: int, quantity: str
+    exact: list[int], dps: int, extra: int, quantity: str
 ) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
-    exact = sqf.all_coeffs()
     at_zero = exact[-1] == 0  # z divides it (once: square-free): 0 is a root, exactly
     with mpmath.workdps(dps + extra):
-        coeffs = [mpmath.mpf(int(c.p)) / int(c.q) for c in exact[:-1 if at_zero else None]]
+        coeffs = [mpmath.mpf(c) for c in exact[:-1 if at_zero else None]]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
                                          strict=True)]
         sizes = [abs(c) for c in coeffs]
-        found = None
-        for more in (20, 60, 150, 400):
+        found = _weierstrass(coeffs)
+        for more in (20, 60, 150, 400) if found is None else ():
             try:
                 found = mpmath.polyroots(coeffs, maxsteps=100 + more, cleanup=True,
                                          extraprec=more, error=False)
@@ -206,6 +226,50 @@ def _verified_roots(
     return found + ([mpmath.mpc(0)] if at_zero else []), sorted(reals)
 
 
-def real_roots(poly: sp.Poly, dps: int) -> list[mpmath.mpf]:
+#: Weierstrass sweeps before the refinement of the float64 roots gives way to polyroots
+WEIERSTRASS_SWEEPS = 40
+
+
+def _weierstrass(coeffs: list[mpmath.mpf]) -> list[mpmath.mpc] | None:
+    """All roots of the polynomial with descending ``coeffs`` at the ambient precision:
+    float64 companion eigenvalues refined by the simultaneous Weierstrass (Durand-Kerner)
+    iteration, in place. A converged sweep (every correction below ``2^(10 - prec)
+    max(1, |r|)``) is a fixed point: each of the ``n`` distinct values is a root, so they
+    are all of them. None (the caller runs ``mpmath.polyroots`` from scratch) when the
+    float64 start misses a root or a value, or the sweeps do not settle, or two values
+    do not stay apart."""
+    n = len(coeffs) - 1
+    with np.errstate(all="ignore"):
+        start = np.roots(np.array([float(c) for c in coeffs]))
+    if len(start) != n or not np.all(np.isfinite(start)):
+        return None
+    found = [mpmath.mpc(complex(r)) for r in start]
+    tol = mpmath.ldexp(1, 10 - mpmath.mp.prec)
+    lead = coeffs[0]
+    for _ in range(WEIERSTRASS_SWEEPS):
+        worst = mpmath.mpf(0)
+        for i, r in enumerate(found):
+            den = lead
+            for j, other in enumerate(found):
+                if j != i:
+                    den *= r - other
+            if den == 0:
+                return None
+            step = mpmath.polyval(coeffs, r) / den
+            found[i] = r - step
+            worst = max(worst, abs(step) / max(1, abs(r)))
+        if worst <= tol:
+            break
+    else:
+        return None
+    for i, r in enumerate(found):
+        if any(abs(r - o) <= 1e3 * tol * max(1, abs(r)) for o in found[i + 1:]):
+            return None
+        if abs(r.imag) <= tol * max(1, abs(r)):  # as polyroots' cleanup
+            found[i] = mpmath.mpc(r.real)
+    return found
+
+
+def real_roots(poly: sp.Poly | Sequence[Fraction | int], dps: int) -> list[mpmath.mpf]:
     """Distinct real roots of an exact univariate polynomial (see :func:`polynomial_roots`)."""
     return polynomial_roots(poly, dps)[1]

@@ -106,7 +106,8 @@ class CauchyPolynomial:
         self._mp_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._abs_cache: dict[int, list[list[mpmath.mpf]]] = {}
         self._exact_cache: dict[int, sp.Poly] = {}
-        self._disc_cache: dict[int, sp.Poly] = {}
+        self._rows_cache: dict[int, list[list[Fraction]]] = {}
+        self._disc_cache: dict[int, list[Fraction]] = {}
         self._radius: float | None = None
         self._scale: float | None = None
         with mpmath.workdps(COEFF_DPS):
@@ -186,6 +187,23 @@ class CauchyPolynomial:
                 expr = self.poly.as_expr().xreplace(subs)
                 self._exact_cache[prec] = sp.Poly(sp.expand(expr), G, z, domain=sp.QQ)
         return self._exact_cache[prec]
+
+    def exact_rows(self) -> list[list[Fraction]]:
+        """The coefficient matrix of :meth:`exact` (``rows[i][j]`` of ``G^i z^j``) as
+        fractions; without sympy when the matrix is generated (cached per precision)."""
+        prec = mpmath.mp.prec
+        if prec not in self._rows_cache:
+            if self._generated:
+                rows = [[Fraction(c) for c in row] for row in
+                        self._matrix(*self._exact_values(), compiled.exact_rational)]
+            else:
+                poly = self.exact()
+                rows = [[Fraction(0)] * (poly.degree(poly.gens[1]) + 1)
+                        for _ in range(poly.degree(poly.gens[0]) + 1)]
+                for (i, j), c in poly.terms():
+                    rows[i][j] = Fraction(int(c.p), int(c.q))
+            self._rows_cache[prec] = rows
+        return self._rows_cache[prec]
 
     def _exact_values(self) -> list[Fraction]:
         """The parameters rounded to the working precision + 10 bits, exactly."""

@@ -2,9 +2,10 @@
 issue 7: no sympy on a warm path).
 
 Support edges, the leading coefficient's real zeros, the atom's candidate masses and the
-branch-point moduli come from exact polynomials over QQ (sympy: discriminant, square-free
-part, root isolation), which depend only on the generated coefficient matrix (named by
-the symbolic layer's source hash), the code that computes them (the text of
+branch-point moduli come from exact polynomials over QQ (discriminant and square-free
+part in integers, :mod:`freege.numeric.exact_univariate`; verified root finding), which
+depend only on the generated coefficient matrix (named by the symbolic layer's source
+hash), the code that computes them (the text of
 :mod:`freege.numeric.cauchy_polynomial`, :mod:`freege.numeric.branch_points` and the
 modules they rely on), the parameters rationalised at
 the working precision and the requested digits. Each result is stored under
@@ -37,8 +38,8 @@ from freege.numeric.compiled import cache_root
 #: bumped whenever the stored form changes
 FORMAT = 2
 #: the modules whose code computes the stored results (their text is part of every key)
-_PRODUCERS = ("cauchy_polynomial.py", "branch_points.py", "solve.py", "compiled.py",
-              "exact_results.py")
+_PRODUCERS = ("cauchy_polynomial.py", "branch_points.py", "exact_univariate.py", "solve.py",
+              "compiled.py", "exact_results.py")
 
 
 @functools.cache

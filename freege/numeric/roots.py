@@ -37,10 +37,12 @@ continues along the support interval from point to point. Every mpmath root is v
 fallback; otherwise :class:`freege.errors.ConvergenceError`.
 
 Support and atoms (theory §7). Edges are real roots of ``disc_G P(z)``, computed *exactly*
-once per precision (sympy over QQ, parameters rationalised at the working precision plus
-10 bits), found by ``mpmath.polyroots`` and verified by a bracketed sign change
-(:func:`freege.numeric.solve.find_root`); an interval between consecutive candidates is
-in the support when the tracked ``G`` at its midpoint is non-real. The mass at 0 is
+once per precision (over QQ in plain integers, :mod:`freege.numeric.exact_univariate`;
+parameters rationalised at the working precision plus 10 bits), found by float64
+companion roots refined by Weierstrass sweeps (else ``mpmath.polyroots``) and verified
+by a bracketed sign change (:func:`freege.numeric.solve.find_root`); an interval between
+consecutive candidates is in the support when the tracked ``G`` at its midpoint is
+non-real. The mass at 0 is
 ``lim_{z -> 0} z G(z)``: its candidates are the roots of the lowest-order part of
 ``P(m/z, z)``; the one consistent with ``w(0+)`` of the ridge polynomial is taken.
 
