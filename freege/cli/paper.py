@@ -274,8 +274,11 @@ def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: 
             bar.update(status=f"panel {name}")
             bar.note(f"panel {name}: theory, statistics and figure took "
                      f"{time.perf_counter() - start:.1f} s")
+    report = paper_report.with_overall(report)
     _atomic(out / "report.json", paper_report.to_json(report))
     _atomic(out / "report.md", paper_report.to_markdown(report, panels))
+    for line in paper_report.verdict_lines(report):
+        print(f"freege: {line}")
 
 
 def _atomic(path: Path, text: str) -> None:

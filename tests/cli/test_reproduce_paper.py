@@ -48,9 +48,18 @@ def test_damaged_store_resumes_to_an_identical_report(finished, tmp_path, capsys
     # a kill -9 mid-run: the last records lost, the one in flight cut short
     (out / "store.jsonl").write_bytes(b"".join(stored[:-6]) + stored[-6][:40])
     with pytest.warns(UserWarning, match="truncated"):  # not --quiet: progress lines
-        code, _, err = run_cli(capsys, "reproduce", "paper", *TINY[:-1], "--out", str(out),
-                               "--resume")
+        code, printed, err = run_cli(capsys, "reproduce", "paper", *TINY[:-1], "--out",
+                                     str(out), "--resume")
     assert code == 0, err
+    report = json.loads((out / "report.json").read_text())
+    verdict = report["panels"]["3b"]["verdict"]
+    assert verdict["verdict"] in ("agrees", "differs") and verdict["checks"] == 15
+    # the command prints each panel's verdict and the overall line, as the report holds them
+    assert f"freege: 3b: {verdict['line']}" in printed.splitlines()
+    assert f"freege: {report['overall']}" in printed.splitlines()
+    assert report["overall"].startswith("overall: ") and "S = 64" in report["overall"]
+    md = (out / "report.md").read_text()
+    assert f"Verdict: {verdict['line']}." in md and report["overall"][1:] in md
     lines = err.splitlines()
     assert "theory, statistics and figures" in lines[0]  # the estimate covers the report
     stamped = [line for line in lines if " freege reproduce paper: " in line]

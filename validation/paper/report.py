@@ -1,6 +1,7 @@
 """The paper reproduction's report (theory §6.4): per panel a table of configuration |
 theory | measured mean and 95% interval | relative difference | the paper's value, then
-the paper's summary statistics beside freege's, as JSON (``report.json``) and Markdown
+the paper's summary statistics beside freege's, and a verdict per panel with an overall
+line (:mod:`freege.validation.paper.verdict`), as JSON (``report.json``) and Markdown
 (``report.md``). Each panel's part is its own (:class:`freege.validation.paper.panel.Panel`'s
 ``summarize``, :mod:`freege.validation.paper.panels`); this module puts the parts
 together.
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from freege.validation.paper import theory as th
+from freege.validation.paper import verdict
 from freege.validation.paper.panel import Config, Panel, Records
 
 #: the curve :func:`rates` plots to time a figure
@@ -88,12 +90,27 @@ def build(panels: Sequence[Panel], configs: list[Config], recs: Records,
     opts = {**opts, "scale": meta["scale"]}
     for panel in panels:
         if not panel.measured:
-            out["panels"][panel.name] = panel.summarize([], recs, opts)
+            part = panel.summarize([], recs, opts)
         else:
             mine = [c for c in configs if c["panel"] == panel.name]
-            out["panels"][panel.name] = {**panel.summarize(mine, recs, opts),
-                                         "finite_width": finite_width(panel, mine)}
-    return out
+            part = {**panel.summarize(mine, recs, opts),
+                    "finite_width": finite_width(panel, mine)}
+        part["verdict"] = verdict.panel(part, meta["scale"], panel.measured)
+        out["panels"][panel.name] = part
+    return with_overall(out)
+
+
+def with_overall(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with its ``overall`` line over the panels' verdicts
+    (:func:`freege.validation.paper.verdict.overall`)."""
+    verdicts = {name: part["verdict"] for name, part in report["panels"].items()}
+    return {**report, "overall": verdict.overall(verdicts, report["scale"])}
+
+
+def verdict_lines(report: dict[str, Any]) -> list[str]:
+    """What the command prints: each panel's verdict, then the overall line."""
+    return ([f"{name}: {part['verdict']['line']}" for name, part in report["panels"].items()]
+            + [report["overall"]])
 
 
 def _note(scale: float) -> str:
@@ -139,7 +156,7 @@ def to_markdown(report: dict[str, Any], panels: Sequence[Panel]) -> str:
              f"{report['seed']}, target seed = {report['target_seed']}, bootstrap resamples "
              f"= {report['resamples']} (seed {report['seed']}), backend = "
              f"{report['backend']}, beta = 1, lam = 1e-4, sigma2 = 0.1 unless varied.", "",
-             report["note"], "",
+             report["note"], "", f"**{report['overall'][0].upper()}{report['overall'][1:]}.**", "",
              "Columns: theory at the realised widths; measured mean with its 95% interval "
              "(Student-t; Fieller for 2(d) ratios; bootstrap percentiles for 3(a)); "
              "relative difference (measured - theory) / theory. The paper's column holds "
@@ -147,6 +164,7 @@ def to_markdown(report: dict[str, Any], panels: Sequence[Panel]) -> str:
     for name, panel in report["panels"].items():
         lines += [f"## {panel['title']}", "", f"Figure: `panel_{name}.pdf` / "
                   f"`panel_{name}.png`.", ""]
+        lines += [f"Verdict: {panel['verdict']['line']}.", ""]
         if "finite_width" in panel:
             lines += [_finite_width_line(panel["finite_width"]), ""]
         if panel["rows"]:

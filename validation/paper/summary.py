@@ -56,6 +56,15 @@ def stat(name: str, value: Any, paper: Any = None) -> Row:
     return {"statistic": name, "freege": value, "paper": paper}
 
 
+def paper_check(name: str, iv: st.Interval, paper: float,
+                paper_half_width: float | None = None) -> Row:
+    """A value the paper states beside freege's estimate and 95% half-width, for the
+    panel's verdict at S = 1 (:mod:`freege.validation.paper.verdict`; ``paper_half_width``
+    None: the paper states none)."""
+    return {"name": name, "freege": iv.estimate, "half_width": iv.bar, "paper": paper,
+            "paper_half_width": paper_half_width}
+
+
 def bars(name: str, intervals: list[st.Interval], paper: Mapping[str, float],
          suffix: str = "") -> list[Row]:
     """The largest absolute and relative error bars of ``intervals`` beside the paper's

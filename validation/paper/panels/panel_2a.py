@@ -47,10 +47,12 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
             iv = st.student(per_draw)
             bars.append(iv)
             diffs.append(abs(iv.estimate - lim))
-            paper = (f"{PAPER['h128_t100_mean']} ± {PAPER['h128_t100_half_width']}"
-                     if (c["label"]["h"], t) == (128, 100.0) else None)
-            rows.append({"h": c["label"]["h"], "t": t, **sm.interval_row(iv, lim),
-                         "paper": paper})
+            row = {"h": c["label"]["h"], "t": t, **sm.interval_row(iv, lim), "paper": None}
+            if (c["label"]["h"], t) == (128, 100.0):
+                row["paper"] = f"{PAPER['h128_t100_mean']} ± {PAPER['h128_t100_half_width']}"
+                row["paper_checks"] = [sm.paper_check("mean loss", iv, PAPER["h128_t100_mean"],
+                                                      PAPER["h128_t100_half_width"])]
+            rows.append(row)
     stats = [sm.stat("largest |measured - limit|", max(diffs, default=np.nan), "< 0.003")]
     pick = [r for r in rows if r["h"] == 128 and r["t"] == 100.0]
     if pick:

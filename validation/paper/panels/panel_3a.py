@@ -122,6 +122,7 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
             if label["h_kv"] == 1:
                 key = "fixed_widths" if path == "fixed widths" else "fixed_npar"
                 row["paper"] = PAPER[f"measured_{key}_full_sharing"]
+                row["paper_checks"] = [sm.paper_check("arrival time", iv, row["paper"])]
             rows.append(row)
     full = {r["path"]: r for r in rows if r["h_kv"] == 1}
     gap = max((abs(r["relative_difference"]) for r in rows), default=math.nan)

@@ -67,7 +67,10 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
                      "ks": ks.estimate, "ks_half_width": ks.bar, **row_n,
                      "paper": None if paper is None else
                      f"{paper[0]} ± {paper[1]} % / {paper[2]} ± {paper[3]}",
-                     **dict(zip(TABLE2_PAPER_FIELDS, paper or (None,) * 4, strict=True))})
+                     **dict(zip(TABLE2_PAPER_FIELDS, paper or (None,) * 4, strict=True)),
+                     "paper_checks": [] if paper is None else [
+                         sm.paper_check("rel W1 %", w1, paper[0], paper[1]),
+                         sm.paper_check("KS", ks, paper[2], paper[3])]})
     return {"title": "table 2: softmax vs GE at published dimensions (theory §6.1)",
             "rows": rows, "statistics": [], "incomplete": incomplete, "columns": ["preset"]}
 
