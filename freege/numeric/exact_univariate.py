@@ -193,11 +193,127 @@ def _pseudo_remainder(a: list[int], b: list[int]) -> list[int]:
 
 
 def _gcd(a: list[int], b: list[int]) -> list[int]:
-    """The primitive gcd over ZZ[x] (primitive pseudo-remainder sequence)."""
+    """The primitive gcd over ZZ[x] (ascending, positive leading coefficient): by
+    :func:`_modular_gcd`, else the primitive pseudo-remainder sequence."""
+    found = _modular_gcd(a, b)
+    if found is not None:
+        return found
     a, b = _primitive(a), _primitive(b)
     while b:
         a, b = b, _primitive(_pseudo_remainder(a, b))
     return a
+
+
+#: primes below 2^62 for the modular gcd, found once (deterministic Miller-Rabin)
+_PRIMES: list[int] = []
+#: the most primes the modular gcd tries before the pseudo-remainder sequence
+MODULAR_PRIMES = 60
+
+
+def _is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin for ``n < 3.3e24`` (the first 13 prime bases)."""
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    if n < 2 or any(n % p == 0 for p in bases):
+        return n in bases
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for base in bases:
+        x = pow(base, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _prime(k: int) -> int:
+    """The ``k``-th prime below ``2^62`` counting down."""
+    candidate = _PRIMES[-1] - 2 if _PRIMES else (1 << 62) - 1
+    while len(_PRIMES) <= k:
+        if _is_prime(candidate):
+            _PRIMES.append(candidate)
+        candidate -= 2
+    return _PRIMES[k]
+
+
+def _gcd_mod(a: list[int], b: list[int], p: int) -> list[int]:
+    """The monic gcd of ``a`` and ``b`` over GF(p) (ascending)."""
+    def trim(poly: list[int]) -> list[int]:
+        while poly and poly[-1] == 0:
+            poly = poly[:-1]
+        return poly
+
+    a, b = trim([c % p for c in a]), trim([c % p for c in b])
+    while b:
+        inv = pow(b[-1], -1, p)
+        while len(a) >= len(b):
+            head, shift = a[-1] * inv % p, len(a) - len(b)
+            for i, c in enumerate(b):
+                a[shift + i] = (a[shift + i] - head * c) % p
+            a = trim(a)
+        a, b = b, a
+    inv = pow(a[-1], -1, p)
+    return [c * inv % p for c in a]
+
+
+def _rational(residue: int, modulus: int) -> Fraction | None:
+    """The fraction ``n/d`` with ``|n|, d <= sqrt(modulus / 2)`` congruent to ``residue``
+    (rational reconstruction), or None."""
+    bound = math.isqrt(modulus // 2)
+    r0, r1, t0, t1 = modulus, residue % modulus, 0, 1
+    while r1 > bound:
+        q = r0 // r1
+        r0, r1, t0, t1 = r1, r0 - q * r1, t1, t0 - q * t1
+    if t1 == 0 or abs(t1) > bound or math.gcd(r1, t1) != 1:
+        return None
+    return Fraction(r1, t1)
+
+
+def _divides(divisor: list[int], poly: list[int]) -> bool:
+    """Whether ``divisor`` divides ``poly`` in QQ[x] (exact long division)."""
+    try:
+        _divide_exactly([Fraction(c) for c in poly], divisor)
+    except ArithmeticError:
+        return False
+    return True
+
+
+def _modular_gcd(a: list[int], b: list[int]) -> list[int] | None:
+    """The primitive gcd by images modulo primes: the degree of the gcd mod ``p`` bounds
+    the true one from above (``p`` dividing neither leading coefficient), the monic
+    images of that least degree are joined by the Chinese remainder theorem and read
+    back by rational reconstruction; a candidate that divides both ``a`` and ``b`` is
+    the gcd (a common divisor of the bounding degree). None after
+    :data:`MODULAR_PRIMES` primes."""
+    best: list[int] | None = None
+    modulus, residues = 1, []
+    for k in range(MODULAR_PRIMES):
+        p = _prime(k)
+        if a[-1] % p == 0 or b[-1] % p == 0:
+            continue
+        image = _gcd_mod(a, b, p)
+        if len(image) == 1:
+            return [1]
+        if best is not None and len(image) > len(best):
+            continue  # an unlucky prime
+        if best is None or len(image) < len(best):
+            best, modulus, residues = image, 1, [0] * len(image)
+        residues = [r + modulus * ((c - r) * pow(modulus, -1, p) % p)
+                    for r, c in zip(residues, image, strict=True)]
+        modulus *= p
+        candidate = [_rational(r, modulus) for r in residues]
+        if any(c is None for c in candidate):
+            continue
+        scale = _lcm_denominators(candidate)
+        ints = _primitive([int(c * scale) for c in candidate])
+        if _divides(ints, a) and _divides(ints, b):
+            return ints
+    return None
 
 
 def squarefree_part(poly: Sequence[Exact]) -> list[int]:
