@@ -181,14 +181,18 @@ def _pseudo_remainder(a: list[int], b: list[int]) -> list[int]:
     """``lc(b)^(deg a - deg b + 1) a mod b`` over ZZ (ascending, ``b`` non-zero)."""
     a = list(a)
     lead, db = b[-1], len(b) - 1
+    steps = len(a) - db  # deg a - deg b + 1 multiplications by lc(b) in all
     while len(a) - 1 >= db and a:
         head, shift = a[-1], len(a) - 1 - db
         a = [lead * c for c in a]
+        steps -= 1
         for i, c in enumerate(b):
             a[shift + i] -= head * c
         a = a[:-1]
         while a and a[-1] == 0:
             a = a[:-1]
+    if steps > 0:  # the degree fell by more than one somewhere: the missing factors
+        a = [c * lead**steps for c in a]
     return a
 
 

@@ -64,11 +64,13 @@ def test_squarefree_part_equals_sympy(seed: int) -> None:
 
 def test_weierstrass_finds_every_root_polyroots_finds() -> None:
     """The float64-started refinement against ``mpmath.polyroots`` (a cluster included)."""
-    with mpmath.workdps(30):
-        coeffs = [mpmath.mpf(c) for c in (1, -3, 1, 5, -2, -4, 1)]
-        mine = branch_points._weierstrass(coeffs)
+    coeffs = [1, -3, 1, 5, -2, -4, 1]
+    refined = branch_points._weierstrass(coeffs, 30)
+    assert refined is not None
+    mine, digits = refined
+    with mpmath.workdps(digits):
         ref = mpmath.polyroots(coeffs, maxsteps=200, extraprec=40)
-        assert mine is not None and len(mine) == len(ref)
+        assert len(mine) == len(ref)
         for r in ref:
             assert min(abs(r - m) for m in mine) < mpmath.mpf(10) ** -25
 
@@ -78,3 +80,24 @@ def test_zero_polynomial_is_refused() -> None:
         exact_univariate.discriminant([[0, 0], [0]])
     with pytest.raises(ValueError, match="zero polynomial"):
         exact_univariate.squarefree_part([0, 0])
+
+
+def test_resultant_of_sparse_polynomials_equals_sympy() -> None:
+    """Zero coefficients make a pseudo-remainder drop more than one degree (the missing
+    powers of the leading coefficient must still be applied)."""
+    rng = random.Random(7)
+    x = sp.Symbol("x")
+    for _ in range(150):
+        n = rng.randint(2, 7)
+        coeffs = [rng.choice([0, 0, 0, 1, -1, 2, -3, 5]) for _ in range(n)]
+        coeffs.append(rng.choice([1, -2, 3]))
+        f = sp.Poly(coeffs[::-1], x)
+        assert exact_univariate._resultant_with_derivative(coeffs) == sp.resultant(
+            f, f.diff(x))
+
+
+def test_discriminant_of_mp_times_mp() -> None:
+    """``P = G^3 z^2 - G z + 1`` (MP_1 ⊠ MP_1): the cubic's discriminant ``-4p^3 - 27q^2``
+    in ``u = zG`` gives ``disc_G P = 4 z^5 - 27 z^4`` (the edge 27/4)."""
+    rows = [[1, 0, 0], [0, -1, 0], [0, 0, 0], [0, 0, 1]]
+    assert exact_univariate.discriminant(rows) == [0, 0, 0, 0, -27, 4]
