@@ -97,10 +97,10 @@ def _limit_moment_function(case: str) -> Any:
 def finite_n_load(dims: Dims) -> tuple[float, float, float]:
     """``(theta1_bar_n, E l_n, Var l_n)``: the chi-square averages (theory §2.3) of the
     finite-n row coefficient ``theta_n(beta^2 v)`` of
-    :mod:`freege.validation.sampling.row_coefficient` and of the row load ``l_n(v) =
+    :mod:`freege.numeric.row_coefficient` and of the row load ``l_n(v) =
     theta_n(beta^2 v) (+ beta^2 h v / gK tied)``, by the trapezoid rule on 8001 points of
     ``v`` up to the table's bound (the density's integral there divides out)."""
-    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+    from freege.numeric.row_coefficient import theta_n, x_bound
 
     beta2, dk = float(dims.beta) ** 2, dims.dK
     if dk < 2:  # the chi-square density is unbounded at 0 for dK = 1

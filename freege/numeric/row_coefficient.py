@@ -1,4 +1,6 @@
-"""The finite-n row coefficient of softmax attention (theory §2.3, what the model leaves out).
+"""The finite-n row coefficient of softmax attention (theory §2.3, what the model leaves out);
+the sampler (``freege.validation.sampling``) and the finite-width law
+(:mod:`freege.numeric.finite_width_law`) both read it.
 
 Given its query, row ``i`` of a head has scores i.i.d. ``N(0, v)`` over the ``n`` keys.
 With ``zeta_j = exp(beta S_ij)`` (any scale: it cancels) the row's realised coefficient is

@@ -1,5 +1,5 @@
 """The finite-n row coefficient ``theta_n`` of theory §2.3
-(:mod:`freege.validation.sampling.row_coefficient`): its quadrature against Monte Carlo and
+(:mod:`freege.numeric.row_coefficient`): its quadrature against Monte Carlo and
 the large-n expansion, its interpolated table, its input checks."""
 
 import math
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from freege.validation.sampling.row_coefficient import theta_n, theta_n_exact, x_bound
+from freege.numeric.row_coefficient import theta_n, theta_n_exact, x_bound
 
 Z = 4.5  # normal quantile of the checks below: a false alarm about once in 3e5 runs
 N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s), the one test_finite_width.py uses

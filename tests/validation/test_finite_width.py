@@ -200,7 +200,7 @@ def test_unknown_case_is_refused():
 
 
 # -- the finite-n row coefficient in the model (theory §2.3; theta_n itself:
-# tests/validation/sampling/test_row_coefficient.py) -----------------------------------
+# tests/numeric/test_row_coefficient.py) -----------------------------------
 
 N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s), the one test_row_coefficient.py checks
 
@@ -208,7 +208,7 @@ N_TABLE, DK_TABLE = 400, 8  # one table (about 3 s), the one test_row_coefficien
 def test_finite_n_conditional_ge_rows_carry_theta_n():
     """One head, attention case: row ``i`` of ``ge-row-n`` has squared norm with
     expectation ``theta_n(x_i)``; the e^x - 1 version (``ge-row``) fails the check."""
-    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+    from freege.numeric.row_coefficient import theta_n, x_bound
     from freege.validation.sampling.sample import ROW_N_MODEL
 
     n, dk, seed = N_TABLE, DK_TABLE, 7

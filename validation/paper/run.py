@@ -260,11 +260,11 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
 def table_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float],
                   workers: int) -> float:
     """Seconds of the finite-n row coefficient tables the pending ``finite_width`` draws
-    build (theory §2.3, :func:`freege.validation.sampling.row_coefficient.table_work`),
+    build (theory §2.3, :func:`freege.numeric.row_coefficient.table_work`),
     one per ``(n, x_max)``, built once per worker process that draws it (at most
     ``workers`` or its pending draws), at the elementwise rate."""
+    from freege.numeric import row_coefficient
     from freege.params import Dims
-    from freege.validation.sampling import row_coefficient
 
     draws: dict[tuple[int, float], int] = {}  # (n, x_max): pending draws
     for c, _ in todo:

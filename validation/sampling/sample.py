@@ -85,7 +85,7 @@ FLOOR_MODEL = "ge_floor"
 #: and the same noise as ``ge``
 ROW_MODEL = "ge-row"
 #: the conditional GE with the finite-n row coefficient of theory §2.3
-#: (:mod:`freege.validation.sampling.row_coefficient`) in place of ``e^{x_i} - 1``
+#: (:mod:`freege.numeric.row_coefficient`) in place of ``e^{x_i} - 1``
 ROW_N_MODEL = "ge-row-n"
 #: its diagnostic twin (theory §2.3): each row's theta1 taken from the softmax row it
 #: stands for, ``n |A_i^perp|^2`` (:func:`realised_noise_scale`); needs the softmax
@@ -113,8 +113,8 @@ def row_noise_scale(xp: Any, q: Any, beta: float) -> Any:
 def finite_n_noise_scale(bk: Backend, q: Any, beta: float, n: int) -> Any:
     """``sqrt(max(theta_n(x_i) - x_i, 0))``, ``x_i = beta^2 |q_i|^2 / dK``, with the
     finite-n row coefficient ``theta_n`` of theory §2.3 (interpolated table,
-    :func:`freege.validation.sampling.row_coefficient.theta_n`)."""
-    from freege.validation.sampling.row_coefficient import theta_n, x_bound
+    :func:`freege.numeric.row_coefficient.theta_n`)."""
+    from freege.numeric.row_coefficient import theta_n, x_bound
 
     dk = q.shape[1]
     x = bk.to_numpy((q * q).sum(axis=1)) * (float(beta) ** 2 / dk)
