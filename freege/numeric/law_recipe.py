@@ -37,7 +37,8 @@ from freege import params
 #: constructor name -> ``"module:function"`` called with the recipe's arguments
 CONSTRUCTORS: dict[str, str] = {"law": "freege.numeric.case_law:from_recipe",
                                 "expression": "freege.algebra.grammar:law_of",
-                                "data": "freege.numeric.data_law:law_of_spec"}
+                                "data": "freege.numeric.data_law:law_of_spec",
+                                "finite-width": "freege.numeric.finite_width_law:from_recipe"}
 
 Recipe = tuple[str, tuple[Any, ...]]
 
