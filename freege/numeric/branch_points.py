@@ -176,16 +176,19 @@ def polynomial_roots(poly: sp.Poly | Sequence[Fraction | int], dps: int
 
 def _verified_roots(
     exact: list[int], dps: int, extra: int, quantity: str
-) -> tuple[list[mpmath.mpc], list[mpmath.mpf]]:
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
     at_zero = exact[-1] == 0  # z divides it (once: square-free): 0 is a root, exactly
-    with mpmath.workdps(dps + extra):
-        coeffs = [mpmath.mpf(c) for c in exact[:-1 if at_zero else None]]
+    exact = exact[:-1 if at_zero else None]
+    refined = _weierstrass(exact, dps + extra // 2)
+    digits = dps + extra if refined is None else refined[1]
+    with mpmath.workdps(digits):
+        coeffs = [mpmath.mpf(c) for c in exact]
         scale = max(abs(c) for c in coeffs)
         coeffs = [c / scale for c in coeffs]
         dcoeffs = [c * k for c, k in zip(coeffs[:-1], range(len(coeffs) - 1, 0, -1),
                                          strict=True)]
         sizes = [abs(c) for c in coeffs]
-        found = _weierstrass(coeffs)
+        found = None if refined is None else refined[0]
         for more in (20, 60, 150, 400) if found is None else ():
             try:
                 found = mpmath.polyroots(coeffs, maxsteps=100 + more, cleanup=True,
@@ -223,32 +226,82 @@ def _verified_roots(
                 df=lambda x: mpmath.polyval(dcoeffs, x),
                 noise=lambda x: noise_factor * mpmath.polyval(sizes, abs(x)),
                 rtol=mpmath.mpf(10) ** -(dps + 3)))
+    with mpmath.workdps(dps + extra):  # the roots at the asked precision, whatever it took
+        found = [+r for r in found]
+        reals = [+r for r in reals]
     return found + ([mpmath.mpc(0)] if at_zero else []), sorted(reals)
 
 
-#: Weierstrass sweeps before the refinement of the float64 roots gives way to polyroots
-WEIERSTRASS_SWEEPS = 40
+#: Weierstrass sweeps at one precision before the refinement gives way to polyroots
+WEIERSTRASS_SWEEPS = 60
+
+#: digits worked at above the asked accuracy, in turn, while the polynomial's own rounding
+#: noise (its coefficients' sizes at the roots, over the roots' distances) leaves the
+#: sweeps' corrections above the asked accuracy: roots in tight clusters and far from 1
+WEIERSTRASS_GUARDS = (5, 35, 95, 255)
 
 
-def _weierstrass(coeffs: list[mpmath.mpf]) -> list[mpmath.mpc] | None:
-    """All roots of the polynomial with descending ``coeffs`` at the ambient precision:
+def _weierstrass(exact: list[int], digits: int) -> tuple[list[mpmath.mpc], int] | None:
+    """All roots of the polynomial with descending integer coefficients ``exact`` (no
+    root at 0) to ``digits`` digits, and the precision (digits) that got them:
     float64 companion eigenvalues refined by the simultaneous Weierstrass (Durand-Kerner)
-    iteration, in place. A converged sweep (every correction below ``2^(10 - prec)
-    max(1, |r|)``) is a fixed point: each of the ``n`` distinct values is a root, so they
-    are all of them. None (the caller runs ``mpmath.polyroots`` from scratch) when the
-    float64 start misses a root or a value, or the sweeps do not settle, or two values
-    do not stay apart."""
-    n = len(coeffs) - 1
+    iteration, in place. Each correction is set against its rounding floor (the bound
+    ``2n 2^-prec sum |c_k| |r|^k`` of the polynomial's value at ``r`` over the
+    iteration's denominator): a sweep converges when every correction is below
+    ``2^(10 - prec) max(1, |r|)`` or at its floor; a floor above ``10^-digits max(1,
+    |r|)`` (a tight cluster, roots far from 1: the value's own cancellation) continues
+    from the values found at :data:`WEIERSTRASS_GUARDS` more digits. A converged sweep is
+    a fixed point: each of the ``n`` distinct values is a root, so they are all of them.
+    None (the caller runs ``mpmath.polyroots`` from scratch) when the float64 start misses
+    a root or a value, or the sweeps do not settle at any precision, or two values do
+    not stay apart."""
+    n = len(exact) - 1
     with np.errstate(all="ignore"):
-        start = np.roots(np.array([float(c) for c in coeffs]))
+        top = max(abs(c) for c in exact)
+        start = np.roots(np.array([float(Fraction(c, top)) for c in exact]))
     if len(start) != n or not np.all(np.isfinite(start)):
         return None
     found = [mpmath.mpc(complex(r)) for r in start]
-    tol = mpmath.ldexp(1, 10 - mpmath.mp.prec)
-    lead = coeffs[0]
-    for _ in range(WEIERSTRASS_SWEEPS):
-        worst = mpmath.mpf(0)
+    for guard in WEIERSTRASS_GUARDS:
+        with mpmath.workdps(digits + guard):
+            coeffs = [mpmath.mpf(c) / top for c in exact]
+            sizes = [abs(c) for c in coeffs]
+            found = [+r for r in found]
+            settled = _weierstrass_sweeps(coeffs, sizes, found, digits)
+            if settled is None:
+                return None
+            if settled:
+                break
+    else:
+        return None
+    with mpmath.workdps(digits + guard):
+        tol = mpmath.mpf(10) ** -digits
         for i, r in enumerate(found):
+            if any(abs(r - o) <= 1e3 * tol * max(1, abs(r)) for o in found[i + 1:]):
+                return None
+            if abs(r.imag) <= tol * max(1, abs(r)):  # as polyroots' cleanup
+                found[i] = mpmath.mpc(r.real)
+    return found, digits + guard
+
+
+def _weierstrass_sweeps(coeffs: list[mpmath.mpf], sizes: list[mpmath.mpf],
+                        found: list[mpmath.mpc], digits: int) -> bool | None:
+    """At most :data:`WEIERSTRASS_SWEEPS` sweeps of :func:`_weierstrass` at the ambient
+    precision, updating ``found`` in place: True when a full sweep converged with every
+    floor within ``10^-digits``; False as soon as a floor is a thousand times above that,
+    or when a full sweep converged at floors above it (more digits are needed); None when
+    the sweeps did not settle. A value whose correction is done waits while the others
+    move; a full sweep over all of them decides."""
+    tol = mpmath.ldexp(1, 10 - mpmath.mp.prec)
+    want = mpmath.mpf(10) ** -digits
+    noise = mpmath.ldexp(2 * len(coeffs), -mpmath.mp.prec)
+    lead = coeffs[0]
+    active = list(range(len(found)))
+    for _ in range(WEIERSTRASS_SWEEPS):
+        full = len(active) == len(found)
+        moving, floor_ok = [], True
+        for i in active:
+            r = found[i]
             den = lead
             for j, other in enumerate(found):
                 if j != i:
@@ -257,17 +310,17 @@ def _weierstrass(coeffs: list[mpmath.mpf]) -> list[mpmath.mpc] | None:
                 return None
             step = mpmath.polyval(coeffs, r) / den
             found[i] = r - step
-            worst = max(worst, abs(step) / max(1, abs(r)))
-        if worst <= tol:
-            break
-    else:
-        return None
-    for i, r in enumerate(found):
-        if any(abs(r - o) <= 1e3 * tol * max(1, abs(r)) for o in found[i + 1:]):
-            return None
-        if abs(r.imag) <= tol * max(1, abs(r)):  # as polyroots' cleanup
-            found[i] = mpmath.mpc(r.real)
-    return found
+            size = max(1, abs(r))
+            floor = noise * mpmath.polyval(sizes, abs(r)) / abs(den)
+            if floor > 1000 * want * size:
+                return False
+            floor_ok = floor_ok and floor <= want * size
+            if abs(step) > max(tol * size, 4 * floor):
+                moving.append(i)
+        if full and not moving:
+            return floor_ok
+        active = moving or list(range(len(found)))
+    return None
 
 
 def real_roots(poly: sp.Poly | Sequence[Fraction | int], dps: int) -> list[mpmath.mpf]:

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from freege.errors import ConvergenceError
-from freege.numeric import roots
+from freege.numeric import branch_points, roots
 from freege.numeric.case_law import CaseLaw
 from freege.params import Ratios
 from freege.symbolic.symbols import G, z
@@ -33,6 +33,37 @@ def test_real_roots_are_bracketed_and_complex_pairs_near_the_axis_are_not() -> N
     assert len(found) == 3 and len(real) == 1
     with mpmath.workdps(60):
         assert abs(real[0] - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -41
+
+
+def test_a_tight_cluster_far_from_1_takes_more_digits_not_polyroots() -> None:
+    """Four roots within 3e-4 of 3.74 among 20 others up to 6.5 (the shape of the
+    discriminant of issue 40's sum of three atomic laws): the polynomial's own rounding
+    noise at the cluster is far above 27 digits' accuracy, so the Weierstrass sweeps go
+    on at more digits (before: their tolerance could never be met, and polyroots from
+    scratch ran for minutes); every root is the exact rational root it was built from."""
+    from fractions import Fraction
+
+    exact_roots = ([Fraction(374, 100) + Fraction(k, 10**4) for k in range(4)]
+                   + [Fraction(13 * k - 70, 20) for k in range(20)])
+    coeffs = [Fraction(1)]
+    for a in exact_roots:  # descending coefficients of prod (z - a)
+        coeffs = [c - a * p for c, p in zip([*coeffs, 0], [0, *coeffs], strict=True)]
+    common = 1
+    for c in coeffs:
+        common = common * c.denominator // __import__("math").gcd(common, c.denominator)
+    ints = [int(c * common) for c in coeffs]
+    refined = branch_points._weierstrass(ints, 27)
+    assert refined is not None
+    found, digits = refined
+    assert digits > 27 and len(found) == len(exact_roots)
+    with mpmath.workdps(digits):
+        for a in exact_roots:
+            nearest = min(found, key=lambda r: abs(r - mpmath.mpf(a.numerator) / a.denominator))
+            assert abs(nearest - mpmath.mpf(a.numerator) / a.denominator) < mpmath.mpf(10) ** -25
+    with mpmath.workdps(17):
+        _, reals = branch_points.polynomial_roots(ints[::-1], 17)
+    assert [mpmath.nstr(r, 15) for r in reals] == [
+        mpmath.nstr(mpmath.mpf(a.numerator) / a.denominator, 15) for a in sorted(exact_roots)]
 
 
 def test_polish_returns_the_root_next_to_the_seed_or_raises() -> None:
