@@ -195,6 +195,8 @@ def run_validate(args: argparse.Namespace) -> int:
         from freege.validation.finite_width import finite_n_moments
 
         finite_n_moments(dims)
+    if args.plot is not None:
+        _derive_figure_law(dims)
     cost = cost_model.draw_cost(dims, bk.dtype, floor=True,
                                 extra_models=int(args.finite_width))
     each = preflight(cost, draws, "draw", bk, args.yes, each_means=means,
@@ -269,6 +271,20 @@ def _run_weights(args: argparse.Namespace) -> int:
 
     emit(data, args, text)
     return 0
+
+
+def _derive_figure_law(dims: Dims) -> None:
+    """Build the figure's limiting law and its atoms before the estimate, which then
+    counts them as spent: on a cold cache they are derived (seconds of sympy, issue 42),
+    on a warm one read back; the figure reuses them. A law that cannot be built is left
+    to the figure, which says so."""
+    from freege.numeric.case_law import law
+    from freege.validation.sampling.sample import case_for
+
+    try:
+        law(case_for(dims), dims).atoms()
+    except (ArithmeticError, ValueError):
+        pass
 
 
 def _figure_seconds(plot: str | None, cost: object, bk: object) -> float:

@@ -309,9 +309,10 @@ def device_rates(configs: list[dict[str, Any]], host: dict[str, float]
 
 
 def measure_rates(size: int = 384) -> dict[str, float]:
-    """This machine's speed now (about a second), at a size like a run's blocks: matrix
-    product flop/s, elementwise passes (elements/s: exp, max, sum, scale on an n x n
-    block), and ``n^3`` per second of a symmetric eigensolve with and without vectors."""
+    """This machine's speed now (about a second of CPU time, one BLAS thread), at a size
+    like a run's blocks: matrix product flop/s, elementwise passes (elements/s: exp, max,
+    sum, scale on an n x n block), and ``n^3`` per second of a symmetric eigensolve with
+    and without vectors."""
     import numpy as np
 
     from freege.extras import blas_threads
@@ -336,9 +337,9 @@ def _timings(a: Any, size: int) -> dict[str, float]:
                        .sum(axis=1)),
                       ("eigh", lambda: np.linalg.eigh(a + a.T)),
                       ("eigvalsh", lambda: backend.get_backend("numpy").eigvalsh(a + a.T))):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: what a busy machine's load does not inflate
         for _ in range(3):
             job()
-        timings[name] = max((time.perf_counter() - start) / 3, 1e-9)
+        timings[name] = max((time.process_time() - start) / 3, 1e-9)
     return timings
 
