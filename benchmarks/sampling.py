@@ -40,7 +40,7 @@ Sections (``--sections``, default all):
   of the d = n, h = 16 configuration) by phase -- random numbers, fused softmax, GE noise,
   Z W^O, outlier, Grams, eigenvalues, the rest -- each against the whole floor and its
   own (:func:`floor_parts`);
-* ``table``: the per-draw table of docs/guide.md ("Cost of a draw") as Markdown: the seven
+* ``table``: the per-draw table of docs/performance.md ("Cost of a draw") as Markdown: the seven
   presets and the paper's d = n sizes (h = 16 and 128 at n = 4096 and 8192), CPU seconds
   (median of ``--table-draws`` draws, one above n = 2048), the ratio to the FLOP floor,
   the measured peak memory, and a GPU time from :func:`gpu_estimate` (a model, stated

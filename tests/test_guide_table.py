@@ -1,4 +1,4 @@
-"""docs/guide.md's per-draw table ("Cost of a draw") is what ``benchmarks/sampling.py
+"""docs/performance.md's per-draw table ("Cost of a draw") is what ``benchmarks/sampling.py
 --sections table`` prints: the same configurations, FLOP floors and GPU model; the
 measured columns are the benchmark's own (not recomputed here: they are timings)."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.sampling import floor_flops, gpu_estimate, table_rows
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
 
 def _guide_rows() -> list[list[str]]:
