@@ -13,13 +13,23 @@ counts what came back:
 * ``traceback``: a Python traceback, or an exit status other than 0 and 2;
 * ``hang``: killed at the timeout.
 
+Besides the command line, the accepted costly expressions (:data:`COSTLY`: the slowest
+laws the limits let through, and issue 40's) are asked, each in its own process through
+the Python API, for everything a law answers -- support, atoms, moments, cdf, ppf (the
+median), pdf -- and, for a law on ``[0, inf)``, the readouts (:data:`API_SCRIPT`); a
+``ValueError`` or ``ConvergenceError`` there is a one-line refusal (exit 2).
+
 Usage::
 
-    python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20] [--only SUBSTR]
-        [--limit N] [--report bad_input_report.json]
+    python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20]
+        [--costly-timeout 900] [--only SUBSTR] [--limit N] [--report bad_input_report.json]
 
-The report (every case, its class, exit status, time and first stderr line, and the
-counts) is written through :mod:`freege.safe_files`; the counts are printed.
+(``--costly-timeout``: the timeout of the cases of :data:`COSTLY`, which are meant to
+answer.)
+
+The report (every case, its class, exit status, time, peak memory (the child's maximum
+resident set) and last stderr lines, and the counts) is written through
+:mod:`freege.safe_files`; the counts, the slowest and the largest answer are printed.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from typing import Any
@@ -69,6 +80,39 @@ EXPRESSIONS = [
     "mp(theta1)", "mp(1/2) + h", "x", "1", "1 + 2", "'mp(1)'", "mp(0.1)", "mp(1e-4)",
     "mp(1e4)", "semicircle(1e4) + mp(1e-4)", "1e6*mp(1e4)", "mp(1" + "0" * 600 + ")",
 ]
+
+#: accepted expressions that cost the most (docs/algebra.md, Limits: the slowest measured
+#: within the limits, at each kind of hard point), asked for every answer of a law
+COSTLY = [
+    "mp(1/2) + atoms((0, 1/4), (1, 1/4), (2, 1/2))",
+    "pushforward(mp(1/2), x^2) + atoms((0,1/3),(1,1/3),(2,1/3))",
+    "pushforward(mp(1/2), x^2) + pushforward(mp(1/2), x^2 + x)",
+    "pushforward(mp(1/2), x^3) + poisson(2, atoms((1,3/4),(3,1/4)))",
+    "atoms((0,1/2),(1,1/2)) + atoms((0,1/4),(1,3/4)) + atoms((-1,1/4),(1,1/2),(3,1/4))",
+    "pushforward((poisson(2, atoms((1,3/4),(3,1/4)))) + (atoms((-1,2/3),(2,1/3))), x^2)",
+    "pushforward(mp(1/2) + atoms((0,1/3),(1,1/3),(2,1/3)), x^2)",
+    "atoms(" + ", ".join(f"({i}, 1/24)" for i in range(24)) + ")",
+    "mp(1/2) + 1000000", "mp(1/2) + 100000", "1e-6*mp(1/2)", "mp(1e-4)", "mp(1e4)",
+    "poisson(1e4)", "semicircle(1e4) + mp(1e-4)", "mp(1)*mp(1)*mp(1)*mp(1)",
+]
+
+#: the API run of one expression (argv[1]): every answer of its law; a ValueError or
+#: ConvergenceError is one line on stderr and exit 2
+API_SCRIPT = """
+import sys
+from freege import algebra
+from freege.errors import ConvergenceError
+try:
+    law = algebra.parse(sys.argv[1]).law()
+    law.support(), law.atoms(), [law.moment(q) for q in (1, 2, 3, 4)]
+    law.cdf(law.mean()), law.ppf(0.5), law.pdf(law.ppf(0.25))
+    if law.nonnegative:
+        from freege.numeric import readout
+        readout.dof(law, 1.0), readout.flow_loss(law, 1.0)
+except (ValueError, ConvergenceError) as exc:
+    print("error:", str(exc).splitlines()[0], file=sys.stderr)
+    sys.exit(2)
+"""
 
 #: evaluation options paired with a valid expression
 EXPR_OPTIONS = [["--pdf", "nan"], ["--pdf", "inf"], ["--pdf", "1e308"], ["--pdf", "x"],
@@ -110,6 +154,27 @@ def cases() -> list[tuple[str, list[str]]]:
         out.append((f"law --expr {text[:60]!r}", ["law", "--expr", text]))
         out.append((f"readout dof --expr {text[:60]!r}",
                     ["readout", "dof", "--lam", "1", "--expr", text]))
+    for number in NUMBERS:  # numbers typed inside expressions and readout options
+        short = number[:20]
+        for template in ("mp({})", "semicircle({})", "poisson({})", "atoms(({}, 1))",
+                         "mp(1/2) + {}", "{}*mp(1/2)", "pushforward(mp(1/2), {}*x^2)"):
+            text = template.format(number)
+            out.append((f"law --expr {template.format(repr(short))}", ["law", "--expr", text]))
+        for option in ("--lam", "--gO"):
+            argv = ["readout", "ridge", "--lam", "0.1", "--sigma2", "0.1", "--gO", "1",
+                    "--expr", "mp(1/2)"]
+            argv[argv.index(option) + 1] = number
+            out.append((f"readout ridge {option} {short!r}", argv))
+        out.append((f"readout loss --dps {short!r}",
+                    ["readout", "loss", "--t", "1", "--expr", "mp(1/2)", "--dps", number]))
+    for text in COSTLY:
+        out.append((f"api {text[:60]!r}", ["-c", API_SCRIPT, text]))
+        out.append((f"law --expr --pdf {text[:60]!r}", ["law", "--expr", text, "--pdf", "0.5",
+                                                       "1", "2"]))
+        out.append((f"readout loss --expr {text[:60]!r}",
+                    ["readout", "loss", "--t", "1", "10", "--expr", text]))
+        out.append((f"readout arrival --expr {text[:60]!r}",
+                    ["readout", "arrival", "--level", "0.5", "--expr", text]))
     for options in EXPR_OPTIONS:
         out.append((f"law --expr mp(1/2) {' '.join(options)}",
                     ["law", "--expr", "mp(1/2)", *options]))
@@ -154,18 +219,34 @@ def classify(code: int | None, err: str) -> str:
 
 
 def run_one(name: str, argv: list[str], timeout: float) -> dict[str, Any]:
+    """``python -m freege ARGV`` (or ``python -c ...`` for an API case) with a timeout:
+    its class, exit status, seconds, peak memory (the child's maximum resident set, from
+    ``wait4``) and last stderr lines."""
     start = time.monotonic()
     env = {**os.environ, "PYTHONWARNINGS": "default", "MPLBACKEND": "Agg"}
-    try:
-        done = subprocess.run([sys.executable, "-m", "freege", *argv], capture_output=True,
-                              text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-        code, err = done.returncode, done.stderr
-    except subprocess.TimeoutExpired as exc:
-        code = None
-        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
+    cmd = [sys.executable, *(argv if argv[:1] == ["-c"] else ["-m", "freege", *argv])]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=env)
+    chunks: dict[str, bytes] = {}
+    readers = [threading.Thread(target=lambda k, f: chunks.__setitem__(k, f.read()),
+                                args=(k, f)) for k, f in (("out", proc.stdout),
+                                                          ("err", proc.stderr))]
+    for reader in readers:
+        reader.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    killed = not timer.is_alive()
+    timer.cancel()
+    for reader in readers:
+        reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    code = None if killed else proc.returncode
+    err = chunks.get("err", b"").decode(errors="replace")
     lines = err.strip("\n").splitlines()
     return {"name": name, "argv": argv, "class": classify(code, err), "exit": code,
             "seconds": round(time.monotonic() - start, 2),
+            "peak_mib": round(usage.ru_maxrss / 1024, 1),
             "stderr_lines": len(lines), "stderr": "\n".join(lines[-3:])[:400]}
 
 
@@ -173,15 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--costly-timeout", type=float, default=900.0)
     parser.add_argument("--only", default=None, help="run the cases whose name has this")
     parser.add_argument("--limit", type=int, default=None, help="run the first N cases")
     parser.add_argument("--report", default="bad_input_report.json")
     args = parser.parse_args(argv)
     todo = [c for c in cases() if args.only is None or args.only in c[0]][:args.limit]
+    todo.sort(key=lambda c: not set(c[1]) & set(COSTLY))  # the long ones first
     safe_files.probe(args.report)
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_one, name, cmd, args.timeout) for name, cmd in todo]
+        futures = [pool.submit(run_one, name, cmd, args.costly_timeout
+                               if set(cmd) & set(COSTLY) else args.timeout)
+                   for name, cmd in todo]
         for k, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             result = future.result()
             results.append(result)
@@ -191,10 +276,19 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter(r["class"] for r in results)
     summary = {k: counts.get(k, 0) for k in ("refusal", "answer", "noisy", "traceback", "hang")}
     results.sort(key=lambda r: r["name"])
+    answers = [r for r in results if r["class"] == "answer"]
+    slowest = max(answers, key=lambda r: r["seconds"], default=None)
+    largest = max(results, key=lambda r: r["peak_mib"], default=None)
     safe_files.write_text(args.report, json.dumps(
-        {"cases": len(results), "timeout_s": args.timeout, "counts": summary,
-         "results": results}, indent=1) + "\n")
+        {"cases": len(results), "timeout_s": args.timeout,
+         "costly_timeout_s": args.costly_timeout, "counts": summary,
+         "slowest_answer": slowest, "largest": largest, "results": results},
+        indent=1) + "\n")
     print(f"{len(results)} cases: " + ", ".join(f"{v} {k}" for k, v in summary.items()))
+    if slowest is not None:
+        print(f"slowest answer: {slowest['seconds']} s, {slowest['name']}")
+    if largest is not None:
+        print(f"largest: {largest['peak_mib']} MiB, {largest['class']}, {largest['name']}")
     return 0
 
 
