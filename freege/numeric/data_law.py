@@ -210,7 +210,7 @@ class DataLaw(Law):
                 return [(+a, +b) for a, b in self._cache[key]]
             for factor in SCAN_REFINE:
                 with mpmath.workdps(max(mpmath.mp.dps, REFERENCE_DPS)):
-                    found = self.root.intervals_mp(SCAN_POINTS * factor)
+                    found = self.root.intervals_mp(SCAN_POINTS * factor, self.dps is None)
                 self._cache[key] = found
                 missing = self._missing_mass(found)
                 if abs(missing) <= MASS_TOL:  # nan (the quadrature failed) never passes

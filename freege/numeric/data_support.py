@@ -14,16 +14,18 @@ the real solution folds: the Jacobian of the node's equations is singular there.
    (a point is outside while Newton from the branch converges to a real solution with the
    same sign of ``det J``), then the edge solves the node's equations together with
    ``det J = 0`` for the real unknowns and ``x``: Newton in float64 from the last outside
-   point, then the chord method at ``max(dps, 30) + 10`` digits with that float64
-   Jacobian (one evaluation a step; ``mpmath.findroot`` with its own Jacobian when the
-   chord does not settle). It is accepted when the
-   residual is below the tolerance, every subordination point is real and off its
-   operand's support there, and the edge lies at the bisected fold; otherwise
-   :class:`freege.errors.ConvergenceError`. An interval reaching the smallest geometric
+   point (the bisection stops at a bracket of :data:`FOLD_WIDTH` of the scale), then,
+   for a law at ``dps`` digits, the chord method at ``max(dps, 30) + 10`` digits with
+   that float64 Jacobian (one evaluation a step; ``mpmath.findroot`` with its own
+   Jacobian when the chord does not settle); a float64 law keeps the float64 edge. It is
+   accepted when the residual is below the tolerance, every subordination point is real
+   and off its operand's support there, and the edge lies at the bisected fold;
+   otherwise :class:`freege.errors.ConvergenceError`. An interval reaching the smallest geometric
    point above 0 of a law on ``[0, inf)`` ends at 0 (a hard edge).
 3. **Verify.** The law that holds the node checks that its continuous mass plus its atoms
-   is 1 (:meth:`freege.numeric.data_law.DataLaw._intervals_mp`): a component or gap the
-   grid missed changes that sum.
+   is 1 (:meth:`freege.numeric.data_law.DataLaw._intervals_mp`): a component the grid
+   missed changes that sum (a gap narrower than the grid's cell inside a run of inside
+   points does not: docs/data-laws.md, Limits).
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ from freege.numeric.law_family import REFERENCE_DPS
 SCAN_POINTS = 1500
 #: a grid point is inside when its density exceeds this fraction of the largest
 INSIDE = 1e-9
-#: bisections of an edge bracket along the real branch before the edge equations
+#: bisections of an edge bracket along the real branch before the edge equations, at
+#: most: they stop at a bracket of ``FOLD_WIDTH`` of the node's scale
 BISECTIONS = 60
+FOLD_WIDTH = 1e-10
+#: Newton iterations of a real-branch solve in the bisection (near the fold a real
+#: solution converges in a few; past it Newton wanders)
+BRANCH_STEPS = 12
 #: the largest share of scan points whose solve may fail (they are left out; the mass
 #: check of the law sees what they would have shown)
 FAILED_SHARE = 0.01
@@ -57,10 +64,7 @@ def scan(node: Any, points: int = SCAN_POINTS
     if lo >= 0:
         xs = np.unique(np.concatenate([xs, hi * np.logspace(-9, 0, points)]))
     xs = xs[(xs > lo) & (xs < hi)]
-    u = node.solve_f64(xs + 0j, strict=False)
-    with np.errstate(all="ignore"):
-        _, _, _, parts = node._system(u, xs + 0j, True)
-        g, _ = node._value(u, xs + 0j, node._system(u, xs + 0j, True)[1], parts, True)
+    g = node.solve_value_f64(xs + 0j, strict=False)[1][0]
     dens = np.where(np.isfinite(g), -g.imag / np.pi, np.nan)
     failed = np.isnan(dens)
     if failed.sum() > FAILED_SHARE * xs.size:
@@ -95,7 +99,8 @@ def _edge_equations(node: Any, vals: list[Any]) -> list[Any]:
 def _real_branch(node: Any, x: float, seed: list[float]) -> tuple[list[float], float] | None:
     """The real solution at the real point ``x`` continued from ``seed`` (float64 Newton)
     and ``det J`` there; None when Newton leaves the real axis or fails."""
-    u, ok = node._newton_f64([np.array([complex(v)]) for v in seed], np.array([x + 0j]))
+    u, ok, _ = node._newton_f64([np.array([complex(v)]) for v in seed], np.array([x + 0j]),
+                                steps=BRANCH_STEPS)
     if not ok[0]:
         return None
     vals = [complex(v[0]) for v in u]
@@ -167,13 +172,41 @@ def _edge_chord_mp(node: Any, guess: np.ndarray, jac: np.ndarray) -> list[Any] |
     return None
 
 
-def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf:
+def _edge_checked_f64(node: Any, vals: np.ndarray, near: float) -> None:
+    """A float64 edge's verification: every residual of the node's equations below
+    ``1e-11`` of its terms, ``det J`` below ``1e-8`` of its terms, every subordination
+    point real and off its operand's support; else :class:`ConvergenceError`."""
+    u = [np.array([complex(v)]) for v in vals[:-1]]
+    with np.errstate(all="ignore"):
+        res, jac, scales, _ = node._system(u, np.array([complex(vals[-1])]), True)
+        if node.k == 1:
+            det, det_scale = jac[0][0], abs(jac[0][0]) + 1
+        else:
+            det = jac[0][0] * jac[1][1] - jac[0][1] * jac[1][0]
+            det_scale = abs(jac[0][0] * jac[1][1]) + abs(jac[0][1] * jac[1][0])
+        good = all(abs(r[0]) <= 1e-11 * s[0] for r, s in zip(res, scales, strict=True)) \
+            and abs(det[0]) <= 1e-8 * det_scale[0]
+        for child, w in zip(node.children, u, strict=False):
+            g = child.cauchy_f64(w)[0][0]
+            good = good and bool(np.isfinite(g)) and abs(g.imag) <= 1e-9 * (abs(g) + 1)
+    if not good:
+        raise ConvergenceError("support edge", "the float64 edge equations leave a residual, "
+                               "or a subordination point on an operand's support",
+                               {**node.describe, "near": near})
+
+
+def refine_edge(node: Any, x_out: float, x_in: float, cell: float, f64: bool = False
+                ) -> mpmath.mpf:
     """The soft edge between an outside and an inside grid point (see the module
     docstring), at the ambient precision: the real branch of the outside point is followed
     by bisection towards the inside (a point stays outside while Newton from the branch
     converges to a real solution whose ``det J`` keeps its sign: past the fold only the
     other, unstable branch is real), then the edge equations are solved from the last
-    outside point, within :data:`BISECTIONS` halvings of the fold."""
+    outside point, within :data:`BISECTIONS` halvings of the fold.
+
+    ``f64`` (a float64 law): the edge is the float64 Newton solution of the edge
+    equations, verified by its residuals (:func:`_edge_checked_f64`) and by the bisected
+    fold (the independent route), rounded to the ambient precision as it is."""
     seed = [complex(v[0]).real for v in node.solve_f64(np.array([x_out + 0j]))]
     first = _real_branch(node, x_out, seed)
     if first is None or first[1] == 0:
@@ -183,7 +216,7 @@ def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf
     xo, xi = x_out, x_in
     for _ in range(BISECTIONS):
         mid = (xo + xi) / 2
-        if mid in (xo, xi):
+        if mid in (xo, xi) or abs(xi - xo) <= FOLD_WIDTH * node.scale():
             break
         got = _real_branch(node, mid, u_out)
         if got is not None and got[1] != 0 and np.sign(got[1]) == np.sign(det_out):
@@ -192,6 +225,13 @@ def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf
             xi = mid
     digits = max(mpmath.mp.dps, REFERENCE_DPS) + 10
     guess, jac = _edge_f64(node, [*u_out, xo])
+    if f64:
+        if jac is None:
+            raise ConvergenceError("support edge", "the float64 edge equations do not "
+                                   "converge", {**node.describe, "near": x_in})
+        _edge_checked_f64(node, guess, x_in)
+        _check_fold(node, float(guess[-1]), xo, xi, x_in)
+        return mpmath.mpf(float(guess[-1]))
     with mpmath.workdps(digits):
         vals = _edge_chord_mp(node, guess, jac) if jac is not None else None
         if vals is None:  # the chord did not converge: Newton with mpmath's own Jacobian
@@ -211,18 +251,26 @@ def refine_edge(node: Any, x_out: float, x_in: float, cell: float) -> mpmath.mpf
                 raise ConvergenceError("support edge", "the edge's subordination point lies "
                                        "on an operand's support", {**node.describe,
                                                                    "near": x_in})
-        lo, hi = sorted((xo, xi))
-        slack = 8 * (hi - lo) + 1e-13 * node.scale()
-        if not lo - slack <= edge <= hi + slack:
-            raise ConvergenceError("support edge", "the edge equations converged away from "
-                                   "the fold", {**node.describe, "near": x_in,
-                                                "edge": float(edge)})
+        _check_fold(node, edge, xo, xi, x_in)
     return +edge
 
 
-def node_intervals(node: Any, points: int = SCAN_POINTS) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """The support intervals of the node's continuous part, at the ambient precision,
-    from a scan of ``points`` points."""
+def _check_fold(node: Any, edge: Any, xo: float, xi: float, near: float) -> None:
+    """The edge lies at the bisected fold ``[xo, xi]`` (within 8 of its widths and
+    ``1e-13`` of the scale), else :class:`ConvergenceError`."""
+    lo, hi = sorted((xo, xi))
+    slack = 8 * (hi - lo) + 1e-13 * node.scale()
+    if not lo - slack <= edge <= hi + slack:
+        raise ConvergenceError("support edge", "the edge equations converged away from "
+                               "the fold", {**node.describe, "near": near,
+                                            "edge": float(edge)})
+
+
+def node_intervals(node: Any, points: int = SCAN_POINTS, f64: bool = False
+                   ) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """The support intervals of the node's continuous part, at the ambient precision
+    (``f64``: edges to float64 accuracy, :func:`refine_edge`), from a scan of ``points``
+    points."""
     xs, _, runs = scan(node, points)
     cell = float(np.max(np.diff(xs))) if xs.size > 1 else node.scale()
     out = []
@@ -234,11 +282,11 @@ def node_intervals(node: Any, points: int = SCAN_POINTS) -> list[tuple[mpmath.mp
                 raise ConvergenceError("support", "the density is positive at the hull's end",
                                        node.describe)
         else:
-            left = refine_edge(node, xs[i - 1], xs[i], cell)
+            left = refine_edge(node, xs[i - 1], xs[i], cell, f64)
         if j == xs.size - 1:
             raise ConvergenceError("support", "the density is positive at the hull's end",
                                    node.describe)
-        right = refine_edge(node, xs[j + 1], xs[j], cell)
+        right = refine_edge(node, xs[j + 1], xs[j], cell, f64)
         out.append((left, right))
     merged: list[tuple[mpmath.mpf, mpmath.mpf]] = []
     for a, b in out:

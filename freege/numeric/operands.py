@@ -27,10 +27,12 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from freege.errors import ConvergenceError
+
 #: the most atoms an empirical operand holds
 MAX_ATOMS = 10**5
-#: complex entries per block of an evaluation (points x atoms): 16 MB, in cache's reach
-BLOCK = 2**20
+#: real entries per block of an evaluation (points x atoms): 1 MB, in cache's reach
+BLOCK = 2**17
 
 
 def exact(value: Any) -> mpmath.mpf:
@@ -84,9 +86,12 @@ class Operand(abc.ABC):
         return self.hull()[0] >= 0
 
     def scale(self) -> float:
-        """A length of the law: the size of its hull (at least its distance to 0)."""
-        lo, hi = self.hull()
-        return max(hi - lo, abs(lo), abs(hi), 1e-300)
+        """A length of the law: the size of its hull (at least its distance to 0); kept
+        (the hull is a pure function of the operand)."""
+        if "_scale" not in self.__dict__:
+            lo, hi = self.hull()
+            self.__dict__["_scale"] = max(hi - lo, abs(lo), abs(hi), 1e-300)
+        return self.__dict__["_scale"]
 
     def cauchy_f64(self, zs: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(G(z), G'(z))`` at a complex array (any half plane), float64."""
@@ -108,6 +113,14 @@ class Operand(abc.ABC):
 
     def mean_mp(self) -> mpmath.mpf:
         return self.moments_mp(1)[0]
+
+    def atoms_above_mp(self, mass: Any) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The atoms of mass above ``mass`` (those the Bercovici-Voiculescu rules pair)."""
+        return [(x, p) for x, p in self.atoms_mp() if p > mass]
+
+    def mass_at_mp(self, x: Any) -> mpmath.mpf:
+        """The mass of the atom at ``x`` (0 when none)."""
+        return mpmath.fsum(p for y, p in self.atoms_mp() if y == x)
 
 
 class EmpiricalOperand(Operand):
@@ -156,6 +169,10 @@ class EmpiricalOperand(Operand):
         self.describe = {"operand": f"{name}({locs.size} atoms, sha256 {digest})"}
         self._digest = digest
         self._mp: dict[int, tuple[list[mpmath.mpf], list[mpmath.mpf]]] = {}
+        self._power_sums: list[int] = []
+        self._terms: list[int] = []
+        self._weights_int: list[int] = []
+        self._ints: tuple[list[int], int] | None = None
 
     def identity(self) -> tuple[Any, ...]:
         if self.exact_points is not None:
@@ -175,11 +192,36 @@ class EmpiricalOperand(Operand):
             keys = sorted(merged)
             self._mp[prec] = ([exact(a) for a in keys], [exact(merged[a]) for a in keys])
         if prec not in self._mp:
-            xs = [mpmath.mpf(float(v)) for v in self.values]
-            total = mpmath.fsum(mpmath.mpf(float(v)) for v in self.raw_weights)
-            ws = [mpmath.mpf(float(v)) / total for v in self.raw_weights]
-            self._mp[prec] = (xs, ws)
+            idx = np.arange(self.values.size)
+            self._mp[prec] = (self._values_mp(idx), self._weights_mp(idx))
         return self._mp[prec]
+
+    def _values_mp(self, idx: np.ndarray) -> list[mpmath.mpf]:
+        return [mpmath.mpf(v) for v in self.values[idx].tolist()]
+
+    def _weights_mp(self, idx: np.ndarray) -> list[mpmath.mpf]:
+        """The normalised weights ``R_i / sum_j R_j`` (exact integers), each rounded once."""
+        ints, total = self._weight_ints(), self._power_sum(0)
+        with mpmath.workprec(mpmath.mp.prec + 64):
+            out = [mpmath.mpf(ints[i]) / total for i in idx.tolist()]
+        return [+w for w in out]
+
+    def atoms_above_mp(self, mass: Any) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """Only the candidates whose float64 weight is within ``1e-9`` of ``mass`` or above
+        are read at the ambient precision and compared exactly."""
+        if self.exact_points is not None:
+            return super().atoms_above_mp(mass)
+        idx = np.flatnonzero(self.weights >= float(mass) * (1 - 1e-9))
+        return [(x, p) for x, p in zip(self._values_mp(idx), self._weights_mp(idx),
+                                       strict=True) if p > mass]
+
+    def mass_at_mp(self, x: Any) -> mpmath.mpf:
+        if self.exact_points is not None:
+            return super().mass_at_mp(x)
+        k = int(np.searchsorted(self.values, float(x)))
+        if k < self.values.size and mpmath.mpf(float(self.values[k])) == x:
+            return self._weights_mp(np.array([k]))[0]
+        return mpmath.mpf(0)
 
     def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         xs, ws = self._data_mp()
@@ -189,22 +231,82 @@ class EmpiricalOperand(Operand):
         return []
 
     def moments_mp(self, q: int) -> list[mpmath.mpf]:
-        xs, ws = self._data_mp()
-        return [mpmath.fsum(w * x**k for x, w in zip(xs, ws, strict=True))
-                for k in range(1, q + 1)]
+        """Exactly from the data: the float64 values and weights are dyadic rationals, so
+        ``sum_i r_i x_i^k`` is an exact integer over a power of two
+        (:meth:`_power_sum`); each moment is rounded once to the ambient precision."""
+        if self.exact_points is not None:
+            xs, ws = self._data_mp()
+            return [mpmath.fsum(w * x**k for x, w in zip(xs, ws, strict=True))
+                    for k in range(1, q + 1)]
+        total, base = self._power_sum(0), self._exponents()[1]
+        out = []
+        for k in range(1, q + 1):
+            num = self._power_sum(k)
+            with mpmath.workprec(mpmath.mp.prec + 64):  # exact ratio, then one rounding
+                value = mpmath.ldexp(mpmath.mpf(num), k * base) / total
+            out.append(+value)
+        return out
+
+    def _exponents(self) -> tuple[list[int], int]:
+        """The values as integers ``X_i`` with ``x_i = X_i 2^base`` (exact)."""
+        if self._ints is None:
+            mant, expo = np.frexp(self.values)
+            ints = (mant * 2.0**53).astype(np.int64)
+            shift = expo.astype(np.int64) - 53
+            base = int(shift.min())
+            self._ints = ([int(m) << int(e - base) for m, e in zip(ints, shift, strict=True)],
+                          base)
+        return self._ints
+
+    def _weight_ints(self) -> list[int]:
+        """The raw weights as integers ``R_i`` over one power of two (exact)."""
+        if not self._weights_int:
+            mant, expo = np.frexp(self.raw_weights)
+            ints = (mant * 2.0**53).astype(np.int64)
+            shift = expo.astype(np.int64) - 53
+            low = int(shift.min())
+            self._weights_int = [int(m) << int(e - low)
+                                 for m, e in zip(ints, shift, strict=True)]
+        return self._weights_int
+
+    def _power_sum(self, k: int) -> int:
+        """``sum_i R_i X_i^k`` exactly (:meth:`_weight_ints`: the power of two cancels in
+        every moment); kept, a pure function of the data."""
+        sums = self._power_sums
+        if not sums:
+            self._terms = list(self._weight_ints())
+            sums.append(sum(self._terms))
+        xs = self._exponents()[0]
+        while len(sums) <= k:
+            self._terms = [t * x for t, x in zip(self._terms, xs, strict=True)]
+            sums.append(sum(self._terms))
+        return sums[k]
 
     def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """In real arithmetic: with ``a_i = Re z - x_i``, ``b = Im z`` and
+        ``R_i = 1/(a_i^2 + b^2)``, ``G = sum w_i a_i R_i - i b sum w_i R_i`` and
+        ``G' = -sum w_i R_i + 2 b^2 sum w_i R_i^2 + 2 i b sum w_i a_i R_i^2``, in blocks of
+        :data:`BLOCK` entries (in place: no temporaries of the block's size)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g = np.empty(zs.shape, dtype=complex)
         dg = np.empty(zs.shape, dtype=complex)
         rows = max(1, BLOCK // self.values.size)
+        w = self.weights
         for start in range(0, zs.size, rows):
-            d = np.subtract.outer(zs[start:start + rows], self.values)
+            part = slice(start, start + rows)
+            b = zs.imag[part]
+            a = np.subtract.outer(zs.real[part], self.values)
+            r = a * a
+            r += (b * b)[:, None]
             with np.errstate(divide="ignore", invalid="ignore"):
-                np.reciprocal(d, out=d)  # in place: no temporaries of the block's size
-                g[start:start + rows] = d @ self.weights
-                np.multiply(d, d, out=d)
-            dg[start:start + rows] = -(d @ self.weights)
+                np.reciprocal(r, out=r)
+                a *= r
+                s1, s2 = r @ w, a @ w
+                a *= r
+                r *= r
+                s3, s4 = r @ w, a @ w
+                g[part] = s2 - 1j * (b * s1)
+                dg[part] = (2 * b * b * s3 - s1) + 2j * (b * s4)
         return g, dg
 
     def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
@@ -360,7 +462,20 @@ class LawOperand(Operand):
         return [mpmath.mpf(law.moment(k)) for k in range(1, q + 1)]
 
     def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self._f64.cauchy_pair_f64(np.asarray(zs, dtype=complex).ravel())
+        """The law's own ``(G, G')``; a point the law refuses (a Newton iterate of the
+        engine at a branch point, say) is nan, the others are kept."""
+        zs = np.asarray(zs, dtype=complex).ravel()
+        try:
+            return self._f64.cauchy_pair_f64(zs)
+        except ConvergenceError:
+            g = np.full(zs.shape, np.nan + 0j)
+            dg = np.full(zs.shape, np.nan + 0j)
+            for k in range(zs.size):
+                try:
+                    g[k], dg[k] = (v[0] for v in self._f64.cauchy_pair_f64(zs[k:k + 1]))
+                except ConvergenceError:
+                    continue
+            return g, dg
 
     def _upper_mp(self, z: Any) -> tuple[mpmath.mpc, mpmath.mpc]:
         law = self._at_dps()

@@ -68,7 +68,7 @@ PATH_STEPS = 600
 #: more real points than this are solved through anchors (:meth:`Node.solve_f64`)
 ANCHORED = 24
 #: every this many real points (in order along the axis) one anchor
-ANCHOR_STEP = 8
+ANCHOR_STEP = 32
 
 
 def _mp_tol() -> mpmath.mpf:
@@ -98,8 +98,20 @@ class Node(Operand):
         """``(G, G')`` from the solved unknowns."""
 
     @abc.abstractmethod
+    def _dfdz(self, u: list[Any], z: Any, parts: dict[str, Any]) -> list[Any]:
+        """``dF/dz``, the residuals' derivative in the point (``du/dz = -J^-1 dF/dz``)."""
+
+    @abc.abstractmethod
+    def _g_slope(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        """``dG/du[0]`` (``G`` depends on the first unknown only)."""
+
+    @abc.abstractmethod
     def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
         """``G(z)`` from the unknowns and the parts of :meth:`_system`."""
+
+    def _degenerate(self, u: list[np.ndarray], z: np.ndarray) -> np.ndarray:
+        """Float64 iterates at a spurious solution of the equations (none by default)."""
+        return np.zeros(z.shape, dtype=bool)
 
     def _domain_ok(self, u: list[Any], z: Any, f64: bool) -> Any:
         """Whether the unknowns lie in their half plane (``Im >= -tiny``)."""
@@ -132,134 +144,168 @@ class Node(Operand):
         return [(d * rhs[0] - b * rhs[1]) / det, (a * rhs[1] - c * rhs[0]) / det]
 
     # ------------------------------------------------------------------ float64
-    def _newton_f64(self, u: list[np.ndarray], z: np.ndarray, loose: bool = False
-                    ) -> tuple[list[np.ndarray], np.ndarray]:
-        """Newton at ``z`` from ``u``; returns the unknowns and which points converged
-        (``loose``: a step of the path, converged to :data:`PATH_TOL` and on the physical
-        branch but its residual not checked -- only the end of a path is returned)."""
+    def _newton_f64(self, u: list[np.ndarray], z: np.ndarray, loose: bool = False,
+                    steps: int = NEWTON_STEPS
+                    ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """Newton at ``z`` from ``u``: ``(u, ok, value)``, ``value`` the rows ``G``, ``G'``
+        and ``du/dz`` (``k`` rows) at each converged point (nan elsewhere).
+
+        A point is accepted at an iterate where one evaluation of the system shows the
+        Newton step below the tolerance (:data:`F64_TOL` relative to the iterate; or a
+        stalled step below ``1e-9`` of them), every residual below ``1e-11`` of its
+        equation's terms and the physical branch (:meth:`_physical`); the iterate one
+        step on is returned, with ``G`` from the same evaluation moved by that step to
+        first order (:meth:`_g_slope`) and ``G'`` (a Jacobian's entry) as it is: no
+        second evaluation, within
+        ``steps`` iterations. ``loose``: a step of the path, :data:`PATH_TOL` and no
+        residual check (only a path's end is returned)."""
         tol = PATH_TOL if loose else F64_TOL
-        size = np.zeros(z.shape)
-        for v in u:
-            size = np.maximum(size, np.abs(v))
-        size = np.maximum(size, 1e-300)
-        done = np.zeros(z.shape, dtype=bool)
-        last = np.full(z.shape, np.inf)
+        n = z.shape[0]
+        done = np.zeros(n, dtype=bool)
+        ok = np.zeros(n, dtype=bool)
+        value = np.full((2 + self.k, n), np.nan + 0j)
+        last = np.full(n, np.inf)
         u = [v.copy() for v in u]
         with np.errstate(all="ignore"):
-            for _ in range(NEWTON_STEPS):
-                active = ~done
-                if not active.any():
+            for _ in range(steps):
+                idx = np.flatnonzero(~done)
+                if not idx.size:
                     break
-                sub = [v[active] for v in u]
-                res, jac, _, _ = self._system(sub, z[active], True)
+                sub = [v[idx] for v in u]
+                za = z[idx]
+                res, jac, scales, parts = self._system(sub, za, True)
                 step = self._solve_linear(jac, res)
-                damp = np.ones(int(active.sum()))
+                norm = np.zeros(idx.size)
+                size = np.full(idx.size, 1e-300)
+                for s, v in zip(step, sub, strict=True):
+                    norm = np.maximum(norm, np.abs(s))
+                    size = np.maximum(size, np.abs(v))
+                # an iterate at a spurious solution (:meth:`_degenerate`) is given up, like
+                # a non-finite one
+                finite = np.isfinite(norm) & ~self._degenerate(sub, za)
+                small = finite & ((norm <= tol * size)
+                                  | ((norm >= last[idx]) & (norm <= 1e-9 * size)))
+                if not loose:
+                    for r, s in zip(res, scales, strict=True):
+                        small &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
+                if small.any():
+                    small &= self._physical(sub, za, parts, True)
+                if small.any():
+                    # the iterate one Newton step on (its error is the step's square), and
+                    # G there to first order in that step
+                    g, dg = self._value(sub, za, jac, parts, True)
+                    g = g - self._g_slope(sub, za, parts) * step[0]
+                    du = self._solve_linear(jac, [-d for d in self._dfdz(sub, za, parts)])
+                    for row, vals in enumerate([g, dg, *du]):
+                        value[row, idx[small]] = vals[small]
+                    for v, w, s in zip(u, sub, step, strict=True):
+                        v[idx[small]] = (w - s)[small]
+                    ok[idx[small]] = True
+                last[idx] = np.where(finite, norm, np.inf)
+                done[idx[small | ~finite]] = True
+                move = ~small & finite
+                if not move.any():
+                    continue
+                sub = [v[move] for v in sub]
+                step = [s[move] for s in step]
+                zm = za[move]
+                damp = np.ones(int(move.sum()))
                 new = [v - s for v, s in zip(sub, step, strict=True)]
-                bad = ~self._domain_ok(new, z[active], True)
+                bad = ~self._domain_ok(new, zm, True)
                 for _ in range(30):  # halve steps that leave the half plane
                     if not bad.any():
                         break
                     damp[bad] /= 2
                     new = [v - damp * s for v, s in zip(sub, step, strict=True)]
-                    bad = ~self._domain_ok(new, z[active], True)
-                norm = np.zeros(damp.shape)
-                for s in step:
-                    norm = np.maximum(norm, np.abs(damp * s))
-                idx = np.flatnonzero(active)
+                    bad = ~self._domain_ok(new, zm, True)
                 for v, w in zip(u, new, strict=True):
-                    v[idx] = w
-                finite = np.isfinite(norm)
-                conv = finite & (norm <= tol * size[idx]) & (damp == 1)
-                stalled = finite & (norm >= last[idx]) & (norm <= 1e-9 * size[idx])
-                last[idx] = np.where(finite, norm, np.inf)
-                done[idx] = conv | stalled
-                broken = ~finite
-                if broken.any():
-                    done[idx[broken]] = True
-                    last[idx[broken]] = np.inf
-        ok = done & np.isfinite(last)
-        if ok.any():
-            res, _, scales, parts = self._system([v[ok] for v in u], z[ok], True)
-            good = np.ones(int(ok.sum()), dtype=bool)
-            if not loose:
-                for r, s in zip(res, scales, strict=True):
-                    good &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
-            good &= self._physical([v[ok] for v in u], z[ok], parts, True)
-            ok[np.flatnonzero(ok)[~good]] = False
-        return u, ok
+                    v[idx[move]] = w
+        return u, ok, value
 
     def solve_f64(self, zs: np.ndarray, strict: bool = True) -> list[np.ndarray]:
-        """The unknowns at ``zs`` (``Im z >= 0``); a point that does not converge raises
-        :class:`ConvergenceError` (``strict=False``: its unknowns are nan).
+        """The unknowns at ``zs`` (``Im z >= 0``); see :meth:`solve_value_f64`."""
+        return self.solve_value_f64(zs, strict)[0]
+
+    def solve_value_f64(self, zs: np.ndarray, strict: bool = True
+                        ) -> tuple[list[np.ndarray], np.ndarray]:
+        """``(unknowns, value)`` at ``zs`` (``Im z >= 0``; ``value`` as in
+        :meth:`_newton_f64`); a point that does not converge raises
+        :class:`ConvergenceError` (``strict=False``: its unknowns and value are nan).
 
         Many real points (more than :data:`ANCHORED`) are solved through anchors: every
-        :data:`ANCHOR_STEP`-th point in order along the axis is continued down from above,
-        the points between two anchors of the same kind (both inside the support, with
-        complex unknowns, or both outside, real) are solved by Newton from the linear
-        interpolation of their unknowns and kept only when they converge to the same
-        kind; the rest are continued down from above too."""
+        :data:`ANCHOR_STEP`-th point in order along the axis is continued down from above;
+        then, halving the stride, each point midway between two solved points of the same
+        kind (both inside the support, with complex unknowns, or both outside, real) is
+        solved by Newton from their cubic Hermite interpolation (the unknowns and their
+        ``du/dx``) and kept only when it converges to the same kind; a point that is not
+        is continued down from above too."""
         zs = np.asarray(zs, dtype=complex).ravel()
         real = np.flatnonzero(zs.imag == 0)
         if real.size > ANCHORED:
             return self._anchored_f64(zs, real, strict)
         return self._path_f64(zs, strict)
 
+    def _kind(self, u: list[np.ndarray]) -> np.ndarray:
+        """0 unsolved, 1 real, 2 complex unknowns."""
+        tiny = 1e-9 * self.scale()
+        finite = np.all([np.isfinite(v) for v in u], axis=0)
+        cplx = np.any([np.abs(v.imag) > tiny for v in u], axis=0)
+        return np.where(finite, np.where(cplx, 2, 1), 0)
+
     def _anchored_f64(self, zs: np.ndarray, real: np.ndarray, strict: bool
-                      ) -> list[np.ndarray]:
+                      ) -> tuple[list[np.ndarray], np.ndarray]:
         u = [np.full(zs.shape, np.nan + 0j) for _ in range(self.k)]
+        value = np.full((2 + self.k, zs.size), np.nan + 0j)
+
+        def put(idx: np.ndarray, got: tuple[list[np.ndarray], np.ndarray]) -> None:
+            for v, w in zip(u, got[0], strict=True):
+                v[idx] = w
+            value[:, idx] = got[1]
+
         rest = np.setdiff1d(np.arange(zs.size), real)
         if rest.size:
-            for v, w in zip(u, self._path_f64(zs[rest], strict), strict=True):
-                v[rest] = w
+            put(rest, self._path_f64(zs[rest], strict))
         order = real[np.argsort(zs.real[real], kind="stable")]
-        anchors = np.unique(np.concatenate([order[::ANCHOR_STEP], order[-1:]]))
-        anchors = order[np.isin(order, anchors)]
-        solved = self._path_f64(zs[anchors], False)
-        for v, w in zip(u, solved, strict=True):
-            v[anchors] = w
-        tiny = 1e-9 * self.scale()
-
-        def kind(idx: np.ndarray) -> np.ndarray:
-            out = np.zeros(idx.shape, dtype=int)  # 0 unknown, 1 real, 2 complex
-            finite = np.all([np.isfinite(v[idx]) for v in u], axis=0)
-            cplx = np.any([np.abs(v[idx].imag) > tiny for v in u], axis=0)
-            out[finite] = np.where(cplx[finite], 2, 1)
-            return out
-
-        pos = np.searchsorted(zs.real[anchors], zs.real[order], side="right") - 1
-        between = ~np.isin(order, anchors) & (pos >= 0) & (pos < anchors.size - 1)
-        mid = order[between]
-        left, right = anchors[pos[between]], anchors[pos[between] + 1]
-        same = (kind(left) == kind(right)) & (kind(left) > 0)
-        todo = mid[same]
-        if todo.size:
-            lw, rw = left[same], right[same]
-            span = zs.real[rw] - zs.real[lw]
-            frac = np.where(span > 0, (zs.real[todo] - zs.real[lw]) / np.where(span > 0, span,
-                                                                                 1), 0.0)
-            seed = [v[lw] + frac * (v[rw] - v[lw]) for v in u]
-            new, ok = self._newton_f64(seed, zs[todo])
-            for v, w in zip(u, new, strict=True):
-                v[todo[ok]] = w[ok]
-            got = kind(todo)
-            bad = ~ok | (got != kind(lw))
-            for v in u:
-                v[todo[bad]] = np.nan
-        missing = order[~np.all([np.isfinite(v[order]) for v in u], axis=0)]
-        missing = np.setdiff1d(missing, anchors)
-        if missing.size:
-            for v, w in zip(u, self._path_f64(zs[missing], strict), strict=True):
-                v[missing] = w
+        n, stride = order.size, ANCHOR_STEP
+        anchors = np.unique(np.concatenate([np.arange(0, n, stride), [n - 1]]))
+        put(order[anchors], self._path_f64(zs[order[anchors]], False))
+        while stride > 1:
+            half = stride // 2
+            pos = np.arange(half, n, stride)
+            pos = pos[pos < n - 1]
+            left, right = order[pos - half], order[np.minimum(pos + half, n - 1)]
+            kl, kr = self._kind([v[left] for v in u]), self._kind([v[right] for v in u])
+            same = (kl == kr) & (kl > 0)
+            todo, left, right = order[pos[same]], left[same], right[same]
+            if todo.size:
+                span = zs.real[right] - zs.real[left]
+                t = np.where(span > 0, (zs.real[todo] - zs.real[left])
+                             / np.where(span > 0, span, 1), 0.0)
+                h00, h01 = 1 - t * t * (3 - 2 * t), t * t * (3 - 2 * t)
+                h10, h11 = t * (1 - t) ** 2 * span, -t * t * (1 - t) * span
+                seed = [h00 * v[left] + h01 * v[right]
+                        + h10 * value[2 + j, left] + h11 * value[2 + j, right]
+                        for j, v in enumerate(u)]
+                seed = [np.where(np.isfinite(s), s, v[left]) for s, v in zip(seed, u,
+                                                                             strict=True)]
+                new, ok, val = self._newton_f64(seed, zs[todo])
+                ok &= self._kind(new) == kl[same]
+                put(todo[ok], ([w[ok] for w in new], val[:, ok]))
+                todo = todo[ok]
+            missing = np.setdiff1d(order[pos], todo)
+            if missing.size:
+                put(missing, self._path_f64(zs[missing], False))
+            stride = half
         if strict and not np.all([np.isfinite(v) for v in u]):
             raise ConvergenceError("G", "the subordination path stalls", self.describe)
-        return u
+        return u, value
 
-    def _path_f64(self, zs: np.ndarray, strict: bool) -> list[np.ndarray]:
+    def _path_f64(self, zs: np.ndarray, strict: bool) -> tuple[list[np.ndarray], np.ndarray]:
         """Every point continued down from above (see the module docstring)."""
         top = 4 * self.scale() + np.abs(zs.real)
         y = np.maximum(zs.imag, top)
         u = self._start(zs.real + 1j * y, True)
-        u, ok = self._newton_f64(u, zs.real + 1j * y)
+        u, ok, value = self._newton_f64(u, zs.real + 1j * y)
         if not ok.all():
             raise ConvergenceError("G", "the subordination solve does not converge far "
                                    "above the support", self.describe)
@@ -269,7 +315,7 @@ class Node(Operand):
         for _ in range(PATH_STEPS):
             todo = y > zs.imag
             if not todo.any():
-                return u
+                return u, value
             idx = np.flatnonzero(todo)
             target = y[idx] * ratio[idx]
             target = np.where(target < np.maximum(zs.imag[idx], floor[idx]), zs.imag[idx],
@@ -281,11 +327,14 @@ class Node(Operand):
             ok = np.zeros(idx.size, dtype=bool)
             for part, loose in ((final, False), (~final, True)):
                 if part.any():
-                    got, good = self._newton_f64([v[idx][part] for v in u],
-                                                 zs.real[idx][part] + 1j * target[part], loose)
+                    got, good, val = self._newton_f64([v[idx][part] for v in u],
+                                                      zs.real[idx][part] + 1j * target[part],
+                                                      loose)
                     for w, g in zip(new, got, strict=True):
                         w[part] = g
                     ok[part] = good
+                    if not loose:
+                        value[:, idx[part]] = val
             take = idx[ok]
             for v, w in zip(u, new, strict=True):
                 v[take] = w[ok]
@@ -302,16 +351,14 @@ class Node(Operand):
                     **self.describe, "z": complex(zs[stuck[0]])})
             for v in u:
                 v[stuck] = np.nan
+            value[:, stuck] = np.nan
             y[stuck] = zs.imag[stuck]
         raise ConvergenceError("G", f"the subordination path needs more than {PATH_STEPS} "
                                "steps", self.describe)
 
     def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        zs = np.asarray(zs, dtype=complex).ravel()
-        u = self.solve_f64(zs)
-        _, jac, _, parts = self._system(u, zs, True)
-        with np.errstate(all="ignore"):
-            return self._value(u, zs, jac, parts, True)
+        _, value = self.solve_value_f64(np.asarray(zs, dtype=complex).ravel())
+        return value[0], value[1]
 
     # ------------------------------------------------------------------ mpmath
     def _newton_mp(self, u: list[Any], z: Any) -> list[Any] | None:
@@ -397,17 +444,18 @@ class Node(Operand):
     def identity(self) -> tuple[Any, ...]:
         return (type(self).__name__, self._parameters(), *(c.identity() for c in self.children))
 
-    def intervals_mp(self, points: int | None = None) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    def intervals_mp(self, points: int | None = None, f64: bool = False
+                     ) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """By scan and edge equations (:mod:`freege.numeric.data_support`, ``points`` scan
-        points: its default when None), kept per precision and scan (a pure function of
-        the node)."""
+        points: its default when None; ``f64``: edges to float64 accuracy), kept per
+        precision and scan (a pure function of the node)."""
         from freege.numeric.data_support import SCAN_POINTS, node_intervals
 
         points = points or SCAN_POINTS
         memo = self.__dict__.setdefault("_intervals", {})
-        key = (mpmath.mp.prec, points)
+        key = (mpmath.mp.prec, points, f64)
         if key not in memo:
-            memo[key] = node_intervals(self, points)
+            memo[key] = node_intervals(self, points, f64)
         return [(+a, +b) for a, b in memo[key]]
 
     def _parameters(self) -> tuple[Any, ...]:
@@ -418,6 +466,18 @@ def _padded(lo: float, hi: float, rel: float = 1e-12) -> tuple[float, float]:
     """``[lo, hi]`` widened by ``rel`` of its size for rounding, never across 0."""
     pad = rel * max(hi - lo, abs(lo), abs(hi), 1e-300)
     return (lo - pad if lo < 0 or lo - pad >= 0 else 0.0), hi + pad
+
+
+def _heavy_pairs(a: Operand, b: Operand) -> list[tuple[tuple[Any, Any], tuple[Any, Any]]]:
+    """The pairs of atoms ``(x, p)`` of ``a`` and ``(y, q)`` of ``b`` with ``p + q > 1``
+    (one of the two masses is above 1/2), each once."""
+    half = mpmath.mpf(1) / 2
+    pairs = []
+    for x, p in a.atoms_above_mp(half):
+        pairs += [((x, p), (y, q)) for y, q in b.atoms_above_mp(1 - p)]
+    for y, q in b.atoms_above_mp(half):
+        pairs += [((x, p), (y, q)) for x, p in a.atoms_above_mp(1 - q) if p <= half]
+    return pairs
 
 
 def _lift(x: Any, f64: bool) -> Any:
@@ -452,6 +512,12 @@ class FreeAddNode(Node):
         scales = [abs(ga) + abs(gb), abs(u[0]) + abs(u[1]) + abs(z) + abs(1 / ga)]
         return res, jac, scales, {"g": ga, "dg": dga}
 
+    def _dfdz(self, u: list[Any], z: Any, parts: dict[str, Any]) -> list[Any]:
+        return [0 * parts["g"], -1 + 0 * parts["g"]]
+
+    def _g_slope(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return parts["dg"]
+
     def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
         return parts["g"]
 
@@ -472,15 +538,9 @@ class FreeAddNode(Node):
     def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """Bercovici-Voiculescu: an atom at ``a + b`` of mass ``p + q - 1`` wherever
         ``A{a} = p``, ``B{b} = q`` and ``p + q > 1``."""
-        aa, bb = self.children[0].atoms_mp(), self.children[1].atoms_mp()
-        top = max((q for _, q in bb), default=0)
         out: dict[Any, Any] = {}
-        for x, p in aa:
-            if p + top <= 1:
-                continue
-            for y, q in bb:
-                if p + q > 1:
-                    out[x + y] = out.get(x + y, 0) + p + q - 1
+        for (x, p), (y, q) in _heavy_pairs(*self.children):
+            out[x + y] = out.get(x + y, 0) + p + q - 1
         return sorted(out.items())
 
     def moments_mp(self, q: int) -> list[mpmath.mpf]:
@@ -527,8 +587,18 @@ class FreeMultNode(Node):
         scales = [abs(ha) + abs(hb), abs(u[0] * u[1]) * (abs(ha) + 1) + abs(z * ha)]
         return res, jac, scales, {"h": ha, "dh": dha}
 
+    def _dfdz(self, u: list[Any], z: Any, parts: dict[str, Any]) -> list[Any]:
+        return [0 * parts["h"], -parts["h"]]
+
+    def _g_slope(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return parts["dh"] / z
+
     def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
         return parts["h"] / z
+
+    def _degenerate(self, u: list[np.ndarray], z: np.ndarray) -> np.ndarray:
+        """At (or heading for) the spurious solution ``W_A = W_B = 0``."""
+        return (np.abs(u[0]) <= 1e-10 * np.abs(z)) | (np.abs(u[1]) <= 1e-10 * np.abs(z))
 
     def _physical(self, u: list[Any], z: Any, parts: dict[str, Any], f64: bool) -> Any:
         """Also refuses the spurious solution ``W_A = W_B = 0`` of the equations."""
@@ -547,18 +617,13 @@ class FreeMultNode(Node):
     def atoms_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """Bercovici-Voiculescu on ``[0, inf)``: ``max(A{0}, B{0})`` at 0, and ``p + q - 1``
         at ``a b != 0`` wherever ``A{a} = p``, ``B{b} = q``, ``p + q > 1``."""
-        aa, bb = self.children[0].atoms_mp(), self.children[1].atoms_mp()
         out: dict[Any, Any] = {}
-        zero = max([p for x, p in aa if x == 0] + [q for y, q in bb if y == 0] + [0])
+        zero = max(c.mass_at_mp(0) for c in self.children)
         if zero > 0:
             out[mpmath.mpf(0)] = zero
-        top = max((q for _, q in bb), default=0)
-        for x, p in aa:
-            if x == 0 or p + top <= 1:
-                continue
-            for y, q in bb:
-                if y != 0 and p + q > 1:
-                    out[x * y] = out.get(x * y, 0) + p + q - 1
+        for (x, p), (y, q) in _heavy_pairs(*self.children):
+            if x != 0 and y != 0:
+                out[x * y] = out.get(x * y, 0) + p + q - 1
         return sorted(out.items())
 
     def moments_mp(self, q: int) -> list[mpmath.mpf]:
@@ -605,6 +670,12 @@ class PoissonNode(Node):
         jac = [[-(1 - t) - t * (2 * w * g + w * w * dg)]]
         scales = [abs(z) + abs((1 - t) * w) + abs(t * w * w * g)]
         return res, jac, scales, {}
+
+    def _dfdz(self, u: list[Any], z: Any, parts: dict[str, Any]) -> list[Any]:
+        return [1 + 0 * u[0]]
+
+    def _g_slope(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
+        return -1 / u[0] ** 2
 
     def _g_of(self, u: list[Any], z: Any, parts: dict[str, Any]) -> Any:
         return 1 / u[0]
