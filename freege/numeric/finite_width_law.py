@@ -62,9 +62,11 @@ import mpmath
 import numpy as np
 
 from freege.numeric import law_recipe
-from freege.numeric.data_law import DataLaw, build_operand, spec_of_expression
+from freege.numeric.case_law import CaseLaw, resolve_case
+from freege.numeric.data_law import DataLaw
 from freege.numeric.density_operand import DensityOperand, density
 from freege.numeric.law_family import Law
+from freege.numeric.operands import LawOperand, exact
 from freege.numeric.subordination import FreeMultNode
 from freege.params import Dims, Ratios
 
@@ -77,7 +79,7 @@ PER_STD = 24
 #: Gaussian kernel half-width, in kernel widths
 KERNEL_REACH = 12
 #: the cases built here
-CASES: tuple[str, ...] = ("attention", "value", "mha")
+CASES: tuple[str, ...] = ("attention", "value", "mha", "value-tied", "mha-tied")
 
 Coefficient = Callable[[np.ndarray], np.ndarray]
 
@@ -103,22 +105,25 @@ def _v_grid(dk: int, points: int = 20001) -> tuple[np.ndarray, np.ndarray]:
     return v, p / np.trapezoid(p, v)
 
 
-def load_moments(beta: float, dk: int, coefficient: Coefficient | None = None
-                 ) -> tuple[float, float]:
-    """``(E l, Var l)`` of the single-head row load ``l(v) = theta(beta^2 v)``:
-    closed form for ``theta = expm1`` (chi-square MGF, theory §2.3), else the trapezoid
+def load_moments(beta: float, dk: int, coefficient: Coefficient | None = None,
+                 kappa: float = 0.0) -> tuple[float, float]:
+    """``(E l, Var l)`` of the single-head row load ``l(v) = theta(beta^2 v) + kappa v``
+    (``kappa = beta^2 h/gK`` tied, else 0): closed form for ``theta = expm1`` (chi-square
+    MGF, theory §2.3, :func:`freege.symbolic.finite_width.row_load`), else the trapezoid
     rule on 20001 points of the cut support."""
     b2 = float(beta) ** 2
     if coefficient is None:
         if not dk > 4 * b2:
             raise ValueError(f"dK must be > 4 beta^2 = {4 * b2:g} (got {dk})")
         with mpmath.workdps(30):
-            m = lambda t: (1 - 2 * mpmath.mpf(t) / dk) ** (-mpmath.mpf(dk) / 2)  # noqa: E731
-            mean = m(b2) - 1
-            var = m(2 * b2) - m(b2) ** 2
+            m = lambda t, k=0: (1 - 2 * mpmath.mpf(t) / dk) ** (-mpmath.mpf(dk) / 2 - k)  # noqa: E731
+            kap = mpmath.mpf(kappa)
+            mean = m(b2) - 1 + kap
+            var = (m(2 * b2) - m(b2) ** 2 + 2 * kap * (m(b2, 1) - m(b2))
+                   + 2 * kap * kap / dk)
             return float(mean), float(var)
     v, p = _v_grid(dk)
-    ell = np.asarray(coefficient(b2 * v), dtype=float)
+    ell = np.asarray(coefficient(b2 * v), dtype=float) + kappa * v
     mean = float(np.trapezoid(p * ell, v))
     var = float(np.trapezoid(p * (ell - mean) ** 2, v))
     return mean, var
@@ -166,22 +171,22 @@ def _closed_form_profile(beta: float, dk: int, scale: float = 1.0) -> DensityOpe
     return density(f, y_lo, y_hi, name=f"tau(beta={float(beta):g}, dK={dk}, h=1)")
 
 
-def _lattice(beta: float, dk: int, h: int, coefficient: Coefficient | None
-             ) -> tuple[np.ndarray, np.ndarray, float]:
+def _lattice(beta: float, dk: int, h: int, coefficient: Coefficient | None,
+             kappa: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
     """``(locations, masses, step)`` of ``tau_h`` on a uniform lattice (module docstring),
     before the moment correction."""
     from scipy import stats
 
     b2 = float(beta) ** 2
-    mean, _ = load_moments(beta, dk, coefficient)
+    mean, _ = load_moments(beta, dk, coefficient, kappa)
     v_lo, v_hi = _gamma_ends(dk)
     theta = np.expm1 if coefficient is None else coefficient
     v = np.linspace(v_lo, v_hi, 200001)
-    y_of_v = np.asarray(theta(b2 * v), dtype=float) / mean
+    y_of_v = (np.asarray(theta(b2 * v), dtype=float) + kappa * v) / mean
     if np.any(np.diff(y_of_v) <= 0):
         raise ValueError("finite-width law: the row coefficient must increase with x")
     edges = np.linspace(y_of_v[0], y_of_v[-1], LATTICE + 1)
-    v_edges = np.interp(edges, y_of_v, v) if coefficient is not None else \
+    v_edges = np.interp(edges, y_of_v, v) if coefficient is not None or kappa else \
         np.log1p(edges * mean) / b2
     k = dk / 2
     dist = stats.gamma(k, scale=1 / k)
@@ -246,11 +251,11 @@ class _MixtureOperand(DensityOperand):
 
 
 def _lattice_profile(beta: float, dk: int, h: int, coefficient: Coefficient | None,
-                     name: str, scale: float = 1.0) -> DensityOperand:
+                     name: str, scale: float = 1.0, kappa: float = 0.0) -> DensityOperand:
     """``scale * tau_h`` as a Gaussian-kernel mixture on the lattice, moment-corrected."""
-    mean, var = load_moments(beta, dk, coefficient)
+    mean, var = load_moments(beta, dk, coefficient, kappa)
     target = var / (h * mean * mean)
-    locs, pmf, step = _lattice(beta, dk, h, coefficient)
+    locs, pmf, step = _lattice(beta, dk, h, coefficient, kappa)
     mu = float(np.dot(pmf, locs))
     var_w = float(np.dot(pmf, (locs - mu) ** 2))
     a = math.sqrt(target / (var_w + step * step))
@@ -296,17 +301,18 @@ def _lattice_profile(beta: float, dk: int, h: int, coefficient: Coefficient | No
 
 
 def profile(beta: float, dk: int, h: int = 1, coefficient: Coefficient | None = None,
-            scale: float = 1.0) -> DensityOperand:
+            scale: float = 1.0, kappa: float = 0.0) -> DensityOperand:
     """``scale * tau_h``: the law of the head-averaged normalised row load (module
-    docstring), dilated by ``scale``."""
+    docstring), dilated by ``scale``; ``kappa`` the tied load's ``kappa v`` term."""
     if isinstance(h, bool) or not isinstance(h, int) or h < 1:
         raise ValueError(f"h must be an integer >= 1 (got {h!r})")
     if isinstance(dk, bool) or not isinstance(dk, int) or dk < 2:
         raise ValueError(f"dK must be an integer >= 2 (got {dk!r})")
-    if h == 1 and coefficient is None:
+    if h == 1 and coefficient is None and not kappa:
         return _closed_form_profile(beta, dk, scale)
-    name = f"tau(beta={float(beta):g}, dK={dk}, h={h}{', theta_n' if coefficient else ''})"
-    return _lattice_profile(beta, dk, h, coefficient, name, scale)
+    name = (f"tau(beta={float(beta):g}, dK={dk}, h={h}{', theta_n' if coefficient else ''}"
+            f"{f', kappa={kappa:g}' if kappa else ''})")
+    return _lattice_profile(beta, dk, h, coefficient, name, scale, kappa)
 
 
 # ---------------------------------------------------------------------- the limit factor
@@ -323,103 +329,140 @@ def shifted_beta2(theta2: float, theta1: float) -> float:
     return (lo + hi) / 2
 
 
-def limit_spec(case: str, ratios: Ratios, theta1: float) -> tuple[Fraction, tuple[Any, ...]]:
-    """``(1, spec)``: the engine spec of ``nu(theta1, theta2 = beta^2)`` of ``case``, the
-    theory §4 expression (:func:`freege.symbolic.cases.case_expression`) with ``theta1``
-    (as the exact binary fraction of the float) and the ratios substituted, through
-    :func:`freege.numeric.data_law.spec_of_expression` (Marchenko-Pastur and free Poisson
-    leaves, ⊠ nodes). The ``("law", recipe)`` route at a shifted ``beta'`` was tried first:
-    the engine's law operand returns a wrong ``G`` far above the support for the MHA
-    laws (Im G > 0 at z = 1 + 1507i for dinov3-l16), so ⊠ cannot start its path."""
-    import sympy as sp
-
-    from freege.symbolic.cases import case_expression
-    from freege.symbolic.symbols import gK, gO, gV, h, theta2
-    from freege.symbolic.symbols import theta1 as t1
-
-    def rat(x: Any) -> Any:
-        x = Fraction(x)
-        return sp.Rational(x.numerator, x.denominator)
-
-    values = {t1: rat(Fraction(theta1)), theta2: rat(Fraction(ratios.beta) ** 2),
-              h: rat(ratios.h), gK: rat(ratios.gK), gV: rat(ratios.gV), gO: rat(ratios.gO)}
-    return Fraction(1), spec_of_expression(case_expression(case).subs(values))
+def limit_law(case: str, ratios: Ratios, theta1: float) -> tuple[float, CaseLaw]:
+    """``(s, law)`` with ``nu(theta1, theta2 = beta^2) = s * law``: ``law`` the theory §4
+    case law (:class:`freege.numeric.case_law.CaseLaw`, the tying rule applied) at the
+    ``beta'`` with ``c(beta') = theta2/theta1`` (:func:`shifted_beta2`; ``beta'`` is the
+    float's exact binary fraction) and ``s = theta1/(e^{beta'^2} - 1)``: every §4 law is
+    homogeneous of degree one in ``(theta1, theta2)`` (theory §2.3). Its Cauchy transform
+    is the case law's own (roots of ``P(G, z)``), one ⊠ factor of the engine: the nested
+    expression spec (four ⊠ nodes for MHA) costs a path solve inside every Newton step of
+    the next node and did not finish a point in 40 s (docs/findings-finite-width.md)."""
+    b2 = Fraction(ratios.beta) ** 2
+    bp = Fraction(math.sqrt(shifted_beta2(float(b2), theta1)))
+    law = CaseLaw(case, Ratios(bp, ratios.h, ratios.gK, ratios.gV, ratios.gO, ratios.sharing))
+    with mpmath.workdps(30):
+        s = mpmath.mpf(theta1) / mpmath.expm1(exact(bp) ** 2)
+    return float(s), law
 
 
 # ---------------------------------------------------------------------- the law
+#: the row coefficients of :func:`finite_width_law`
+ROWS: tuple[str, ...] = ("finite-n", "infinite-n")
+
+
+def row_coefficient(row: str, dims: Dims) -> Coefficient | None:
+    """``theta`` of ``row``: None (``e^x - 1``) for ``infinite-n``; for ``finite-n`` the
+    row coefficient ``theta_n`` of a row of ``dims.n`` keys
+    (:func:`freege.numeric.row_coefficient.theta_n`, tabulated up to
+    ``max(x_bound(beta, dK), 6 beta^2)``, past the profile's cut support)."""
+    if row not in ROWS:
+        raise ValueError(f"row must be one of {', '.join(ROWS)} (got {row!r})")
+    if row == "infinite-n":
+        return None
+    from freege.numeric.row_coefficient import theta_n, x_bound
+
+    beta, n = float(dims.beta), dims.n
+    x_max = max(x_bound(beta, dims.dK), 6 * beta * beta)
+    return lambda x: theta_n(x, n, x_max)
+
+
 class FiniteWidthLaw(DataLaw):
     """``tau_h ⊠ nu(theta1_bar, theta2)`` (module docstring), a :class:`DataLaw` whose
-    root is built here (its spec names the configuration; it does not rebuild)."""
+    root is built here; it pickles by its recipe (constructor ``finite-width``)."""
 
     def __init__(self, case: str, dims: Dims, dps: int | None = None,
-                 coefficient: Coefficient | None = None, coefficient_name: str = "expm1",
-                 scale: Fraction = Fraction(1)) -> None:
+                 row: str = "finite-n", scale: Fraction = Fraction(1)) -> None:
         if case not in CASES:
             raise ValueError(f"finite-width law: case must be one of {', '.join(CASES)} "
                              f"(got {case!r})")
         if not isinstance(dims, Dims):
             raise ValueError("finite-width law: dims must be freege.params.Dims (a finite "
                              "configuration: n, dK, h)")
-        if dims.ratios.tied:
-            raise ValueError("finite-width law: tied sharing is not built (theory §2.3)")
-        self.case, self.dims, self.coefficient = case, dims, coefficient
-        self.coefficient_name, self.scale = coefficient_name, Fraction(scale)
+        coefficient = row_coefficient(row, dims)
+        if dps is not None and coefficient is not None:
+            raise ValueError("finite-width law: dps needs row='infinite-n' (the finite-n "
+                             "row coefficient is tabulated in float64)")
+        self.case, self.dims, self.row = case, dims, row
+        self.coefficient, self.scale = coefficient, Fraction(scale)
         beta = float(dims.beta)
         if not dims.dK > 4 * beta * beta:
             raise ValueError(f"finite-width law: dK must be > 4 beta^2 = {4 * beta * beta:g} "
                              f"(got {dims.dK})")
-        self.theta1_bar, self.load_var = load_moments(beta, dims.dK, coefficient)
-        self.limit = limit_spec(case, dims.ratios, self.theta1_bar)
-        self.spec = ("finite-width", case, dims.n, dims.h, dims.dK, dims.dV, dims.dO,
-                     Fraction(dims.ratios.beta), dims.sharing, coefficient_name,
-                     self.scale)
-        self.text = (f"finite-width {case} (n={dims.n}, h={dims.h}, dK={dims.dK}, "
-                     f"beta={beta:g}, theta={coefficient_name})"
+        resolved = resolve_case(case, dims.sharing)
+        r = dims.ratios
+        self.kappa = float(Fraction(r.beta) ** 2 * r.h / r.gK) if resolved.endswith(
+            "-tied") else 0.0
+        self.theta1_bar = load_moments(beta, dims.dK, coefficient)[0]
+        self.load_mean, self.load_var = load_moments(beta, dims.dK, coefficient, self.kappa)
+        self.spec = ("finite-width", case, _dims_tuple(dims), row, self.scale)
+        self.text = (f"finite-width {resolved} (n={dims.n}, h={dims.h}, dK={dims.dK}, "
+                     f"beta={beta:g}, row {row})"
                      + (f" x {float(self.scale):.8g}" if self.scale != 1 else ""))
         self.root = self._build_root()
-        if dps is not None and coefficient is not None:
-            raise ValueError("finite-width law: a tabulated row coefficient is float64 "
-                             "only (no dps)")
         Law.__init__(self, dps, {"law": self.text,
-                                 "spec": f"finite-width {case} {dims.n} {dims.dK}"})
+                                 "spec": f"finite-width {case} {dims.n} {dims.dK} {row}"})
 
     def _build_root(self) -> Any:
-        dilation, spec = self.limit
+        s, limit = limit_law(self.case, self.dims.ratios, self.theta1_bar)
         tau = profile(float(self.dims.beta), self.dims.dK, self.dims.h, self.coefficient,
-                      float(dilation * self.scale))
-        return FreeMultNode(tau, build_operand(spec))
+                      s * float(self.scale), self.kappa)
+        return FreeMultNode(tau, LawOperand(limit))
 
     def recipe(self) -> law_recipe.Recipe:
-        raise ValueError("the finite-width law does not travel as a recipe (its profile "
-                         "is a density given by a Python function)")
+        return law_recipe.recipe("finite-width", self.case, _dims_tuple(self.dims), self.row,
+                                 self.scale, self.dps)
 
     def _identity(self) -> tuple[Any, ...]:
         return ("finite-width", self.spec, self.dps)
 
     def with_dps(self, dps: int | None) -> FiniteWidthLaw:
-        return FiniteWidthLaw(self.case, self.dims, dps, self.coefficient,
-                              self.coefficient_name, self.scale)
+        return FiniteWidthLaw(self.case, self.dims, dps, self.row, self.scale)
 
     def as_normalized(self) -> FiniteWidthLaw:
         with mpmath.workdps(40):
             m1 = self.root.moments_mp(1)[0]
             man, exp = (1 / m1).man_exp
             scale = Fraction(int(man)) * Fraction(2) ** int(exp)
-        return FiniteWidthLaw(self.case, self.dims, self.dps, self.coefficient,
-                              self.coefficient_name, self.scale * scale)
+        return FiniteWidthLaw(self.case, self.dims, self.dps, self.row, self.scale * scale)
+
+    def output_ratio(self, g_o: Any) -> Any:
+        """The MHA law's own ``gO`` (theory §5), as the case law's."""
+        if g_o is not None:
+            raise ValueError("gO: given only with an expression law (the finite-width law "
+                             "has its own)")
+        if resolve_case(self.case, self.dims.sharing) not in ("mha", "mha-tied"):
+            raise ValueError(f"ridge_error needs an MHA law (case mha), got {self.case}")
+        return self.dims.ratios.gO
 
     def _independent_one(self, method: str, zv: Any) -> Any:
         """The estimate's independent route: a fresh root (a fresh profile operand and
         limit), solved in mpmath from far above (as :class:`DataLaw`)."""
-        saved = self.spec
+        original = self.root
         try:
-            fresh = self._build_root()
-            original = self.root
-            self.root = fresh
+            self.root = self._build_root()
             return _data_independent(self, method, zv)
         finally:
             self.root = original
-            self.spec = saved
+
+
+def _dims_tuple(dims: Dims) -> tuple[Any, ...]:
+    """``(n, h, dK, dV, dO, beta, sharing, h_kv, d)``, plain (a recipe's)."""
+    beta = dims.beta if isinstance(dims.beta, int) else Fraction(dims.beta)
+    return (dims.n, dims.h, dims.dK, dims.dV, dims.dO, beta, dims.sharing, dims.h_kv, dims.d)
+
+
+def from_recipe(case: str, dims: tuple[Any, ...], row: str, scale: Fraction,
+                dps: int | None) -> FiniteWidthLaw:
+    """The recipe constructor ``finite-width``: every argument range-checked (``Dims``,
+    ``dps`` by :func:`freege.numeric.law_recipe.check_dps`) before building."""
+    if not (isinstance(dims, tuple) and len(dims) == 9):
+        raise ValueError("recipe dims must be (n, h, dK, dV, dO, beta, sharing, h_kv, d)")
+    if not isinstance(scale, Fraction | int) or isinstance(scale, bool) or not scale > 0:
+        raise ValueError(f"recipe scale must be a positive fraction (got {scale!r})")
+    if not isinstance(case, str) or not isinstance(row, str):
+        raise ValueError("recipe case and row must be strings")
+    return FiniteWidthLaw(case, Dims(*dims), law_recipe.check_dps(dps), row, Fraction(scale))
 
 
 def _data_independent(law: FiniteWidthLaw, method: str, zv: Any) -> Any:
@@ -446,16 +489,13 @@ def _data_independent(law: FiniteWidthLaw, method: str, zv: Any) -> Any:
 
 
 def finite_width_law(case: str, dims: Dims, dps: int | None = None, *,
-                     coefficient: Coefficient | None = None,
-                     coefficient_name: str = "theta_n") -> FiniteWidthLaw:
+                     row: str = "finite-n") -> FiniteWidthLaw:
     """The finite-width law of ``case`` at the finite configuration ``dims`` (module
-    docstring). ``coefficient``: the row coefficient ``theta(x)`` as a vectorised float64
-    function, increasing in ``x`` (None: ``e^x - 1``, infinite ``n``; for a softmax row of
-    ``n`` keys pass ``freege.validation.sampling.row_coefficient.theta_n`` bound to
-    ``(n, x_max)``). Float64 (``dps`` None) or ``dps`` digits (``e^x - 1`` only)."""
-    return FiniteWidthLaw(case, dims, dps, coefficient,
-                          "expm1" if coefficient is None else coefficient_name)
+    docstring); ``row``: ``finite-n`` (the row coefficient ``theta_n`` of ``dims.n`` keys,
+    float64 only) or ``infinite-n`` (``e^x - 1``; float64 or ``dps`` digits)."""
+    return FiniteWidthLaw(case, dims, dps, row)
 
 
-__all__ = ["CASES", "FiniteWidthLaw", "finite_width_law", "limit_spec", "load_moments",
+__all__ = ["CASES", "ROWS", "FiniteWidthLaw", "finite_width_law", "from_recipe",
+           "limit_law", "load_moments", "row_coefficient",
            "profile", "shifted_beta2", "theta1_bar"]

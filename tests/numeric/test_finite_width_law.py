@@ -26,26 +26,24 @@ def _symbolic_moments(case: str, dims: Dims) -> list[float]:
 
 
 @pytest.mark.parametrize(("case", "dims"), [
-    ("mha", Dims(n=512, h=1, dK=16, dV=16, dO=256, beta=1, sharing="none")),  # closed form
-    ("mha", Dims(n=261, h=16, dK=64, dV=64, dO=1024, beta=1, sharing="none")),  # lattice
+    ("mha", Dims(n=512, h=1, dK=32, dV=32, dO=256, beta=1, sharing="none")),  # closed form
+    ("mha", Dims(n=261, h=16, dK=64, dV=64, dO=1024, beta=1, sharing="none")),  # dinov3-l16
+    ("mha", Dims(n=512, h=12, dK=64, dV=64, dO=768, beta=1, sharing="none")),  # bert-base
+    ("mha", Dims(n=2048, h=71, dK=64, dV=64, dO=4544, beta=1, sharing="mqa")),  # falcon-7b
+    ("mha-tied", Dims(n=2048, h=32, dK=64, dV=64, dO=2048, beta=1, sharing="tied")),  # kayyam
     ("attention", Dims(n=512, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")),
 ])
 def test_m1_m2_equal_the_symbolic_finite_width_moments(case: str, dims: Dims) -> None:
-    law = finite_width_law(case, dims)
+    law = finite_width_law(case, dims, row="infinite-n")
     want = _symbolic_moments(case, dims)
     got = [float(law.moment(1)), float(law.moment(2))]
-    # the closed-form profile is the law truncated at chi-square tail mass 1e-17: at dK = 16
-    # its power tail moves m2 by ~3e-12 relative
-    assert got == pytest.approx(want, rel=1e-11, abs=0)
+    assert got == pytest.approx(want, rel=1e-12, abs=0)
 
 
 def test_m1_m2_with_the_finite_n_coefficient_equal_the_validation_moments() -> None:
     from freege.validation.finite_width import finite_n_moments
-    from freege.validation.sampling.row_coefficient import theta_n, x_bound
-
     dims = Dims(n=256, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")
-    x_max = max(x_bound(1.0, 32), 6.0)
-    law = finite_width_law("mha", dims, coefficient=lambda x: theta_n(x, 256, x_max))
+    law = finite_width_law("mha", dims)  # row finite-n: theta_n of 256 keys
     want = finite_n_moments(dims)  # trapezoid on 8001 points: ~1e-6 relative
     assert [float(law.moment(1)), float(law.moment(2))] == pytest.approx(want, rel=1e-5)
 
@@ -81,7 +79,7 @@ def test_lattice_profile_matches_the_closed_form() -> None:
 
 def test_law_pdf_integrates_to_one() -> None:
     dims = Dims(n=256, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")
-    law = finite_width_law("attention", dims)
+    law = finite_width_law("attention", dims, row="infinite-n")
     from freege.numeric import law as case_law
 
     top = 3 * float(case_law("attention", dims).support()[1])  # the tail beyond: < 1e-4
@@ -99,7 +97,7 @@ def test_tends_to_the_plain_law_as_dk_grows() -> None:
     for dk in (16, 64, 256):
         dims = Dims(n=256, h=1, dK=dk, dV=dk, dO=256, beta=1, sharing="none")
         plain = case_law("attention", dims)
-        fw = finite_width_law("attention", dims)
+        fw = finite_width_law("attention", dims, row="infinite-n")
         gaps.append(max(abs(float(fw.moment(q)) / float(plain.moment(q)) - 1)
                         for q in (1, 2, 3)))
     assert gaps[0] > gaps[1] > gaps[2]
@@ -108,7 +106,21 @@ def test_tends_to_the_plain_law_as_dk_grows() -> None:
 
 def test_refusals() -> None:
     with pytest.raises(ValueError, match="case"):
-        finite_width_law("value-tied", Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1,
-                                            sharing="tied"))
+        finite_width_law("head-average", Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1))
+    with pytest.raises(ValueError, match="row"):
+        finite_width_law("mha", Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1), row="n")
+    with pytest.raises(ValueError, match="dps"):
+        finite_width_law("mha", Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1), dps=20)
     with pytest.raises(ValueError, match="dK"):
         finite_width_law("mha", Dims(n=64, h=1, dK=4, dV=4, dO=64, beta=1, sharing="none"))
+
+
+def test_pickles_by_its_recipe_and_answers_the_same() -> None:
+    import pickle
+
+    dims = Dims(n=256, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")
+    law = finite_width_law("mha", dims, row="infinite-n")
+    again = pickle.loads(pickle.dumps(law))
+    assert again == law
+    zs = np.array([1.0 + 0.5j, 3.0 + 0.01j])
+    assert np.array_equal(again.stieltjes(zs), law.stieltjes(zs))
