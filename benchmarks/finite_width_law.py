@@ -8,16 +8,17 @@ For each preset (theory §6.1, at ``--scale``) and draw (the theory §6.1 draw,
 * the softmax's spectrum and the GE's against the plain limit's quantiles at
   ``(i - 1/2)/n`` (``freege.numeric.law(case, dims).ppf``);
 * both against the quantiles of the finite-width law
-  (:func:`freege.numeric.finite_width_law.finite_width_law`), with ``theta = e^x - 1``
-  (``fw``) and with the finite-n row coefficient ``theta_n`` (``fw-n``).
+  (``freege.numeric.law(case, dims, finite_width=True)``), with the finite-n row
+  coefficient ``theta_n`` (``fw-n``, the default) and with ``theta = e^x - 1``
+  (``fw``, ``row="infinite-n"``).
 
 The finite-width law's quantiles come from its density ``-Im G(x + i0)/pi`` on a grid of
-:data:`GRID` points (the engine's ⊠ solve at each point, float64), integrated by the
-trapezoid rule and inverted by interpolation: the engine's own ``ppf`` needs the support
-edges, and its edge finder fails on these products (``support edge: no real solution
-outside the support``). The grid's missing mass is printed.
+:data:`GRID` points up to :data:`REACH` times the plain limit's top quantile (the
+engine's ⊠ solve, vectorised float64) plus its atoms, integrated by the trapezoid rule and
+inverted by interpolation (the law's own ``ppf`` needs the mass-checked support: minutes
+per law). The grid's missing mass is printed.
 
-    python benchmarks/finite_width_law.py --draws 4 --only bert-base dinov3-l16 --json out.json
+    python benchmarks/finite_width_law.py --draws 3 --only bert-base dinov3-l16 --json out.json
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's freege
 
 #: density grid points of the finite-width law
-GRID = 2500
+GRID = 3000
+#: the grid's top, in units of the plain limit's top quantile
+REACH = 2.5
 
 
 def grid_quantiles(law: Any, n: int, top: float) -> tuple[np.ndarray, float]:
@@ -48,37 +51,30 @@ def grid_quantiles(law: Any, n: int, top: float) -> tuple[np.ndarray, float]:
     xs[0] = top * 1e-9
     g = law.root.cauchy_f64(xs + 0j)[0]
     p = np.maximum(-g.imag / np.pi, 0.0)
-    cdf = np.concatenate([[0.0], np.cumsum((p[1:] + p[:-1]) / 2 * np.diff(xs))])
+    atom = float(sum(law.atoms().values()))
+    cdf = atom + np.concatenate([[0.0], np.cumsum((p[1:] + p[:-1]) / 2 * np.diff(xs))])
     mass = float(cdf[-1])
+    xs[0] = 0.0
     qs = (np.arange(n) + 0.5) / n
     return np.interp(qs * mass, cdf, xs), mass
 
 
 def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, Any]:
     from freege.numeric import law as case_law
-    from freege.numeric.finite_width_law import finite_width_law
     from freege.validation.sampling import metrics
-    from freege.validation.sampling.row_coefficient import theta_n, x_bound
     from freege.validation.sampling.sample import case_eigenvalues, case_for, draw
 
     case = case or case_for(dims)
     plain = case_law(case, dims)
     m1 = float(plain.mean())
     q_plain = plain.ppf((np.arange(dims.n) + 0.5) / dims.n)
-    top = 1.6 * float(q_plain[-1])
+    top = REACH * float(q_plain[-1])
+    n, dk = dims.n, dims.dK
     t0 = time.time()
-    fw = finite_width_law(case, dims)
-    q_fw, mass_fw = grid_quantiles(fw, dims.n, top)
-    beta, dk, n = float(dims.beta), dims.dK, dims.n
-    x_max = max(x_bound(beta, dk), beta * beta * 6.0)
-    fwn = finite_width_law(case, dims, coefficient=lambda x: theta_n(x, n, x_max))
-    from freege.errors import ConvergenceError
-
-    try:  # the engine's nested ⊠ does not always converge (docs/findings-finite-width.md)
-        q_fwn, mass_fwn = grid_quantiles(fwn, dims.n, top)
-    except ConvergenceError as exc:
-        print(f"{name}: fw-n law failed: {exc}", file=sys.stderr)
-        q_fwn, mass_fwn = None, float("nan")
+    fw = case_law(case, dims, finite_width=True, row="infinite-n")
+    q_fw, mass_fw = grid_quantiles(fw, n, top)
+    fwn = case_law(case, dims, finite_width=True)
+    q_fwn, mass_fwn = grid_quantiles(fwn, n, top)
     law_seconds = time.time() - t0
     out: dict[str, list[float]] = {}
     t1 = time.time()
@@ -90,8 +86,6 @@ def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, 
         else:
             spectra = {m: case_eigenvalues(case, dims, seed=(0, i), model=m)
                        for m in ("softmax", "ge")}
-        rown = case_eigenvalues(case, dims, seed=(0, i), model="ge-row-n")
-        m3.setdefault("ge-row-n", []).append(float(np.mean(rown**3)))
         m3.setdefault("softmax", []).append(float(np.mean(spectra["softmax"] ** 3)))
         for model, eigs in spectra.items():
             for target, q in (("plain", q_plain), ("fw", q_fw), ("fwn", q_fwn)):

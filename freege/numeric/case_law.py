@@ -279,11 +279,25 @@ def from_recipe(case: str, ratios: tuple[Any, ...], normalized: bool,
 
 
 def law(
-    case: str, config: Ratios | Dims, normalized: bool = False, dps: int | None = None
-) -> CaseLaw:
+    case: str, config: Ratios | Dims, normalized: bool = False, dps: int | None = None,
+    *, finite_width: bool = False, row: str = "finite-n",
+) -> Any:
     """The law of ``case`` (one of :data:`CASES`) at ``config`` (Ratios or Dims; Dims map
     to their exact ratios, theory §1.2). The sharing scheme of ``config`` picks the tied
-    counterpart where tying changes the law (theory §4, :func:`resolve_case`)."""
+    counterpart where tying changes the law (theory §4, :func:`resolve_case`).
+
+    ``finite_width=True``: the finite-width law at the finite configuration ``config``
+    (Dims only; cases attention, value, mha and their tied forms), theory §2.3,
+    :class:`freege.numeric.finite_width_law.FiniteWidthLaw`; ``row``: ``finite-n`` (the
+    row coefficient of ``n`` keys, float64 only) or ``infinite-n`` (``e^x - 1``)."""
+    if finite_width:
+        if not isinstance(config, Dims):
+            raise ValueError("finite_width needs a finite configuration: config must be "
+                             "freege.params.Dims (n, dK, h)")
+        from freege.numeric.finite_width_law import FiniteWidthLaw
+
+        fw = FiniteWidthLaw(case, config, dps, row)
+        return fw.as_normalized() if normalized else fw
     if isinstance(config, Dims):
         config = config.ratios
     if not isinstance(config, Ratios):

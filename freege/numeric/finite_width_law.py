@@ -62,7 +62,6 @@ import mpmath
 import numpy as np
 
 from freege.numeric import law_recipe
-from freege.numeric.case_law import CaseLaw, resolve_case
 from freege.numeric.data_law import DataLaw
 from freege.numeric.density_operand import DensityOperand, density
 from freege.numeric.law_family import Law
@@ -329,7 +328,7 @@ def shifted_beta2(theta2: float, theta1: float) -> float:
     return (lo + hi) / 2
 
 
-def limit_law(case: str, ratios: Ratios, theta1: float) -> tuple[float, CaseLaw]:
+def limit_law(case: str, ratios: Ratios, theta1: float) -> tuple[float, Law]:
     """``(s, law)`` with ``nu(theta1, theta2 = beta^2) = s * law``: ``law`` the theory §4
     case law (:class:`freege.numeric.case_law.CaseLaw`, the tying rule applied) at the
     ``beta'`` with ``c(beta') = theta2/theta1`` (:func:`shifted_beta2`; ``beta'`` is the
@@ -340,7 +339,9 @@ def limit_law(case: str, ratios: Ratios, theta1: float) -> tuple[float, CaseLaw]
     the next node and did not finish a point in 40 s (docs/findings-finite-width.md)."""
     b2 = Fraction(ratios.beta) ** 2
     bp = Fraction(math.sqrt(shifted_beta2(float(b2), theta1)))
-    law = CaseLaw(case, Ratios(bp, ratios.h, ratios.gK, ratios.gV, ratios.gO, ratios.sharing))
+    # through the recipe (case_law.law builds finite-width laws: no import circle)
+    law = law_recipe.rebuild(("law", (case, (bp, ratios.h, ratios.gK, ratios.gV, ratios.gO,
+                                             ratios.sharing), False, None)))
     with mpmath.workdps(30):
         s = mpmath.mpf(theta1) / mpmath.expm1(exact(bp) ** 2)
     return float(s), law
@@ -389,8 +390,10 @@ class FiniteWidthLaw(DataLaw):
         if not dims.dK > 4 * beta * beta:
             raise ValueError(f"finite-width law: dK must be > 4 beta^2 = {4 * beta * beta:g} "
                              f"(got {dims.dK})")
-        resolved = resolve_case(case, dims.sharing)
         r = dims.ratios
+        resolved = law_recipe.rebuild(("law", (case, (r.beta, r.h, r.gK, r.gV, r.gO,
+                                                      r.sharing), False, None))).case
+        self.resolved = resolved
         self.kappa = float(Fraction(r.beta) ** 2 * r.h / r.gK) if resolved.endswith(
             "-tied") else 0.0
         self.theta1_bar = load_moments(beta, dims.dK, coefficient)[0]
@@ -431,7 +434,7 @@ class FiniteWidthLaw(DataLaw):
         if g_o is not None:
             raise ValueError("gO: given only with an expression law (the finite-width law "
                              "has its own)")
-        if resolve_case(self.case, self.dims.sharing) not in ("mha", "mha-tied"):
+        if self.resolved not in ("mha", "mha-tied"):
             raise ValueError(f"ridge_error needs an MHA law (case mha), got {self.case}")
         return self.dims.ratios.gO
 
