@@ -43,6 +43,9 @@ nb_execution_timeout = 120
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 
+# a public package lists its API in __all__ (autodoc follows it); api/numeric.md and
+# api/algebra.md add the methods a class inherits from freege classes (ExpressionLaw:
+# every method of Law), not those of builtins
 autodoc_default_options = {"members": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

@@ -34,6 +34,8 @@ import numpy as np
 
 from freege import safe_files
 
+__all__ = ["plot_law", "density", "curves", "house_style", "save"]
+
 #: file extensions a figure can be written to
 FORMATS = (".png", ".svg", ".pdf")
 #: characters per title line before wrapping (titles are never cut)
