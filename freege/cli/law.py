@@ -24,6 +24,7 @@ from freege.cli.common import check_plot_target, emit
 from freege.cli.options import (
     add_certify_option,
     add_dps_option,
+    add_finite_width_option,
     add_format_option,
     add_law_options,
     add_plot_option,
@@ -72,6 +73,8 @@ class LawSpec:
     case: str
     config: Ratios | Dims
     normalized: bool = False
+    #: the finite-width law (theory §2.3) with this row coefficient; None: the limit
+    finite_width: str | None = None
 
     @property
     def ratios(self) -> Ratios:
@@ -164,7 +167,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
                     f"inconsistent options: {flag} {ratio_given[dest]} but the dimensions "
                     f"(--h --n --dk --dv --do) give {dest} = {float(exact):.17g}"
                 )
-        return LawSpec(args.case, config, normalized)
+        return LawSpec(args.case, config, normalized, _finite_width(args))
     if dim_given:
         raise ValueError(
             "dimension options need --n, --dk, --dv and --do (missing "
@@ -176,18 +179,41 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
             "give the ratios --gK --gV --gO or the dimensions --n --dk --dv --do (missing "
             + ", ".join(ratio_missing) + ")"
         )
+    if _finite_width(args):
+        raise ValueError("--finite-width needs the dimensions --n --dk --dv --do (a finite "
+                         "configuration), not the ratios")
     _check_h_kv(h, args.sharing, args.h_kv)
     ratios.setdefault("gV", ratios["gK"])
     ratios.setdefault("gO", 1)
     return LawSpec(args.case, Ratios(beta=beta, h=h, sharing=args.sharing, **ratios), normalized)
 
 
+def _finite_width(args: argparse.Namespace) -> str | None:
+    """The row coefficient of ``--finite-width`` (``--row``), or None without it; refused
+    with ``--dps`` (the finite-width law is float64: its profile is a discretised
+    density, theory §2.3) and with ``--certify`` (no certified route)."""
+    if not getattr(args, "finite_width", False):
+        return None
+    if getattr(args, "dps", None) is not None:
+        raise ValueError("--finite-width is float64 only: drop --dps")
+    if getattr(args, "certify", False):
+        raise ValueError("--finite-width has no certified route: drop --certify")
+    return str(args.row)
+
+
 def build_law(spec: LawSpec, dps: int | None) -> Law:
     """The numeric law of ``spec``: float64 without ``dps``, else evaluated with
     :data:`GUARD_DIGITS` more digits than will be printed. Law objects are memoised (they
     cache their support and atoms), so repeated evaluations in one process are cheap."""
+    if spec.finite_width is not None:
+        return _finite_width_law(spec.case, spec.config, spec.normalized, spec.finite_width)
     return _law(spec.case, spec.ratios, spec.normalized,
                 None if dps is None else dps + GUARD_DIGITS)
+
+
+@functools.lru_cache(maxsize=8)
+def _finite_width_law(case: str, dims: Dims, normalized: bool, row: str) -> Law:
+    return law(case, dims, normalized=normalized, finite_width=True, row=row)
 
 
 @functools.lru_cache(maxsize=64)
@@ -199,7 +225,8 @@ def describe(spec: LawSpec) -> str:
     """One line naming the law: case, sharing, ratios (and dimensions when given)."""
     r = spec.ratios
     case = resolve_case(spec.case, r.sharing)
-    text = (f"{case} law{' (normalized)' if spec.normalized else ''}, sharing "
+    kind = "law" if spec.finite_width is None else f"finite-width law (row {spec.finite_width})"
+    text = (f"{case} {kind}{' (normalized)' if spec.normalized else ''}, sharing "
             f"{r.sharing}: beta={float(r.beta):g} h={r.h} gK={float(r.gK):.6g} "
             f"gV={float(r.gV):.6g} gO={float(r.gO):.6g}")
     if isinstance(spec.config, Dims):
@@ -366,6 +393,9 @@ def run_expression(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.expr is not None:
+        if args.finite_width:
+            raise ValueError("--finite-width needs a theory §4 case (--case and the "
+                             "dimensions), not --expr")
         return run_expression(args)
     spec = law_spec(args)
     if args.certify:  # rigorous balls (python-flint), imported only on this path
@@ -388,8 +418,8 @@ def run(args: argparse.Namespace) -> int:
     grid = density_grid(the_law, args.xscale) if args.plot is not None else None
     from freege.numeric import outlier  # the leading singular value, theory §4.1
 
-    if (top := outlier.summary(resolve_case(spec.case, spec.ratios.sharing), spec.config,
-                               args.dps)):
+    if spec.finite_width is None and (top := outlier.summary(
+            resolve_case(spec.case, spec.ratios.sharing), spec.config, args.dps)):
         data["outlier"] = top
     emit(data, args,
          lambda d: _render(d, title, args.dps) + outlier.text(d.get("outlier"), args.dps),
@@ -421,4 +451,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_option(parser)
     add_dps_option(parser)
     add_certify_option(parser, "of the support, atoms and density")
+    add_finite_width_option(parser)
     parser.set_defaults(func=run)

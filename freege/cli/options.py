@@ -169,6 +169,17 @@ def add_law_options(
         )
 
 
+def add_finite_width_option(parser: argparse.ArgumentParser) -> None:
+    """``--finite-width`` and ``--row``: the finite-width law at the dimensions given
+    (theory §2.3, ``freege.numeric.law(case, dims, finite_width=True)``)."""
+    parser.add_argument("--finite-width", action="store_true",
+                        help="the finite-width law at the dimensions --n --dk --dv --do "
+                        "(theory §2.3): each row with its own row coefficient; float64")
+    parser.add_argument("--row", choices=("finite-n", "infinite-n"), default="finite-n",
+                        help="with --finite-width: the row coefficient theta_n of n keys "
+                        "(default) or e^x - 1")
+
+
 def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:
     """``--lam`` (and ``--sigma2``): the ridge settings of theory §5."""
     parser.add_argument("--lam", default=DEFAULT_LAM,

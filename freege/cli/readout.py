@@ -38,6 +38,7 @@ from freege.cli.law import (
 from freege.cli.options import (
     add_certify_option,
     add_dps_option,
+    add_finite_width_option,
     add_format_option,
     add_law_options,
     add_level_option,
@@ -170,11 +171,14 @@ def run_expression(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.expr is not None:
+        if args.finite_width:
+            raise ValueError("--finite-width needs a theory §4 case (--case and the "
+                             "dimensions), not --expr")
         return run_expression(args)
     if args.case is None:
         args.case = DEFAULT_CASE
     spec = law_spec(args)
-    normalized = LawSpec(spec.case, spec.config, True)
+    normalized = LawSpec(spec.case, spec.config, True, spec.finite_width)
     if getattr(args, "certify", False):  # rigorous balls (python-flint), dof and ridge
         from freege.cli import certify_output
 
@@ -228,4 +232,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_dps_option(sub)
         if kind in ("dof", "ridge"):
             add_certify_option(sub, "of a theory §4 case's readouts (not with --expr)")
+        add_finite_width_option(sub)
         sub.set_defaults(func=run)
