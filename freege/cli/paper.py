@@ -194,13 +194,15 @@ def _report_estimate(panels: list[Panel], configs: list[dict[str, Any]], resampl
     """CPU seconds of theory, statistics and figures (theory §6.4): the report's modelled
     work (:func:`freege.validation.paper.report.work`) at rates measured now
     (:func:`freege.validation.paper.report.rates`, and the elementwise rate of the draws
-    for the bootstrap), in this one process whatever ``--workers``, plus the derivations
-    the first limit needed (a cold cache's cost, once)."""
+    for the bootstrap), in this one process whatever ``--workers``. The derivations a cold
+    cache lacks are made while measuring the rates, before the estimate, which counts them
+    as spent."""
     from freege.validation.paper import report as paper_report
 
     work = paper_report.work(panels, configs, resamples)
-    unit = paper_report.rates(out if out.exists() else out.absolute().parent)
-    return {"report_seconds": unit["derive"] + work["limits"] * unit["limits"]
+    tied = any(c["dims"].get("sharing") == "tied" for c in configs)
+    unit = paper_report.rates(out if out.exists() else out.absolute().parent, tied)
+    return {"report_seconds": work["limits"] * unit["limits"]
             + work["bootstrap"] / rates["elementwise"] + work["figures"] * unit["figures"]}
 
 
@@ -271,7 +273,8 @@ def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: 
             start = time.perf_counter()
             name = panel.name
             part = paper_report.build([panel], configs, recs, meta, opts)
-            paper_plots.figure(panel, part["panels"][name], out)
+            paper_plots.figure(panel, part["panels"][name], out,
+                               f"S = {scale:g}, {draws} draws" if panel.measured else "")
             report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
             bar.update(status=f"panel {name}")
             bar.note(f"panel {name}: theory, statistics and figure took "

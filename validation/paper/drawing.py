@@ -14,11 +14,30 @@ PATH_COLOURS: dict[str, str] = {"fixed output": "C0", "fixed budget": "C1"}
 
 
 def errorbar(ax: Any, x: list[float], rows: list[dict[str, Any]], **kw: Any) -> None:
-    """The measured points of ``rows`` at ``x`` with their intervals ``[low, high]``."""
-    y = np.array([r["measured"] for r in rows])
-    lo = np.array([r["low"] for r in rows])
-    hi = np.array([r["high"] for r in rows])
-    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o", ms=4, capsize=3, **kw)
+    """The measured points of ``rows`` at ``x`` with their intervals ``[low, high]``.
+
+    Every measured quantity of the paper's figures is positive (errors, losses, arrival
+    times, their ratios), so its axis is too: when an interval reaches 0 or below (a
+    Student-t interval of few draws), the y-axis turns logarithmic and that interval's
+    lower bar ends in a downward arrow at a tenth of its estimate, which the legend
+    explains; an interval is never drawn below 0."""
+    y = np.array([r["measured"] for r in rows], dtype=float)
+    lo = np.array([r["low"] for r in rows], dtype=float)
+    hi = np.array([r["high"] for r in rows], dtype=float)
+    open_below = ~(lo > 0)
+    if not open_below.any():
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o", ms=4, capsize=3, **kw)
+        return
+    ax.set_yscale("log")
+    bottom = np.where(open_below, y / 10, lo)
+    ax.errorbar(x, y, yerr=[y - bottom, hi - y], fmt="o", ms=4, capsize=3, **kw)
+    xs = np.asarray(x, dtype=float)[open_below]
+    ax.plot(xs, bottom[open_below], ls="none", marker="v", ms=6, color=kw.get("color"),
+            label="interval reaches 0 or below" if not _arrow_labelled(ax) else None)
+
+
+def _arrow_labelled(ax: Any) -> bool:
+    return any(line.get_label() == "interval reaches 0 or below" for line in ax.lines)
 
 
 def integer_ticks(ax: Any, values: list[int]) -> None:

@@ -12,16 +12,23 @@ from freege import plotting
 from freege.validation.paper.panel import Panel
 
 
-def figure(panel: Panel, part: dict[str, Any], folder: Path) -> list[Path]:
-    """Draw ``panel`` (its report part ``part``) into ``folder``/panel_NAME.pdf and .png:
-    onto one Axes with a legend, or onto the whole figure when it is ``faceted``."""
-    fig = plotting._figure_class()(figsize=panel.figsize)
-    if panel.faceted:
-        panel.draw(fig, part)
-    else:
-        ax = fig.add_subplot()
-        panel.draw(ax, part)
-        ax.legend(fontsize=7)
+def figure(panel: Panel, part: dict[str, Any], folder: Path, run: str = "") -> list[Path]:
+    """Draw ``panel`` (its report part ``part``) into ``folder``/panel_NAME.pdf and .png in
+    the house style (:func:`freege.plotting.house_style`): onto one Axes with a legend, or
+    onto the whole figure when it is ``faceted``. ``run`` (the scale and the draws of a
+    measured panel) closes every title."""
+    with plotting.house_style():
+        fig = plotting._figure_class()(figsize=panel.figsize)
+        if panel.faceted:
+            panel.draw(fig, part)
+        else:
+            ax = fig.add_subplot()
+            panel.draw(ax, part)
+            ax.legend(fontsize=7)
+        if run:
+            for ax in fig.axes:
+                if ax.get_title():
+                    ax.set_title(f"{ax.get_title()}\n{run}")
     paths = [folder / f"panel_{panel.name}.{ext}" for ext in ("pdf", "png")]
     for path in paths:
         plotting.save(fig, path)

@@ -4,6 +4,7 @@ h / h_KV, 2(a)'s y-axis over the plotted times."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from freege import plotting
 from freege.validation.paper import drawing, plots, setups
@@ -110,3 +111,31 @@ def test_table2_figure_draws_ge_row_n_beside_the_ge_with_finite_width():
         row_n = next(c for c in ax.containers
                      if c.get_label() == "freege (softmax vs ge-row-n)")
         assert list(row_n.lines[0].get_ydata()) == [r[stat] for r in panel["rows"]]
+
+
+def test_intervals_of_positive_quantities_stay_positive():
+    """A Student-t interval reaching below 0 (two draws) turns the axis logarithmic and
+    ends its lower bar in an arrow above 0; intervals above 0 are drawn as they are."""
+    ax = _axes()
+    drawing.errorbar(ax, [1, 2], [_row(), _row(low=0.5)], color="C0")
+    assert ax.get_yscale() == "linear"
+    assert not [line for line in ax.lines if line.get_marker() == "v"]
+    ax = _axes()
+    drawing.errorbar(ax, [1, 2], [_row(low=-18.0), _row(low=0.5)], color="C0")
+    assert ax.get_yscale() == "log"
+    segments = np.concatenate([c.get_segments() for c in ax.collections], axis=0)
+    assert segments[:, :, 1].min() == pytest.approx(0.2)  # a tenth of the estimate 2.0
+    arrows = [line for line in ax.lines if line.get_marker() == "v"]
+    assert len(arrows) == 1 and list(arrows[0].get_xdata()) == [1]
+    assert arrows[0].get_label() == "interval reaches 0 or below"
+
+
+def test_a_measured_panels_title_names_the_scale_and_the_draws(tmp_path, monkeypatch):
+    part = {"rows": [_row(h=h, scheme=s) for h in setups.SHARING_HEADS
+                     for s in ("GQA", "tied")]}
+    saved = []
+    monkeypatch.setattr(plotting, "save", lambda fig, path: saved.append((fig, path)))
+    plots.figure(panel_3b.PANEL, part, tmp_path, "S = 64, 2 draws")
+    assert [p.name for _, p in saved] == ["panel_3b.pdf", "panel_3b.png"]
+    title = saved[0][0].axes[0].get_title()
+    assert title.startswith("3(b)") and title.endswith("\nS = 64, 2 draws")
