@@ -60,7 +60,7 @@ MAX_SPEC_DEPTH = 40
 #: the scans tried in turn, as multiples of the scan's points, until the mass checks
 SCAN_REFINE = (1, 4, 16)
 #: the first and the largest number of points per interval of the mass check
-MASS_POINTS, MASS_POINTS_MAX = 256, 2**15
+MASS_POINTS, MASS_POINTS_MAX = 128, 2**15
 
 
 def _fraction(name: str, value: Any, positive: bool = False) -> Fraction:

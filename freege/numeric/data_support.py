@@ -38,10 +38,15 @@ import numpy as np
 from freege.errors import ConvergenceError
 from freege.numeric.law_family import REFERENCE_DPS
 
-#: grid points of the scan
-SCAN_POINTS = 1500
+#: grid points of the scan (and as many geometric ones for a law on ``[0, inf)``)
+SCAN_POINTS = 500
 #: a grid point is inside when its density exceeds this fraction of the largest
 INSIDE = 1e-9
+#: a cell between two inside points is halved while the density's relative change over
+#: it, ``h |rho'|/rho`` at either end, exceeds this (near an edge, a dip, a hidden gap)
+STEEP = 0.5
+#: halvings of the steep cells, at most
+REFINE_ROUNDS = 10
 #: bisections of an edge bracket along the real branch before the edge equations, at
 #: most: they stop at a bracket of ``FOLD_WIDTH`` of the node's scale
 BISECTIONS = 60
@@ -54,25 +59,53 @@ BRANCH_STEPS = 12
 FAILED_SHARE = 0.01
 
 
+def _solve_grid(node: Any, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(density, its derivative, unknowns as rows)`` at real points (nan where the solve
+    fails): ``rho = -Im G/pi`` and ``rho' = -Im G'/pi`` from one solve."""
+    u, value = node.solve_value_f64(xs + 0j, strict=False)
+    g, dg = value[0], value[1]
+    dens = np.where(np.isfinite(g), -g.imag / np.pi, np.nan)
+    return dens, -dg.imag / np.pi, np.array(u)
+
+
 def scan(node: Any, points: int = SCAN_POINTS
-         ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
-    """``(xs, density, runs)``: the scan grid (``points`` uniform points, and for a law on
-    ``[0, inf)`` as many more spaced geometrically from ``1e-9`` of the hull up), its
-    densities and the index ranges ``[i, j]`` of the runs of inside points."""
+         ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]], np.ndarray]:
+    """``(xs, density, runs, unknowns)``: the scan grid (``points`` uniform points, and for
+    a law on ``[0, inf)`` as many more spaced geometrically from ``1e-9`` of the hull up;
+    then each cell between two inside points halved while the density changes steeply
+    across it (:data:`STEEP`, at most :data:`REFINE_ROUNDS` times), so a dip or gap inside
+    a run is looked at closely), its densities, the index ranges ``[i, j]`` of the runs of
+    inside points, and the unknowns (rows) at each point."""
     lo, hi = node.hull()
     xs = np.linspace(lo, hi, points)
     if lo >= 0:
         xs = np.unique(np.concatenate([xs, hi * np.logspace(-9, 0, points)]))
     xs = xs[(xs > lo) & (xs < hi)]
-    g = node.solve_value_f64(xs + 0j, strict=False)[1][0]
-    dens = np.where(np.isfinite(g), -g.imag / np.pi, np.nan)
+    dens, slope, u = _solve_grid(node, xs)
     failed = np.isnan(dens)
     if failed.sum() > FAILED_SHARE * xs.size:
         raise ConvergenceError("support", f"the scan's solve does not converge at "
                                f"{int(failed.sum())} of {xs.size} points",
                                {**node.describe, "x": float(xs[failed][0])})
-    xs, dens = xs[~failed], dens[~failed]
+    xs, dens, slope, u = xs[~failed], dens[~failed], slope[~failed], u[:, ~failed]
     top = dens.max()
+    for _ in range(REFINE_ROUNDS):
+        inside = dens > INSIDE * top
+        with np.errstate(all="ignore"):
+            rel = np.abs(slope) / dens
+        steep = inside[:-1] & inside[1:] & (np.diff(xs) * np.maximum(rel[:-1], rel[1:])
+                                            > STEEP)
+        mid = (xs[:-1][steep] + xs[1:][steep]) / 2
+        mid = mid[(mid > xs[:-1][steep]) & (mid < xs[1:][steep])]
+        if not mid.size:
+            break
+        d2, s2, u2 = _solve_grid(node, mid)
+        keep = np.isfinite(d2)
+        order = np.argsort(np.concatenate([xs, mid[keep]]), kind="stable")
+        xs = np.concatenate([xs, mid[keep]])[order]
+        dens = np.concatenate([dens, d2[keep]])[order]
+        slope = np.concatenate([slope, s2[keep]])[order]
+        u = np.concatenate([u, u2[:, keep]], axis=1)[:, order]
     inside = dens > INSIDE * top if top > 0 else np.zeros(xs.shape, dtype=bool)
     runs: list[tuple[int, int]] = []
     k = 0
@@ -85,7 +118,7 @@ def scan(node: Any, points: int = SCAN_POINTS
             k = j + 1
         else:
             k += 1
-    return xs, dens, runs
+    return xs, dens, runs, u
 
 
 def _edge_equations(node: Any, vals: list[Any]) -> list[Any]:
@@ -134,7 +167,8 @@ def _jacobian_f64(node: Any, vals: np.ndarray) -> np.ndarray:
 
 def _edge_f64(node: Any, start: list[float]) -> tuple[np.ndarray, np.ndarray | None]:
     """The edge equations solved in float64 from ``start`` (Newton, difference Jacobian):
-    ``(point, Jacobian there)``; the Jacobian is None when Newton does not settle."""
+    ``(point, Jacobian at the last iterate)`` (a chord's matrix: one step from the point);
+    the Jacobian is None when Newton does not settle."""
     vals = np.array(start, dtype=float)
     with np.errstate(all="ignore"):
         for _ in range(30):
@@ -147,7 +181,7 @@ def _edge_f64(node: Any, start: list[float]) -> tuple[np.ndarray, np.ndarray | N
                 return np.array(start, dtype=float), None
             vals = vals - step
             if np.max(np.abs(step)) <= 1e-13 * (np.max(np.abs(vals)) + node.scale()):
-                return vals, _jacobian_f64(node, vals)
+                return vals, jac
     return np.array(start, dtype=float), None
 
 
@@ -195,19 +229,21 @@ def _edge_checked_f64(node: Any, vals: np.ndarray, near: float) -> None:
                                {**node.describe, "near": near})
 
 
-def refine_edge(node: Any, x_out: float, x_in: float, cell: float, f64: bool = False
-                ) -> mpmath.mpf:
+def refine_edge(node: Any, x_out: float, x_in: float, cell: float, f64: bool = False,
+                seed: list[float] | None = None) -> mpmath.mpf:
     """The soft edge between an outside and an inside grid point (see the module
     docstring), at the ambient precision: the real branch of the outside point is followed
     by bisection towards the inside (a point stays outside while Newton from the branch
     converges to a real solution whose ``det J`` keeps its sign: past the fold only the
     other, unstable branch is real), then the edge equations are solved from the last
-    outside point, within :data:`BISECTIONS` halvings of the fold.
+    outside point, within :data:`BISECTIONS` halvings of the fold. ``seed``: the unknowns
+    at ``x_out`` (None: solved here).
 
     ``f64`` (a float64 law): the edge is the float64 Newton solution of the edge
     equations, verified by its residuals (:func:`_edge_checked_f64`) and by the bisected
     fold (the independent route), rounded to the ambient precision as it is."""
-    seed = [complex(v[0]).real for v in node.solve_f64(np.array([x_out + 0j]))]
+    if seed is None:
+        seed = [complex(v[0]).real for v in node.solve_f64(np.array([x_out + 0j]))]
     first = _real_branch(node, x_out, seed)
     if first is None or first[1] == 0:
         raise ConvergenceError("support edge", "no real solution outside the support",
@@ -271,7 +307,7 @@ def node_intervals(node: Any, points: int = SCAN_POINTS, f64: bool = False
     """The support intervals of the node's continuous part, at the ambient precision
     (``f64``: edges to float64 accuracy, :func:`refine_edge`), from a scan of ``points``
     points."""
-    xs, _, runs = scan(node, points)
+    xs, _, runs, u = scan(node, points)
     cell = float(np.max(np.diff(xs))) if xs.size > 1 else node.scale()
     out = []
     for i, j in runs:
@@ -282,11 +318,11 @@ def node_intervals(node: Any, points: int = SCAN_POINTS, f64: bool = False
                 raise ConvergenceError("support", "the density is positive at the hull's end",
                                        node.describe)
         else:
-            left = refine_edge(node, xs[i - 1], xs[i], cell, f64)
+            left = refine_edge(node, xs[i - 1], xs[i], cell, f64, list(u[:, i - 1].real))
         if j == xs.size - 1:
             raise ConvergenceError("support", "the density is positive at the hull's end",
                                    node.describe)
-        right = refine_edge(node, xs[j + 1], xs[j], cell, f64)
+        right = refine_edge(node, xs[j + 1], xs[j], cell, f64, list(u[:, j + 1].real))
         out.append((left, right))
     merged: list[tuple[mpmath.mpf, mpmath.mpf]] = []
     for a, b in out:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import abc
 import hashlib
+import threading
 from typing import Any
 
 import mpmath
@@ -33,6 +34,19 @@ from freege.errors import ConvergenceError
 MAX_ATOMS = 10**5
 #: real entries per block of an evaluation (points x atoms): 1 MB, in cache's reach
 BLOCK = 2**17
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two work arrays of at least ``size`` float64 entries, kept per thread: a fresh
+    array of a block's size costs its page faults at every evaluation."""
+    have = getattr(_SCRATCH, "arrays", None)
+    if have is None or have[0].size < size:
+        have = (np.empty(size), np.empty(size))
+        _SCRATCH.arrays = have
+    return have
 
 
 def exact(value: Any) -> mpmath.mpf:
@@ -286,17 +300,21 @@ class EmpiricalOperand(Operand):
         """In real arithmetic: with ``a_i = Re z - x_i``, ``b = Im z`` and
         ``R_i = 1/(a_i^2 + b^2)``, ``G = sum w_i a_i R_i - i b sum w_i R_i`` and
         ``G' = -sum w_i R_i + 2 b^2 sum w_i R_i^2 + 2 i b sum w_i a_i R_i^2``, in blocks of
-        :data:`BLOCK` entries (in place: no temporaries of the block's size)."""
+        :data:`BLOCK` entries, in place in the thread's work arrays (:func:`_scratch`)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         g = np.empty(zs.shape, dtype=complex)
         dg = np.empty(zs.shape, dtype=complex)
-        rows = max(1, BLOCK // self.values.size)
+        n = self.values.size
+        rows = max(1, BLOCK // n)
         w = self.weights
+        work_a, work_r = _scratch(rows * n)
         for start in range(0, zs.size, rows):
             part = slice(start, start + rows)
             b = zs.imag[part]
-            a = np.subtract.outer(zs.real[part], self.values)
-            r = a * a
+            a = work_a[:b.size * n].reshape(b.size, n)
+            r = work_r[:b.size * n].reshape(b.size, n)
+            np.subtract.outer(zs.real[part], self.values, out=a)
+            np.multiply(a, a, out=r)
             r += (b * b)[:, None]
             with np.errstate(divide="ignore", invalid="ignore"):
                 np.reciprocal(r, out=r)

@@ -68,7 +68,7 @@ PATH_STEPS = 600
 #: more real points than this are solved through anchors (:meth:`Node.solve_f64`)
 ANCHORED = 24
 #: every this many real points (in order along the axis) one anchor
-ANCHOR_STEP = 32
+ANCHOR_STEP = 64
 
 
 def _mp_tol() -> mpmath.mpf:
@@ -237,7 +237,9 @@ class Node(Operand):
         then, halving the stride, each point midway between two solved points of the same
         kind (both inside the support, with complex unknowns, or both outside, real) is
         solved by Newton from their cubic Hermite interpolation (the unknowns and their
-        ``du/dx``) and kept only when it converges to the same kind; a point that is not
+        ``du/dx``; between real points lifted by ``1e-3`` of its size into the upper half
+        plane, so that a point inside a component between them finds its complex
+        solution) and kept only when it converges to the same kind; a point that is not
         is continued down from above too."""
         zs = np.asarray(zs, dtype=complex).ravel()
         real = np.flatnonzero(zs.imag == 0)
@@ -288,10 +290,21 @@ class Node(Operand):
                         for j, v in enumerate(u)]
                 seed = [np.where(np.isfinite(s), s, v[left]) for s, v in zip(seed, u,
                                                                              strict=True)]
-                new, ok, val = self._newton_f64(seed, zs[todo])
-                ok &= self._kind(new) == kl[same]
-                put(todo[ok], ([w[ok] for w in new], val[:, ok]))
-                todo = todo[ok]
+                cplx = kl[same] == 2
+                new, ok, val = self._newton_f64([v[cplx] for v in seed], zs[todo[cplx]])
+                ok &= self._kind(new) == 2
+                put(todo[cplx][ok], ([w[ok] for w in new], val[:, ok]))
+                # between two real points the real equations have real solutions inside
+                # a component too: from the height of the pair's span (seeded to first
+                # order in it), where the solution is unique, down the path
+                real_pts, height = todo[~cplx], span[~cplx]
+                if real_pts.size:
+                    slope = [(value[2 + j, left[~cplx]] + value[2 + j, right[~cplx]]) / 2
+                             for j in range(self.k)]
+                    lifted = [v[~cplx] + 1j * height * d for v, d in zip(seed, slope,
+                                                                         strict=True)]
+                    put(real_pts, self._path_f64(zs[real_pts], False, (height, lifted)))
+                todo = np.concatenate([todo[cplx][ok], real_pts])
             missing = np.setdiff1d(order[pos], todo)
             if missing.size:
                 put(missing, self._path_f64(zs[missing], False))
@@ -300,18 +313,42 @@ class Node(Operand):
             raise ConvergenceError("G", "the subordination path stalls", self.describe)
         return u, value
 
-    def _path_f64(self, zs: np.ndarray, strict: bool) -> tuple[list[np.ndarray], np.ndarray]:
-        """Every point continued down from above (see the module docstring)."""
-        top = 4 * self.scale() + np.abs(zs.real)
-        y = np.maximum(zs.imag, top)
-        u = self._start(zs.real + 1j * y, True)
-        u, ok, value = self._newton_f64(u, zs.real + 1j * y)
-        if not ok.all():
-            raise ConvergenceError("G", "the subordination solve does not converge far "
-                                   "above the support", self.describe)
+    def _path_f64(self, zs: np.ndarray, strict: bool,
+                  low: tuple[np.ndarray, list[np.ndarray]] | None = None
+                  ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Every point continued down from above (see the module docstring); ``low``
+        (heights above the points and seeds there): the path starts at those heights
+        instead, where Newton converges there (a solution off the axis in the half plane
+        is the physical one; then the end at once is tried first), and from the top
+        elsewhere."""
+        if low is not None:
+            y = np.maximum(zs.imag, low[0])
+            u, ok, value = self._newton_f64(low[1], zs.real + 1j * y)
+            if not ok.all():
+                rest = np.flatnonzero(~ok)
+                top_u, top_value = self._path_f64(zs[rest], strict)
+                done = np.flatnonzero(ok)
+                sub_u, sub_value = self._path_f64(zs[done], strict, (y[done],
+                                                                     [v[done] for v in u]))
+                out = [np.empty(zs.shape, dtype=complex) for _ in u]
+                value = np.empty((2 + self.k, zs.size), dtype=complex)
+                for o, a, b in zip(out, top_u, sub_u, strict=True):
+                    o[rest], o[done] = a, b
+                value[:, rest], value[:, done] = top_value, sub_value
+                return out, value
+        else:
+            top = 4 * self.scale() + np.abs(zs.real)
+            y = np.maximum(zs.imag, top)
+            u = self._start(zs.real + 1j * y, True)
+            u, ok, value = self._newton_f64(u, zs.real + 1j * y)
+            if not ok.all():
+                raise ConvergenceError("G", "the subordination solve does not converge far "
+                                       "above the support", self.describe)
         ratio = np.full(zs.shape, RATIO)
         ends = np.zeros(zs.shape, dtype=int)
         floor = FLOOR * np.minimum(self.scale(), np.maximum(np.abs(zs), 1e-300))
+        if low is not None:  # from a low start, the end at once first
+            floor = np.maximum(floor, 2 * y)
         for _ in range(PATH_STEPS):
             todo = y > zs.imag
             if not todo.any():
