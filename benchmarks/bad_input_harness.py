@@ -23,9 +23,10 @@ Usage::
 
     python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20]
         [--costly-timeout 900] [--only SUBSTR] [--limit N] [--report bad_input_report.json]
+        [--log FILE]
 
 (``--costly-timeout``: the timeout of the cases of :data:`COSTLY`, which are meant to
-answer.)
+answer; ``--log``: one JSON line per case as it ends, for a run cut short.)
 
 The report (every case, its class, exit status, time, peak memory (the child's maximum
 resident set) and last stderr lines, and the counts) is written through
@@ -258,11 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="run the cases whose name has this")
     parser.add_argument("--limit", type=int, default=None, help="run the first N cases")
     parser.add_argument("--report", default="bad_input_report.json")
+    parser.add_argument("--log", default=None, help="one JSON line per case as it ends")
     args = parser.parse_args(argv)
     todo = [c for c in cases() if args.only is None or args.only in c[0]][:args.limit]
     todo.sort(key=lambda c: not set(c[1]) & set(COSTLY))  # the long ones first
     safe_files.probe(args.report)
-    results = []
+    results: list[dict[str, Any]] = []
+    if args.log is not None:
+        safe_files.probe(args.log)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_one, name, cmd, args.costly_timeout
                                if set(cmd) & set(COSTLY) else args.timeout)
@@ -270,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         for k, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             result = future.result()
             results.append(result)
+            if args.log is not None:  # the whole log so far, replaced through safe_files
+                safe_files.write_text(args.log, "".join(json.dumps(r) + "\n"
+                                                        for r in results))
             if result["class"] in ("traceback", "hang", "noisy"):
                 print(f"[{k}/{len(todo)}] {result['class']}: {result['name']} "
                       f"({result['seconds']} s): {result['stderr'][-200:]}", flush=True)
