@@ -5,7 +5,9 @@ of uniform(1, 3) at (i - 1/2)/N, so the population law is known. The law is
 ``MP_{1/2} ⊠ empirical`` and ``--points`` densities (default 1,000) are asked on a grid.
 
 Each timing runs in a fresh Python process (imports and construction inside the clock,
-``cold``) and then again in the same process (``warm``), side by side in one run:
+``cold``) and then again in the same process (``warm``), side by side in one run; freege's
+rows also give the process's CPU time (``*_cpu_s``: one core, less sensitive to the
+machine's load than the wall clock):
 
 * freege, Cauchy transform only: ``DataLaw(...).cauchy_pair_f64(x + 0j)`` (the engine);
 * freege, pdf: ``DataLaw(...).pdf(x)`` (the support found and its mass verified first);
@@ -31,7 +33,7 @@ import time
 
 FREEGE = """
 import time, numpy as np
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 from fractions import Fraction
 from freege.numeric.data_law import DataLaw
 N, P, WHAT = {atoms}, {points}, {what!r}
@@ -45,10 +47,12 @@ def run():
         return np.maximum(-g.imag / np.pi, 0)
     return law.pdf(x)
 dens = run()
-cold = time.perf_counter() - t0
-t1 = time.perf_counter(); run(); warm = time.perf_counter() - t1
+cold, cold_cpu = time.perf_counter() - t0, time.process_time() - c0
+t1, c1 = time.perf_counter(), time.process_time()
+run()
+warm, warm_cpu = time.perf_counter() - t1, time.process_time() - c1
 np.save({out!r}, dens)
-print(cold, warm)
+print(cold, warm, cold_cpu, warm_cpu)
 """
 
 FREEALG = """
@@ -110,10 +114,11 @@ def main() -> None:
         rows = {}
         for what in ("cauchy", "pdf"):
             out = f"{tmp}/{what}.npy"
-            cold, warm = _run(FREEGE.format(atoms=args.atoms, points=args.points, what=what,
-                                            out=out))
+            cold, warm, cold_cpu, warm_cpu = _run(FREEGE.format(
+                atoms=args.atoms, points=args.points, what=what, out=out))
             err = float(np.max(np.abs(np.load(out) - ref)) / ref.max())
-            rows[f"freege {what}"] = {"cold_s": cold, "warm_s": warm, "rel_err": err}
+            rows[f"freege {what}"] = {"cold_s": cold, "warm_s": warm, "cold_cpu_s": cold_cpu,
+                                      "warm_cpu_s": warm_cpu, "rel_err": err}
         try:
             out = f"{tmp}/freealg.npy"
             cold, warm, t_sample = _run(FREEALG.format(atoms=args.atoms, points=args.points,

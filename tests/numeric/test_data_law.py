@@ -82,6 +82,58 @@ def test_atoms_follow_bercovici_voiculescu() -> None:
     assert law.cdf(law.intervals()[0][0] / 2) == pytest.approx(0.5, abs=1e-12)
 
 
+def test_empirical_moments_are_exact() -> None:
+    """The operand's moments from the float64 data, against exact fractions of the same
+    floats (values over six decades, signs, unequal weights)."""
+    from freege.numeric.operands import EmpiricalOperand
+
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.standard_normal(40) * 10.0 ** rng.integers(-3, 4, 40),
+                             [0.0]])
+    weights = rng.random(values.size) + 0.1
+    op = EmpiricalOperand(values, weights)
+    total = sum(Fraction(float(w)) for w in weights)
+    with mpmath.workdps(60):
+        got = op.moments_mp(4)
+        for k in range(1, 5):
+            exact = sum(Fraction(float(w)) * Fraction(float(x)) ** k
+                        for x, w in zip(values, weights, strict=True)) / total
+            ref = mpmath.mpf(exact.numerator) / exact.denominator
+            assert abs(got[k - 1] - ref) <= mpmath.mpf(10) ** -58 * abs(ref)
+
+
+def test_atoms_of_empirical_operands() -> None:
+    """Bercovici-Voiculescu with heavy atoms read from empirical data: 3/4 + 3/4 - 1 at
+    1 + 5 and 2/3 + 3/4 - 1 at 2 * 7 (nothing else pairs)."""
+    add = DataLaw(("add", ("empirical", np.array([1.0, 1, 1, 2]).tobytes(), None),
+                   ("empirical", np.array([5.0, 5, 5, 7]).tobytes(), None)))
+    ref = algebra.parse("atoms((1,3/4),(2,1/4)) + atoms((5,3/4),(7,1/4))").law()
+    assert add.atoms() == pytest.approx(ref.atoms())
+    assert add.atoms() == pytest.approx({6.0: 0.5})
+    mult = DataLaw(("mult", ("empirical", np.array([0.0, 2, 2]).tobytes(), None),
+                    ("empirical", np.array([7.0, 7, 7, 9]).tobytes(), None)))
+    assert mult.atoms() == pytest.approx({0.0: 1 / 3, 14.0: 2 / 3 + 3 / 4 - 1})
+
+
+def test_a_component_between_scan_anchors_is_found() -> None:
+    """A small component far from the bulk (compound free Poisson of 65 spread atoms at
+    rate 1/8: five components, the first 0.9 wide with the scan's anchors 3.6 apart)
+    against the polynomial-free reference of the same law solved point by point from
+    above: inside points between two outside ones are not taken for outside."""
+    rng = np.random.default_rng(7)
+    atoms = np.sort(rng.gamma(2.0, 10.0, 65))
+    law = DataLaw(("poisson", Fraction(1, 8), ("empirical", atoms.tobytes(), None)))
+    found = law.intervals()
+    xs = np.linspace(0.0, law.support()[1], 400)[1:-1]
+    g = law.root._path_f64(xs + 0j, True)[1][0]  # each point down its own path
+    inside = -g.imag / np.pi > 1e-9 * np.max(-g.imag)
+    flagged = np.zeros(xs.shape, dtype=bool)
+    for a, b in found:
+        flagged |= (xs > a) & (xs < b)
+    assert np.array_equal(flagged, inside)
+    assert law.mass() == pytest.approx(1.0, abs=1e-8)
+
+
 def test_answers_do_not_depend_on_batches() -> None:
     law, _ = _pair(CASES[0])
     xs = np.linspace(0.2, 7.9, 301)
