@@ -144,10 +144,12 @@ def polynomial_roots(poly: sp.Poly | Sequence[Fraction | int], dps: int
 
     The square-free part is taken exactly (:func:`freege.numeric.exact_univariate.
     squarefree_part`) (so every root is simple; a root at 0 is
-    divided out exactly and returned as 0); ``mpmath.polyroots``
-    (Durand-Kerner at ``dps + 10`` digits, retried with more steps and ``extraprec`` if it
-    does not converge) finds all roots (retried at ``dps + 30`` and ``dps + 80`` digits
-    when a sign cannot be resolved: the coefficients are exact). Each root with
+    divided out exactly and returned as 0); float64 roots refined by Weierstrass sweeps
+    (:func:`_weierstrass`, at more digits where the polynomial's own rounding noise
+    needs them, theory §7.1), else ``mpmath.polyroots`` (Durand-Kerner at ``dps + 10``
+    digits, retried with more steps and ``extraprec`` if it does not converge) find all
+    roots (retried at ``dps + 30`` and ``dps + 80`` digits when a sign cannot be resolved:
+    the coefficients are exact). Each root with
     ``|Im| <= 10^-(dps/2) max(1, |r|)`` is a real candidate, verified by
     :func:`freege.numeric.solve.find_root` on the bracket
     ``r -+ 10^-(dps/2) max(1, |r|)`` (cut to 2/5 of the distance from ``Re r`` to the
