@@ -216,7 +216,8 @@ def test_the_cupy_estimate_is_probed_on_the_device_at_the_runs_size(probed, caps
     from freege.cli import main
 
     store = ["--store", str(tmp_path / "s.jsonl")] if command[0] == "sweep" else []
-    assert main([*command, *store, "--backend", "cupy", "--quiet", "--format", "json"]) == 0
+    # not --quiet: that silences the estimate line too (issue 40)
+    assert main([*command, *store, "--backend", "cupy", "--format", "json"]) == 0
     estimate = [line for line in capsys.readouterr().err.splitlines()
                 if line.startswith("freege: estimate:")]
     assert probed == [40] and len(estimate) == 1
