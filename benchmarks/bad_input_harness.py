@@ -22,7 +22,7 @@ median), pdf -- and, for a law on ``[0, inf)``, the readouts (:data:`API_SCRIPT`
 Usage::
 
     python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20]
-        [--costly-timeout 900] [--only SUBSTR] [--limit N] [--report bad_input_report.json]
+        [--costly-timeout 900] [--only SUBSTR ...] [--limit N] [--report bad_input_report.json]
         [--log FILE]
 
 (``--costly-timeout``: the timeout of the cases of :data:`COSTLY`, which are meant to
@@ -256,12 +256,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--costly-timeout", type=float, default=900.0)
-    parser.add_argument("--only", default=None, help="run the cases whose name has this")
+    parser.add_argument("--only", action="append", default=None,
+                        help="run the cases whose name has this (repeat: any of them)")
     parser.add_argument("--limit", type=int, default=None, help="run the first N cases")
     parser.add_argument("--report", default="bad_input_report.json")
     parser.add_argument("--log", default=None, help="one JSON line per case as it ends")
     args = parser.parse_args(argv)
-    todo = [c for c in cases() if args.only is None or args.only in c[0]][:args.limit]
+    todo = [c for c in cases()
+            if args.only is None or any(part in c[0] for part in args.only)][:args.limit]
     todo.sort(key=lambda c: not set(c[1]) & set(COSTLY))  # the long ones first
     safe_files.probe(args.report)
     results: list[dict[str, Any]] = []
