@@ -238,3 +238,27 @@ def test_a_shared_or_foreign_folder_is_refused_before_drawing(tmp_path, owner):
         plotting.density(str(folder / "law.png"), [1, 2], [1, 1], {}, "t")
     assert str(err.value) == f"--plot folder {folder} {why}: refused"
     assert list(folder.iterdir()) == []
+
+
+def test_step_panels_draw_each_step_in_its_own_panel_over_the_reference():
+    """Small multiples of a ladder: one panel per step but the reference (grey in each),
+    named in mathtext, on shared axes; a spectrum skewed over decades gets a log axis with
+    densities per unit of ln(lambda), whose areas are the steps' masses."""
+    rng = np.random.default_rng(3)
+    spectra = {name: rng.lognormal(0.0, 2.0, 400) for name in ("sqrt(n) A", "sqrt(n) A^perp",
+                                                               "Y")}
+    fig = plots.step_panels(None, spectra, "ladder", labels=plots.LADDER_LABELS,
+                            reference="sqrt(n) A^perp")
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == [r"$\sqrt{n}\,A$", r"$Y$"]
+    assert all(ax.get_xscale() == "log" for ax in shown)
+    for ax in shown:
+        reference, step = ax.patches
+        for stairs in (reference, step):
+            heights, edges, _ = stairs.get_data()
+            mass = float(np.sum(heights * np.diff(np.log(edges))))
+            assert 0.95 < mass <= 1.0 + 1e-12  # all but what lies past the 99.5% quantile
+    linear = plots.step_panels(None, {"a": rng.uniform(1, 2, 300), "b": rng.uniform(1, 2, 300)},
+                               "t", labels={})
+    assert linear.axes[0].get_xscale() == "linear"
+    assert [ax.get_title() for ax in linear.axes] == ["a", "b"]  # no reference: every step

@@ -149,3 +149,99 @@ def _label(ax: Any, xlabel: str, title: str, legend_size: int) -> None:
     ax.set_ylabel("density (count / all eigenvalues / bin width)")
     ax.set_title(plotting.wrapped(title))
     plotting.legend(ax, fontsize=legend_size, loc="upper right")
+
+
+#: the theory §2.2 chain steps as figure text (mathtext)
+CHAIN_LABELS: dict[str, str] = {
+    "sqrt(n) A^perp": r"$\sqrt{n}\,A^\perp$", "Y^f": r"$Y^f$", "Y^f_c": r"$Y^f_c$",
+    "Y^G[Sigma_f]": r"$Y^G[\Sigma_f]$", "Y^G[Sigma_G]": r"$Y^G[\Sigma_G]$", "Y^G": r"$Y^G$",
+}
+
+
+@plotting.styled
+def step_panels(path: str | None, spectra: dict[str, np.ndarray], title: str, *,
+                labels: Mapping[str, str], reference: str | None = None,
+                density: Callable[[np.ndarray], np.ndarray] | None = None,
+                atoms: Mapping[float, float] | None = None, bins: int = 60,
+                zero_tolerance: float = ZERO_TOLERANCE) -> Any:
+    """Small multiples of a chain or ladder of spectra (theory §2.2, §6.2): one panel per
+    step (``labels``: its mathtext name), on shared axes, each drawn over what it is
+    compared with -- the ``reference`` step's histogram (grey) and, when given, the
+    limiting ``density`` (black) -- so that steps which overlap on one axes can be told
+    apart. Where the limiting ``atoms`` put mass at 0, each step's numerical zeros are
+    left out of its histogram and their fraction goes into its panel's title. Written
+    to ``path`` when given; returns the figure."""
+    if path is not None:
+        plotting.check_target(path)
+    atom_at_zero = bool(atoms) and any(float(a) == 0 and float(m) > 0
+                                       for a, m in atoms.items())
+    parts = {}
+    for name, v in spectra.items():
+        values = np.asarray(v)
+        rest, zeros = split_zero_atom(values, zero_tolerance) if atom_at_zero else (values,
+                                                                                   0.0)
+        parts[name] = (values, rest, zeros)
+    pooled = np.concatenate([rest for _, rest, _ in parts.values()])
+    lo, hi = float(pooled.min()), max(float(np.quantile(rest, 0.995))
+                                      for _, rest, _ in parts.values())
+    # a skewed spectrum (half of it in the first tenth of the axis, over decades) gets a
+    # log axis, as a law's density does (freege.plotting.auto_log_x)
+    low = float(np.quantile(pooled[pooled > 0], 0.005)) if np.any(pooled > 0) else 0.0
+    log_x = (low > 0 and hi / low > plotting.LOG_SPAN
+             and float(np.median(pooled)) - lo < plotting.LOG_MEDIAN_AT * (hi - lo))
+    edges = np.geomspace(low, hi, bins + 1) if log_x else np.linspace(lo, hi, bins + 1)
+    shown = [name for name in spectra if name != reference]
+    cols = min(3, len(shown))
+    rows = -(-len(shown) // cols)
+    fig = plotting._figure_class()(figsize=(3.1 * cols + 0.6, 2.3 * rows + 0.9))
+    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).ravel()
+    x = np.geomspace(low, hi, 600) if log_x else np.linspace(max(lo, 1e-9), hi, 600)
+    # on a log axis, densities per unit of ln(lambda): lambda rho(lambda) and counts over
+    # log widths, so that equal areas are equal masses on either axis
+    widths = np.diff(np.log(edges)) if log_x else np.diff(edges)
+
+    def heights(part: tuple[np.ndarray, np.ndarray, float]) -> np.ndarray:
+        values, rest, _ = part
+        return np.histogram(rest, edges)[0] / (values.size * widths)
+
+    top = 0.0
+    for k, (ax, name) in enumerate(zip(axes, shown, strict=False)):
+        if reference is not None:
+            ax.stairs(heights(parts[reference]), edges, fill=True, color="0.8",
+                      label=labels.get(reference, reference))
+        if density is not None:
+            ax.plot(x, x * density(x) if log_x else density(x), "k-", lw=0.9,
+                    label=r"limit $\lambda\rho(\lambda)$" if log_x
+                    else r"limit $\rho(\lambda)$")
+        ax.stairs(heights(parts[name]), edges, linewidth=1.4, color=f"C{k % 8}",
+                  linestyle=LINESTYLES[k % len(LINESTYLES)], label=labels.get(name, name))
+        values, _, zeros = parts[name]
+        if not atom_at_zero:  # rounding-level eigenvalues the limit calls no atom: counted
+            rounding = round(split_zero_atom(values, zero_tolerance)[1] * values.size)
+            note = (f" ({rounding} of {values.size} ≈ 0, no atom)"
+                    if rounding and density is not None else "")
+        top = max([top, *(float(np.max(heights(parts[key])))
+                          for key in (name, reference) if key is not None)])
+        if zeros > 0:
+            note = f" (fraction {zeros:.2g} at 0)"
+        elif atom_at_zero:
+            note = ""
+        ax.set_title(f"{labels.get(name, name)}{note}", fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes[len(shown):]:
+        ax.set_visible(False)
+    axes[0].set_ylim(0, 1.2 * top)  # the histograms fill the panels (a density's pole may not)
+    if log_x:
+        axes[0].set_xscale("log")
+    handles = [h for h, lab in zip(*axes[0].get_legend_handles_labels(), strict=True)
+               if lab != labels.get(shown[0], shown[0])]
+    if handles:
+        fig.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
+    fig.suptitle(plotting.wrapped(title), fontsize=10)
+    fig.supxlabel(r"eigenvalue $\lambda$" + (" (log axis)" if log_x else ""), fontsize=9)
+    fig.supylabel("density per unit of ln λ (count / all eigenvalues / log width)" if log_x
+                  else "density (count / all eigenvalues / bin width)", fontsize=9)
+    if path is not None:
+        plotting.save(fig, path)
+    return fig
+

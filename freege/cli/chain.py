@@ -211,19 +211,19 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> Any:
 
     from freege.numeric.case_law import law
     from freege.validation import chain
-    from freege.validation.plots import spectrum_histogram
-    from freege.validation.sampling.limits import limiting_moments
+    from freege.validation.plots import CHAIN_LABELS, step_panels
     from freege.validation.sampling.sample import case_for
 
     d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend)
-    samples = {f"{k + 1} {step}": np.asarray(d.spectra[step])
-               for k, step in enumerate(chain.STEPS)}
+    samples = {step: np.asarray(d.spectra[step]) for step in chain.STEPS}
+    labels = {step: f"{k + 1}: {CHAIN_LABELS.get(step, step)}"
+              for k, step in enumerate(chain.STEPS)}
     limit = law(case_for(dims), dims)
-    return spectrum_histogram(
-        path, samples, f"theory §2.2 chain, n = {dims.n}, h = {dims.h}, dK = {dims.dK}, "
-        f"dV = {dims.dV}, dO = {dims.dO}, sharing {dims.sharing}: Gram spectra after T_n "
-        "(draw 0)", density=limit.pdf, atoms=limit.atoms(),
-        mean=limiting_moments(case_for(dims), dims, 1)[0])
+    return step_panels(
+        path, samples, f"theory §2.2 chain, $n$ = {dims.n}, $h$ = {dims.h}, $d_K$ = "
+        f"{dims.dK}, $d_V$ = {dims.dV}, $d_O$ = {dims.dO}, sharing {dims.sharing}\nGram "
+        "spectra after $T_n$ (draw 0), each step over the limit", labels=labels,
+        density=limit.pdf, atoms=limit.atoms())
 
 
 def _pm(x: dict[str, float], digits: int = 4) -> str:

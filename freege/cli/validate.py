@@ -217,6 +217,8 @@ def run_validate(args: argparse.Namespace) -> int:
     from freege.validation.sampling.outlier import compare
 
     summary["outlier"] = compare([d.outlier for d in result.draws], theory)
+    if args.finite_width:
+        summary["finite_width"]["law"] = _finite_width_law_distances(dims, result)
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
@@ -348,11 +350,47 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
     ])
 
 
+def _finite_width_law_distances(dims: Dims, result: Validation) -> dict:
+    """Relative W1 (over the plain limit's mean) of each draw's softmax and GE spectra to
+    the quantiles at ``(i - 1/2)/n`` of the plain limit and of the finite-width law
+    (``freege.numeric.law(case, dims, finite_width=True)``, theory §2.3; its quantiles by
+    :func:`freege.numeric.finite_width_law.grid_quantiles` up to 2.5 times the plain
+    limit's top quantile, on ``4 n`` points within 500 to 2,000), mean and 95 % CI over
+    the draws."""
+    import numpy as np
+
+    from freege.numeric import law
+    from freege.numeric.finite_width_law import grid_quantiles
+    from freege.validation.sampling.metrics import mean_ci, rel_w1
+    from freege.validation.sampling.sample import case_for
+
+    case = case_for(dims)
+    qs = (np.arange(dims.n) + 0.5) / dims.n
+    plain = law(case, dims)
+    m1 = float(plain.mean())
+    q_plain = np.asarray(plain.ppf(qs), dtype=float)
+    q_fw, mass = grid_quantiles(law(case, dims, finite_width=True), qs, 2.5 * q_plain[-1],
+                                points=min(2000, max(500, 4 * dims.n)))
+    out: dict = {"row": "finite-n", "grid_mass": mass}
+    for model in ("softmax", "ge"):
+        for target, q in (("limit", q_plain), ("law", q_fw)):
+            values = [rel_w1(getattr(d, model), q, m1) for d in result.draws]
+            mean, ci = mean_ci(values)
+            out[f"rel_w1/{model}-{target}"] = {"mean": mean, "ci95": ci}
+    return out
+
+
 def _finite_width_lines(fw: dict, pm: Callable[[dict], str]) -> list[str]:
     """The ``--finite-width`` block of the text output (theory §2.3)."""
     err = fw["moment_rel_error"]
     m1, m2 = fw["limiting_moments"]
+    fl = fw["law"]
     return [
+        "  finite-width law (theory §2.3, row finite-n): relative W1 to its quantiles:",
+        f"    softmax vs it:                 {pm(fl['rel_w1/softmax-law'])} (vs the limit "
+        f"{pm(fl['rel_w1/softmax-limit'])})",
+        f"    GE vs it:                      {pm(fl['rel_w1/ge-law'])} (vs the limit "
+        f"{pm(fl['rel_w1/ge-limit'])})",
         "  finite width (theory §2.3): conditional GE, each row's own finite-n theta1_i:",
         f"    relative W1, softmax vs it:    {pm(fw['rel_w1'])}",
         f"      noise floor, it vs itself:   {pm(fw['noise_floor']['rel_w1'])}",
@@ -427,11 +465,13 @@ def run_ladder(args: argparse.Namespace) -> int:
         result, last = ladder.run(n, trials=trials, seed=seed, beta=beta, backend=bk,
                                   on_trial=lambda i: bar(i + 1))
     if args.plot is not None:
-        from freege.validation.plots import ladder_histograms
+        from freege.validation.plots import LADDER_LABELS, step_panels
 
         bulk = {k: v[:-ladder.TOP] for k, v in last.spectra.items() if k in ladder.STEPS}
-        ladder_histograms(args.plot, bulk, ladder.REFERENCE,
-                          f"single-head ladder, n = {n}, beta = {beta:g} (theory §6.2)")
+        step_panels(args.plot, bulk, f"single-head ladder, $n$ = {n}, $\\beta$ = {beta:g} "
+                    f"(theory §6.2)\neach step over the reference (grey; bulk, top "
+                    f"{ladder.TOP} removed)", labels=LADDER_LABELS,
+                    reference=ladder.REFERENCE)
     emit(result, args, _ladder_text)
     return 0
 

@@ -67,6 +67,10 @@ def test_cli_figure_follows_the_house_style(capsys, monkeypatch, tmp_path, store
     fig, target = _render(capsys, monkeypatch, tmp_path, argv, suffix)
     twins = {getattr(ax, "_freege_mass_axis", None) for ax in fig.axes}  # atom mass axes
     panels = [ax for ax in fig.axes if ax not in twins]
+    if argv[0] in ("chain", "ladder"):  # small multiples: a panel per step, one legend
+        _check_step_panels(fig, 6)
+        clear_of_the_x_axis(fig)
+        return
     assert len(panels) == (3 if argv[0] == "sweep-report" else 1)
     for ax in panels:
         assert ax.get_xlabel().strip() and ax.get_ylabel().strip(), (name, ax)
@@ -143,31 +147,37 @@ def test_a_log_axis_cannot_show_an_atom(capsys, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _check_step_panels(fig: Any, steps: int) -> list[str]:
+    """A chain or ladder figure: ``steps`` panels on shared axes, each titled with its
+    step's mathtext name and drawn in its own colour, one figure legend, axis labels;
+    returns the panels' titles."""
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == steps
+    titles = [ax.get_title() for ax in panels]
+    assert all("$" in t for t in titles) and len(set(titles)) == steps, titles
+    colours = [ax.patches[-1].get_edgecolor() for ax in panels]
+    assert len({tuple(c) for c in colours}) == steps
+    assert fig.legends and all(t.get_text().strip() for t in fig.legends[0].get_texts())
+    assert fig._supxlabel.get_text() and fig._supylabel.get_text()
+    return titles
+
+
 def test_chain_figure_calls_atoms_what_the_theory_calls_atoms(capsys, monkeypatch, tmp_path):
     """``chain --plot`` at h dV = dO = n: the limit has no atom, while the centred steps
-    have an eigenvalue at rounding level; it stays in the histogram, counted in the legend,
-    with no atom spike or label. At h dV = n / 2 the limit has an atom of mass 1/2, and
-    every step's zeros are a spike of that height, labelled in the legend only."""
+    have an eigenvalue at rounding level; it stays in the histogram, counted in its
+    panel's title, with no atom named. At h dV = n / 2 the limit has an atom of mass 1/2,
+    and every step's title gives the fraction of its zeros, 1/2."""
     fig, _ = _render(capsys, monkeypatch, tmp_path,
                      ["chain", "--n", "96", "--h", "4", "--dk", "24", "--do", "96",
                       "--draws", "2", "--quiet"], ".png")
-    (ax,) = fig.axes
-    texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    (note,) = [t for t in texts if "kept in the first bin" in t]
-    assert "the limit has no atom" in note and " of 96 in 1 sqrt(n) A^perp" in note
-    assert not any("fraction" in t or "mass" in t for t in texts), texts
-    assert sum(len(a.texts) for a in fig.axes) == 0
+    titles = _check_step_panels(fig, 6)
+    assert titles[0].endswith("(1 of 96 ≈ 0, no atom)"), titles
+    assert not any("fraction" in t for t in titles), titles
     clear_of_the_x_axis(fig)
     fig, _ = _render(capsys, monkeypatch, tmp_path, COMMANDS["chain, limit with an atom"][0],
                      ".png")
-    ax = next(a for a in fig.axes if hasattr(a, "_freege_mass_axis"))
-    texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    spikes = [t for t in texts if t.endswith("at x = 0")]
-    assert len(spikes) == 7 and spikes[-1] == "limit: mass 0.5 at x = 0", spikes
-    heights = [float(seg[1, 1]) for c in ax._freege_mass_axis.collections
-               for seg in c.get_segments()]
-    assert heights == [0.5] * 7  # h dV = 32 of 64: rank n/2 at every step
-    assert len(ax._freege_mass_axis.texts) == 0
+    titles = _check_step_panels(fig, 6)
+    assert all(t.endswith("(fraction 0.5 at 0)") for t in titles), titles
 
 
 def test_temperature_line_crosses_one_at_the_printed_crossover(capsys, monkeypatch, tmp_path):
