@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = (ROOT / "README.md", ROOT / "docs" / "guide.md")
@@ -99,9 +100,9 @@ def estimate_seconds(stderr: str) -> float | None:
     return None if match is None else float(match.group(1)) * _UNITS[match.group(2)]
 
 
-def run(command: str, cache: str | None) -> dict[str, float | None]:
+def run(command: str, cache: str | None) -> dict[str, Any]:
     """Run ``command`` in a fresh process in an empty folder: its estimate, CPU and wall
-    seconds, and the load average before and after."""
+    seconds, the load average before and after, and ``failed`` (None, or why)."""
     env = dict(os.environ)
     if cache is not None:
         env["FREEGE_CACHE_DIR"] = cache
@@ -115,11 +116,11 @@ def run(command: str, cache: str | None) -> dict[str, float | None]:
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         load_after = os.getloadavg()[0]
-    if done.returncode != 0:
-        raise SystemExit(f"{command}: exit {done.returncode}\n{done.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"estimate": estimate_seconds(done.stderr), "cpu": cpu, "wall": wall,
-            "load_before": load_before, "load_after": load_after}
+            "load_before": load_before, "load_after": load_after,
+            "failed": None if done.returncode == 0 else
+            f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1][:300]}"}
 
 
 def main() -> None:
@@ -143,11 +144,16 @@ def main() -> None:
     print(f"{'state':>6}{'estimate s':>11}{'CPU s':>9}{'wall s':>9}{'CPU/est':>9}{'load':>12}"
           "  command", flush=True)
     worst = {"cold": 1.0, "warm": 1.0}
+    failed: list[str] = []
     for command in chosen:
         with tempfile.TemporaryDirectory() as cache:
             for state in ("cold", "warm"):
                 r = run(command, cache)
                 if args.state not in (state, "both"):
+                    continue
+                if r["failed"] is not None:  # reported, and the benchmark goes on
+                    failed.append(f"{state}: {command}: {r['failed']}")
+                    print(f"{state:>6}  FAILED ({r['failed']})  {command}", flush=True)
                     continue
                 est = r["estimate"]
                 ratio = None if not est else r["cpu"] / est
@@ -160,6 +166,8 @@ def main() -> None:
                       flush=True)
     print(f"# worst ratio (either way): cold {worst['cold']:.2f}, warm {worst['warm']:.2f}; "
           f"load average at end {os.getloadavg()[0]:.2f}")
+    if failed:
+        raise SystemExit("failed:\n" + "\n".join(failed))
 
 
 if __name__ == "__main__":
