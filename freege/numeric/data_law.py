@@ -60,7 +60,7 @@ MAX_SPEC_DEPTH = 40
 #: the scans tried in turn, as multiples of the scan's points, until the mass checks
 SCAN_REFINE = (1, 4, 16)
 #: the first and the largest number of points per interval of the mass check
-MASS_POINTS, MASS_POINTS_MAX = 128, 2**15
+MASS_POINTS, MASS_POINTS_MAX = 128, 2**14
 
 
 def _fraction(name: str, value: Any, positive: bool = False) -> Fraction:
@@ -199,7 +199,10 @@ class DataLaw(Law):
         """The root's intervals, verified by the mass: the continuous mass on them
         (float64, :meth:`_missing_mass`) plus the atoms is 1 within :data:`MASS_TOL`; otherwise the
         scan is repeated with 4 and 16 times the points (a narrow component or gap the
-        grid missed), then :class:`ConvergenceError`."""
+        grid missed), then :class:`ConvergenceError`. A mass quadrature that does not
+        converge (an interior singularity such as a cusp, which no finer scan removes;
+        the scan halves steep cells, so a gap inside a run is not what stops it) is
+        refused at once."""
         key = ("intervals", mpmath.mp.prec)
         if key not in self._cache:
             from freege.numeric.data_support import SCAN_POINTS
@@ -216,14 +219,16 @@ class DataLaw(Law):
                 if abs(missing) <= MASS_TOL:  # nan (the quadrature failed) never passes
                     break
                 del self._cache[key]
-            else:
+                if missing != missing:  # no finer scan removes an interior singularity
+                    break
+            if key not in self._cache:
                 why = ("the mass check's quadrature does not converge (a singular point "
                        "inside an interval, such as a cusp where two bulks meet?)"
                        if missing != missing else
                        f"the intervals found miss mass {missing:.3g} (a part of the support "
                        "was not found)")
                 raise ConvergenceError("support", f"after a scan of "
-                                       f"{SCAN_POINTS * SCAN_REFINE[-1]} points {why}",
+                                       f"{SCAN_POINTS * factor} points {why}",
                                        self.describe)
         return [(+a, +b) for a, b in self._cache[key]]
 

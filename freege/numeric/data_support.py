@@ -46,7 +46,7 @@ INSIDE = 1e-9
 #: it, ``h |rho'|/rho`` at either end, exceeds this (near an edge, a dip, a hidden gap)
 STEEP = 0.5
 #: halvings of the steep cells, at most
-REFINE_ROUNDS = 10
+REFINE_ROUNDS = 6
 #: bisections of an edge bracket along the real branch before the edge equations, at
 #: most: they stop at a bracket of ``FOLD_WIDTH`` of the node's scale
 BISECTIONS = 60

@@ -134,6 +134,20 @@ def test_a_component_between_scan_anchors_is_found() -> None:
     assert law.mass() == pytest.approx(1.0, abs=1e-8)
 
 
+def test_a_cusp_is_refused_in_one_line() -> None:
+    """semicircle(1) ⊞ (delta_0 + delta_2)/2 sits exactly at the threshold where the two
+    bulks meet (variance 1 = the squared half-distance of the atoms): a cusp at 1. The
+    mass check's quadrature cannot converge across it; the law refuses at once (no finer
+    scans) rather than answer."""
+    from freege.errors import ConvergenceError
+
+    law = DataLaw(("add", ("semicircle", Fraction(1)),
+                   ("empirical", np.array([0.0, 2.0]).tobytes(), None)))
+    with pytest.raises(ConvergenceError, match="cusp") as info:
+        law.intervals()
+    assert "\n" not in str(info.value) and "500 points" in str(info.value)
+
+
 def test_answers_do_not_depend_on_batches() -> None:
     law, _ = _pair(CASES[0])
     xs = np.linspace(0.2, 7.9, 301)
