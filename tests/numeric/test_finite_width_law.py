@@ -124,3 +124,20 @@ def test_pickles_by_its_recipe_and_answers_the_same() -> None:
     assert again == law
     zs = np.array([1.0 + 0.5j, 3.0 + 0.01j])
     assert np.array_equal(again.stieltjes(zs), law.stieltjes(zs))
+
+
+def test_grid_quantiles_find_mass_one_and_refuse_a_short_grid() -> None:
+    from freege.errors import ConvergenceError
+    from freege.numeric import law as case_law
+    from freege.numeric.finite_width_law import grid_quantiles
+
+    dims = Dims(n=256, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")
+    fw = finite_width_law("mha", dims, row="infinite-n")
+    top = 2.5 * float(case_law("mha", dims).support()[1])
+    q, mass = grid_quantiles(fw, [0.25, 0.5, 0.75], top, points=600)
+    assert abs(mass - 1) <= 1e-3 and 0 < q[0] < q[1] < q[2] < top
+    # the law's mean from its quantiles (midpoint rule in q) near its exact m1
+    qq, _ = grid_quantiles(fw, (np.arange(400) + 0.5) / 400, top, points=600)
+    assert float(np.mean(qq)) == pytest.approx(float(fw.mean()), rel=1e-2)
+    with pytest.raises(ConvergenceError, match="mass"):
+        grid_quantiles(fw, [0.5], 0.3 * float(fw.mean()), points=100)
