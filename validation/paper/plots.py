@@ -14,7 +14,7 @@ from freege.validation.paper.panel import Panel
 
 def figure(panel: Panel, part: dict[str, Any], folder: Path, run: str = "") -> list[Path]:
     """Draw ``panel`` (its report part ``part``) into ``folder``/panel_NAME.pdf and .png in
-    the house style (:func:`freege.plotting.house_style`): onto one Axes with a legend, or
+    the house style (:func:`freege.plotting.house_style`): onto one Axes with a legend beside it, or
     onto the whole figure when it is ``faceted``. ``run`` (the scale and the draws of a
     measured panel) closes every title."""
     with plotting.house_style():
@@ -24,7 +24,9 @@ def figure(panel: Panel, part: dict[str, Any], folder: Path, run: str = "") -> l
         else:
             ax = fig.add_subplot()
             panel.draw(ax, part)
-            ax.legend(fontsize=7)
+            # beside the axes, never over the data
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      borderaxespad=0.0)
         if run:
             for ax in fig.axes:
                 if ax.get_title():
