@@ -108,12 +108,13 @@ ERROR_LABEL = r"coefficient error $\mathcal{E}$ (theory §5)"
 HEADS_LABEL = r"heads $h$"
 
 
-def plot(setup: str, path: str, data: dict[str, Any],
-         curve: tuple[list[float], list[float]] | None = None) -> None:
+def plot(setup: str, path: str, data: dict[str, Any], curve: Any = None) -> None:
     """Draw the setup's curves (float64 is ample for a figure) in the house style;
     temperature: the ratio on the fine grid ``curve``
     (:func:`~freege.validation.paper.setups.temperature_curve`) as the line, the table's
-    betas as points, so the line crosses 1 at the printed crossover."""
+    betas as points, so the line crosses 1 at the printed crossover; headcount: each
+    learning curve on a fine log grid of times (``curve``,
+    :func:`~freege.validation.paper.setups.headcount_curves`), the table's as points."""
     rows = data["rows"]
     if setup == "temperature":
         cross = data["crossover_beta"]
@@ -127,13 +128,18 @@ def plot(setup: str, path: str, data: dict[str, Any],
             vline_label=None if cross is None else rf"crossover $\beta$ = {float(cross):.3g}",
             points={r"table rows (the theory at the tabulated $\beta$)": table} if curve else None,
         )
-    elif setup == "headcount":
-        series = {}
+    elif setup == "headcount":  # the curves on a fine log grid, the table's times as points
+        series, points = {}, {}
         for h in dict.fromkeys(row["h"] for row in data["curves"]):
             mine = [row for row in data["curves"] if row["h"] == h]
-            series[rf"loss, $h$ = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
-        plotting.curves(path, series, r"training time $t$", r"loss $L(t)$",
-                        "theory §6.3 learning curves ($d_O = 2n$)", logx=True)
+            series[rf"loss, $h$ = {h}"] = curve[int(h)] if curve else (
+                _column(mine, "t"), _column(mine, "loss"))
+            points[rf"table rows, $h$ = {h}"] = (_column(mine, "t"), _column(mine, "loss"))
+        ax = plotting.curves(None, series, r"training time $t$", r"loss $L(t)$",
+                             "theory §6.3 learning curves ($d_O = 2n$)", logx=True,
+                             points=points if curve else None)
+        plotting.log_ticks(ax.xaxis)
+        plotting.finish(ax, path)
     elif setup in ("budget", "budget-widths"):
         plotting.curves(path, {rf"$\mathcal{{E}}$ at fixed budget ({setup})":
                                (_column(rows, "h"), _column(rows, "error"))},
@@ -204,6 +210,11 @@ def run(args: argparse.Namespace) -> int:
             curve = experiments.temperature_curve(
                 min(betas), max(betas), settings,
                 through=[*betas, *([] if cross is None else [float(cross)])])
+        if setup == "headcount" and args.plot is not None:
+            _progress(bar)(f"headcount: figure curves ({experiments.CURVE_POINTS} times)")
+            times = _column(data["curves"], "t")
+            heads = list(dict.fromkeys(int(row["h"]) for row in data["curves"]))
+            curve = experiments.headcount_curves(heads, min(times), max(times), times)
     emit(data, args, lambda d: render(setup, d, args.dps), args.dps)
     if args.plot is not None:
         plot(setup, args.plot, data, curve)

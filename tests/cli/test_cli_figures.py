@@ -228,3 +228,20 @@ def test_sweep_report_log_axes_label_enough_ticks(capsys, monkeypatch, tmp_path)
                 assert float(tick.label1.get_text()) == pytest.approx(tick.get_loc())
             boxes = [t.label1.get_window_extent(renderer) for t in shown]
             assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def test_headcount_curve_is_drawn_on_a_fine_grid_through_the_table(capsys, monkeypatch,
+                                                                    tmp_path):
+    """Two tabulated times are not joined by a straight segment: the line is the learning
+    curve on a fine log grid through them, the table's rows are points on it."""
+    fig, _ = _render(capsys, monkeypatch, tmp_path,
+                     ["reproduce", "headcount", "--curve-heads", "32", "--times", "1", "10",
+                      "--heads", "16", "--quiet"], ".png")
+    (ax,) = fig.axes
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == r"loss, $h$ = 32"]
+    (table,) = [ln for ln in ax.get_lines() if ln.get_label() == r"table rows, $h$ = 32"]
+    t, loss = line.get_xdata(), line.get_ydata()
+    assert len(t) >= 80 and t[0] == 1 and t[-1] == 10
+    assert list(table.get_xdata()) == [1, 10]
+    assert list(table.get_ydata()) == [loss[0], loss[-1]]  # the same theory at those times
+    assert len([tick for tick in ax.get_xticklabels() if tick.get_text()]) >= 4

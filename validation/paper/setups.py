@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -302,6 +303,24 @@ def temperature_curve(lo: Number, hi: Number, settings: Readout = Readout(),
         ratios.append(float(error(dims["64_192"], settings, None))
                       / float(error(dims["128_128"], settings, None)))
     return betas, ratios
+
+
+def headcount_curves(curve_heads: Sequence[int], lo: Number, hi: Number,
+                     through: Sequence[Number] = (), points: int = CURVE_POINTS
+                     ) -> dict[int, tuple[list[float], list[float]]]:
+    """Per head count of ``curve_heads``: ``(times, losses)``, the headcount setup's
+    learning curve L(t) (dO = 2n, theory §6.3) in float64 on ``points`` log-spaced times
+    of ``[lo, hi]`` and at the times ``through`` (the table's), sorted: the line a figure
+    draws, so that two tabulated times are never joined by a straight segment."""
+    start, stop = math.log(float(lo)), math.log(float(hi))
+    times = sorted({float(lo), float(hi), *(float(t) for t in through),
+                    *(math.exp(start + (stop - start) * k / (points - 1))
+                      for k in range(1, points - 1))})
+    out = {}
+    for h in curve_heads:
+        law = setup_law(curve_dims(h), None)
+        out[h] = (times, [float(readout.flow_loss(law, t)) for t in times])
+    return out
 
 
 def headcount(
