@@ -195,6 +195,8 @@ def run_validate(args: argparse.Namespace) -> int:
         from freege.validation.finite_width import finite_n_moments
 
         finite_n_moments(dims)
+        # the finite-width law's quantiles (tens of seconds) are spent before the estimate
+        law_quantiles = _finite_width_law_quantiles(dims)
     if args.plot is not None:
         _derive_figure_law(dims)
     cost = cost_model.draw_cost(dims, bk.dtype, floor=True,
@@ -218,7 +220,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     summary["outlier"] = compare([d.outlier for d in result.draws], theory)
     if args.finite_width:
-        summary["finite_width"]["law"] = _finite_width_law_distances(dims, result)
+        summary["finite_width"]["law"] = _finite_width_law_distances(law_quantiles, result)
     resolved = {"n": dims.n, "h": dims.h, "h_kv": dims.h_kv, "dk": dims.dK, "dv": dims.dV,
                 "do": dims.dO}
     data = {"preset": preset, "config_file": args.config, "config": _dims_dict(dims),
@@ -350,31 +352,37 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
     ])
 
 
-def _finite_width_law_distances(dims: Dims, result: Validation) -> dict:
-    """Relative W1 (over the plain limit's mean) of each draw's softmax and GE spectra to
-    the quantiles at ``(i - 1/2)/n`` of the plain limit and of the finite-width law
-    (``freege.numeric.law(case, dims, finite_width=True)``, theory §2.3; its quantiles by
+def _finite_width_law_quantiles(dims: Dims) -> dict:
+    """The plain limit's quantiles at ``(i - 1/2)/n``, its mean, and the finite-width law's
+    (``freege.numeric.law(case, dims, finite_width=True)``, theory §2.3; by
     :func:`freege.numeric.finite_width_law.grid_quantiles` up to 2.5 times the plain
-    limit's top quantile, on ``4 n`` points within 500 to 2,000), mean and 95 % CI over
-    the draws."""
+    limit's top quantile, on ``4 n`` points within 500 to 2,000) with the grid's mass."""
     import numpy as np
 
     from freege.numeric import law
     from freege.numeric.finite_width_law import grid_quantiles
-    from freege.validation.sampling.metrics import mean_ci, rel_w1
     from freege.validation.sampling.sample import case_for
 
     case = case_for(dims)
     qs = (np.arange(dims.n) + 0.5) / dims.n
     plain = law(case, dims)
-    m1 = float(plain.mean())
     q_plain = np.asarray(plain.ppf(qs), dtype=float)
     q_fw, mass = grid_quantiles(law(case, dims, finite_width=True), qs, 2.5 * q_plain[-1],
                                 points=min(2000, max(500, 4 * dims.n)))
-    out: dict = {"row": "finite-n", "grid_mass": mass}
+    return {"m1": float(plain.mean()), "limit": q_plain, "law": q_fw, "mass": mass}
+
+
+def _finite_width_law_distances(quantiles: dict, result: Validation) -> dict:
+    """Relative W1 (over the plain limit's mean) of each draw's softmax and GE spectra to
+    the plain limit's and the finite-width law's ``quantiles``
+    (:func:`_finite_width_law_quantiles`), mean and 95 % CI over the draws."""
+    from freege.validation.sampling.metrics import mean_ci, rel_w1
+
+    out: dict = {"row": "finite-n", "grid_mass": quantiles["mass"]}
     for model in ("softmax", "ge"):
-        for target, q in (("limit", q_plain), ("law", q_fw)):
-            values = [rel_w1(getattr(d, model), q, m1) for d in result.draws]
+        for target in ("limit", "law"):
+            values = [rel_w1(getattr(d, model), quantiles[target], quantiles["m1"])
+                      for d in result.draws]
             mean, ci = mean_ci(values)
             out[f"rel_w1/{model}-{target}"] = {"mean": mean, "ci95": ci}
     return out
