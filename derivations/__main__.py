@@ -22,18 +22,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 if a committed document is stale")
     parser.add_argument("--out", metavar="DIR", default=None,
-                        help="write the documents into this existing folder (needed outside "
-                        "a source checkout)")
+                        help="write the documents into this folder, created when missing "
+                        "(its parent must exist; a link is refused; needed outside a source "
+                        "checkout)")
     args = parser.parse_args(argv)
     out = None if args.out is None else Path(args.out)
     if args.check and out is not None:
         return _refuse("--check compares the committed documents; it takes no --out")
-    if out is not None and not out.is_dir():
-        return _refuse(f"--out {args.out!r} is not an existing folder")
     if not args.check and out is not None:
-        why = safe_files.folder_problem(out)
-        if why is not None:
-            return _refuse(f"--out folder {args.out} {why}: refused")
+        try:
+            out = _out_folder(out)
+        except ValueError as exc:
+            return _refuse(str(exc))
     if not args.check and out is None and not in_source_checkout():
         return _refuse(f"{documents.FOLDER} is an installed copy, not a source checkout; "
                        "run it from a clone of the repository, or give --out DIR")
@@ -60,6 +60,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"derivations: {len(old)} of {len(names)} document(s) stale: {', '.join(old)}"
               if old else f"derivations: all {len(names)} document(s) up to date")
     return 1 if old else 0
+
+
+def _out_folder(out: Path) -> Path:
+    """``--out``: the folder, created when missing (mode 0755 less the umask, its parent
+    checked) by :func:`freege.safe_files.make_folder`; a link (to a folder or not) or a
+    folder another user may write is refused, a ValueError of one line."""
+    if out.is_symlink():
+        raise ValueError(f"--out {str(out)!r} is a link: refused (name the folder itself)")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is not a folder")
+    return safe_files.make_folder(out, "--out")
 
 
 def _refuse(message: str) -> int:

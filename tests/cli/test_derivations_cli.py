@@ -43,8 +43,11 @@ def test_an_installed_copy_is_never_rewritten(tmp_path, monkeypatch, capsys):
     assert err.startswith("python -m freege.derivations: error: ") and "--out DIR" in err
     assert str(folder) in err and "not a source checkout" in err
     assert (folder / "moments.md").read_text() == "installed copy\n"
-    assert main(["moments", "--out", str(tmp_path / "missing")]) == 2
-    assert "is not an existing folder" in capsys.readouterr().err
+    assert main(["moments", "--out", str(tmp_path / "missing" / "deeper")]) == 2
+    assert "missing cannot be used" in capsys.readouterr().err  # its parent must exist
+    os.symlink(tmp_path, tmp_path / "link")
+    assert main(["moments", "--out", str(tmp_path / "link")]) == 2
+    assert "is a link: refused" in capsys.readouterr().err
     assert main(["--check", "--out", str(tmp_path)]) == 2
 
 
@@ -52,9 +55,9 @@ def test_out_writes_elsewhere(tmp_path, monkeypatch, capsys):
     folder = _installed_layout(tmp_path)
     monkeypatch.setattr(documents, "FOLDER", folder)
     monkeypatch.setattr(documents, "render", lambda name: f"fresh {name}\n")
-    target = tmp_path / "docs"
-    target.mkdir()
+    target = tmp_path / "docs"  # created: a missing --out folder is made (issue 42)
     assert main(["moments", "--out", str(target)]) == 0
+    assert target.stat().st_mode & 0o022 == 0
     assert (target / "moments.md").read_text() == "fresh moments\n"
     assert (folder / "moments.md").read_text() == "installed copy\n"
     assert capsys.readouterr().out == f"wrote {target / 'moments.md'}\n"
