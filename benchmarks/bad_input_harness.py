@@ -23,14 +23,17 @@ Usage::
 
     python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20]
         [--costly-timeout 900] [--only SUBSTR ...] [--limit N] [--report bad_input_report.json]
-        [--log FILE]
+        [--log FILE [--resume]]
 
 (``--costly-timeout``: the timeout of the cases of :data:`COSTLY`, which are meant to
-answer; ``--log``: one JSON line per case as it ends, for a run cut short.)
+answer; ``--log``: one JSON line per case as it ends, for a run cut short; ``--resume``:
+keep the cases already in ``--log`` and run the others.)
 
-The report (every case, its class, exit status, time, peak memory (the child's maximum
-resident set) and last stderr lines, and the counts) is written through
-:mod:`freege.safe_files`; the counts, the slowest and the largest answer are printed.
+The report (every case, its class, exit status, wall time, CPU time (the child's user
+plus system time, which the machine's load does not inflate), peak memory (the child's
+maximum resident set) and last stderr lines, and the counts) is written through
+:mod:`freege.safe_files`; the counts, the slowest and the largest answer, and the slowest
+(in CPU time) and largest refusal are printed.
 """
 
 from __future__ import annotations
@@ -221,8 +224,8 @@ def classify(code: int | None, err: str) -> str:
 
 def run_one(name: str, argv: list[str], timeout: float) -> dict[str, Any]:
     """``python -m freege ARGV`` (or ``python -c ...`` for an API case) with a timeout:
-    its class, exit status, seconds, peak memory (the child's maximum resident set, from
-    ``wait4``) and last stderr lines."""
+    its class, exit status, wall and CPU seconds, peak memory (the child's maximum resident
+    set; CPU and memory from ``wait4``) and last stderr lines."""
     start = time.monotonic()
     env = {**os.environ, "PYTHONWARNINGS": "default", "MPLBACKEND": "Agg"}
     cmd = [sys.executable, *(argv if argv[:1] == ["-c"] else ["-m", "freege", *argv])]
@@ -247,6 +250,7 @@ def run_one(name: str, argv: list[str], timeout: float) -> dict[str, Any]:
     lines = err.strip("\n").splitlines()
     return {"name": name, "argv": argv, "class": classify(code, err), "exit": code,
             "seconds": round(time.monotonic() - start, 2),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "peak_mib": round(usage.ru_maxrss / 1024, 1),
             "stderr_lines": len(lines), "stderr": "\n".join(lines[-3:])[:400]}
 
@@ -261,7 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="run the first N cases")
     parser.add_argument("--report", default="bad_input_report.json")
     parser.add_argument("--log", default=None, help="one JSON line per case as it ends")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cases already in --log, run the others")
     args = parser.parse_args(argv)
+    if args.resume and args.log is None:
+        parser.error("--resume needs --log")
     todo = [c for c in cases()
             if args.only is None or any(part in c[0] for part in args.only)][:args.limit]
     todo.sort(key=lambda c: not set(c[1]) & set(COSTLY))  # the long ones first
@@ -269,6 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     if args.log is not None:
         safe_files.probe(args.log)
+    if args.resume and os.path.exists(args.log):
+        results = _logged(args.log, {json.dumps(argv) for _, argv in todo})
+        done = {json.dumps(r["argv"]) for r in results}
+        todo = [c for c in todo if json.dumps(c[1]) not in done]
+        print(f"resumed: {len(results)} cases from {args.log}, {len(todo)} to run", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_one, name, cmd, args.costly_timeout
                                if set(cmd) & set(COSTLY) else args.timeout)
@@ -282,23 +295,52 @@ def main(argv: list[str] | None = None) -> int:
             if result["class"] in ("traceback", "hang", "noisy"):
                 print(f"[{k}/{len(todo)}] {result['class']}: {result['name']} "
                       f"({result['seconds']} s): {result['stderr'][-200:]}", flush=True)
+    _summary(args, results)
+    return 0
+
+
+def _logged(log: str, wanted: set[str]) -> list[dict[str, Any]]:
+    """The results in ``log`` of the cases in ``wanted`` (argv as JSON); a damaged line
+    (a run cut short while writing) is skipped, so its case runs again."""
+    out: dict[str, dict[str, Any]] = {}
+    with open(log, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                result = json.loads(line)
+                key = json.dumps(result["argv"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            if key in wanted:
+                out[key] = result
+    return list(out.values())
+
+
+def _summary(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
+    """Write the report and print the counts, the slowest and largest answer and refusal."""
     counts = Counter(r["class"] for r in results)
     summary = {k: counts.get(k, 0) for k in ("refusal", "answer", "noisy", "traceback", "hang")}
     results.sort(key=lambda r: r["name"])
     answers = [r for r in results if r["class"] == "answer"]
     slowest = max(answers, key=lambda r: r["seconds"], default=None)
     largest = max(results, key=lambda r: r["peak_mib"], default=None)
+    refusals = [r for r in results if r["class"] == "refusal"]
+    refusal = {"slowest_cpu": max(refusals, key=lambda r: r.get("cpu_s") or 0, default=None),
+               "slowest_wall": max(refusals, key=lambda r: r["seconds"], default=None),
+               "largest": max(refusals, key=lambda r: r["peak_mib"], default=None)}
     safe_files.write_text(args.report, json.dumps(
         {"cases": len(results), "timeout_s": args.timeout,
          "costly_timeout_s": args.costly_timeout, "counts": summary,
-         "slowest_answer": slowest, "largest": largest, "results": results},
-        indent=1) + "\n")
+         "slowest_answer": slowest, "largest": largest, "refusal": refusal,
+         "results": results}, indent=1) + "\n")
     print(f"{len(results)} cases: " + ", ".join(f"{v} {k}" for k, v in summary.items()))
     if slowest is not None:
         print(f"slowest answer: {slowest['seconds']} s, {slowest['name']}")
     if largest is not None:
         print(f"largest: {largest['peak_mib']} MiB, {largest['class']}, {largest['name']}")
-    return 0
+    for what, r in refusal.items():
+        if r is not None:
+            print(f"refusal, {what.replace('_', ' ')}: {r.get('cpu_s')} s CPU, "
+                  f"{r['seconds']} s wall, {r['peak_mib']} MiB, {r['name']}")
 
 
 if __name__ == "__main__":
