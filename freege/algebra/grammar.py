@@ -5,13 +5,18 @@
 
     expr   := term (("+" | "-") term)*        law + law: ⊞;  law + number: a shift
     term   := factor (("*" | "/") factor)*    law * law: ⊠;  number * law: a dilation
-    factor := ("-" | "+") factor | "(" expr ")" | number | name | call
+    factor := ("-" | "+") factor | "(" expr ")" | number | name | constant | call
+    constant := "e" | "E" | "pi" | "exp(" rational ")" | "sqrt(" rational ")"
     call   := "mp(" ratio ")" | "semicircle(" variance ")" | "point(" location ")"
             | "atoms(" "(" location "," mass ")" ("," "(" location "," mass ")")* ")"
             | "poisson(" rate ["," expr] ")" | "pushforward(" expr "," polynomial ")"
 
-Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``);
-names are the parameter symbols of :data:`freege.symbolic.expressions.SYMBOLS`; the
+Numbers are integers, decimals (``0.5``, read exactly) and their quotients (``1/2``),
+and exact constants (:mod:`freege.symbolic.open_field`: ``exp(q)`` for ``|q| <= 20``,
+``sqrt(q)`` for ``q >= 0``); names are the parameter symbols of
+:data:`freege.symbolic.expressions.SYMBOLS` and any other name not reserved
+(:data:`freege.symbolic.open_field.RESERVED`), your symbol: a positive number bound
+later with ``subs`` (``--param NAME=VALUE``); the
 polynomial of ``pushforward`` is in ``x`` with ``^`` (or ``**``) for integer powers 0 to
 :data:`freege.symbolic.expressions.MAX_DEGREE`, and of degree at most that. The text is
 read by :func:`ast.parse` and every node checked against a whitelist; anything else is a
@@ -30,6 +35,7 @@ import sympy as sp
 
 from freege.params import parse_number
 from freege.symbolic import expressions as ex
+from freege.symbolic import open_field
 from freege.symbolic.expressions import LawExpr
 
 #: the longest expression text read
@@ -37,6 +43,10 @@ MAX_LENGTH = 2000
 #: the deepest nesting of operations read
 MAX_DEPTH = 60
 FUNCTIONS = ("mp", "semicircle", "point", "atoms", "poisson", "pushforward")
+#: the functions that make an exact constant of a rational
+CONSTANTS = {"exp": sp.exp, "sqrt": sp.sqrt}
+#: the names of constants
+NAMED_CONSTANTS = {"e": sp.E, "E": sp.E, "pi": sp.pi}
 
 
 class _Reader:
@@ -70,12 +80,19 @@ class _Reader:
                 return ex.X
             if node.id in ex.SYMBOLS:
                 return ex.SYMBOLS[node.id]
-            raise self.fail(node, "unknown name")
+            if node.id in NAMED_CONSTANTS:
+                return NAMED_CONSTANTS[node.id]
+            try:
+                return open_field.user_symbol(node.id)
+            except ValueError as exc:
+                raise self.fail(node, f"{exc}:") from None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
             inner = self.value(node.operand, depth + 1, polynomial)
             return -inner if isinstance(node.op, ast.USub) else inner
         if isinstance(node, ast.BinOp):
             return self.binary(node, depth, polynomial)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in CONSTANTS:
+            return self.constant(node, depth)
         if isinstance(node, ast.Call) and not polynomial:
             return self.call(node, depth)
         raise self.fail(node, "unexpected")
@@ -184,6 +201,24 @@ class _Reader:
         except ValueError as exc:
             raise self.fail(node, f"{exc}; in") from None
 
+    def constant(self, node: ast.Call, depth: int) -> sp.Expr:
+        """``exp(q)`` (``|q| <=`` :data:`~freege.symbolic.open_field.MAX_EXP`) or
+        ``sqrt(q)`` (``q >= 0``) of a rational ``q``: an exact sympy constant."""
+        name = node.func.id  # type: ignore[attr-defined]
+        if len(node.args) != 1 or node.keywords:
+            raise self.fail(node, f"{name} takes one rational number:")
+        q = self.value(node.args[0], depth + 1)
+        if isinstance(q, LawExpr) or not q.is_Rational:
+            raise self.fail(node, f"{name} takes a rational number (a constant or a symbol "
+                            "inside is not read):")
+        if name == "exp" and abs(q) > open_field.MAX_EXP:
+            raise self.fail(node, f"exp takes a number in [-{open_field.MAX_EXP}, "
+                            f"{open_field.MAX_EXP}] (e^{open_field.MAX_EXP} is past every "
+                            "parameter's range):")
+        if name == "sqrt" and q < 0:
+            raise self.fail(node, "sqrt takes a number >= 0:")
+        return CONSTANTS[name](q)
+
     def call(self, node: ast.Call, depth: int) -> LawExpr:
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name not in FUNCTIONS:
@@ -262,6 +297,28 @@ def parse(text: str) -> LawExpr:
     if not isinstance(result, LawExpr):
         raise ValueError(f"expression: {text!r} is a number, not a law")
     return result
+
+
+def parse_number_text(text: str, name: str = "value") -> sp.Expr:
+    """A number (or an expression in symbols, no law) written ``text`` in the grammar,
+    e.g. ``"1/2"``, ``"exp(1) - 1"``, ``"2*sqrt(2)"``: what ``subs`` and ``--param
+    NAME=VALUE`` bind a symbol to; a one-line ValueError naming ``name`` otherwise."""
+    if not isinstance(text, str):
+        raise ValueError(f"{name} must be a string (got {type(text).__name__})")
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"{name}: longer than {MAX_LENGTH} characters")
+    source = text.replace("^", "**").strip()
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, RecursionError, MemoryError):
+        raise ValueError(f"{name}: cannot read {text!r} as a number") from None
+    try:
+        value = _Reader(source).value(tree.body)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {str(exc).removeprefix('expression: ')}") from None
+    if isinstance(value, LawExpr):
+        raise ValueError(f"{name}: {text!r} is a law, not a number")
+    return value
 
 
 def law_of(text: str, dps: int | None) -> Any:

@@ -14,7 +14,7 @@ import argparse
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
@@ -340,7 +340,8 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = (),
     ``empirical(@FILE)``, a spectrum file relative to the current directory), once no law
     option it replaces was given (``keep``: the destinations of those the command still
     takes with ``--expr``, such as ``gO`` for ``readout ridge``); else a ValueError naming
-    both options. Parameter symbols (``mp(gK)``) are refused: the command line evaluates
+    both options. Symbols (``mp(gK)``, ``mp(c)``) are bound by ``--param NAME=VALUE``
+    (:func:`bind_params`); one left unbound is refused: the command line evaluates
     numbers."""
     given = [flag for dest, flag in _CASE_OPTIONS
              if dest not in keep and getattr(args, dest, None) is not None]
@@ -350,11 +351,35 @@ def expression_of(args: argparse.Namespace, keep: tuple[str, ...] = (),
     from freege import algebra
 
     expr = algebra.parse_data(args.expr) if data else algebra.parse(args.expr)
+    expr = bind_params(expr, getattr(args, "param", None) or [])
     if expr.parameters:
         names = ", ".join(map(str, expr.parameters))
-        raise ValueError(f"--expr: {expr} has free parameters ({names}); the command line "
-                         f"needs numbers in their place")
+        raise ValueError(f"--expr: {expr} has free parameters ({names}); bind them with "
+                         f"--param NAME=VALUE (e.g. --param {names.split(',')[0]}=1/2)")
     return expr
+
+
+def bind_params(expr: Any, params: list[str]) -> Any:
+    """``expr`` with each ``--param NAME=VALUE`` bound (:meth:`LawExpr.subs`; the value in
+    the grammar: ``1/2``, ``exp(1) - 1``, docs/algebra.md), or a one-line ValueError: a
+    malformed pair, a name bound twice or no symbol of ``expr``, a bad value."""
+    if not params:
+        return expr
+    values: dict[str, str] = {}
+    for item in params:
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not (sep and name and value):
+            raise ValueError(f"--param: give NAME=VALUE, e.g. c=1/2 (got {item!r})")
+        if name in values:
+            raise ValueError(f"--param: {name} is bound twice")
+        values[name] = value
+    if not hasattr(expr, "subs") or getattr(expr, "is_data_expr", False):
+        raise ValueError("--param binds the symbols of an expression without empirical(...)")
+    try:
+        return expr.subs(values)
+    except ValueError as exc:
+        raise ValueError(f"--param: {str(exc).removeprefix('subs: ')}") from None
 
 
 def run_expression(args: argparse.Namespace) -> int:
@@ -429,6 +454,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_param_option(parser: argparse.ArgumentParser) -> None:
+    """``--param NAME=VALUE`` (repeatable): binds a symbol of ``--expr``."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help='bind a symbol of --expr (repeatable): --expr "mp(c)" --param '
+                        'c=1/2; the value is a number or a constant such as "exp(1) - 1" '
+                        "(docs/algebra.md, Your symbols)")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "law", help="moments, support, atoms and density of a theory §4 law or an expression",
@@ -441,6 +474,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help='instead of the law options: an expression of the law algebra '
                         '(docs/algebra.md), e.g. "mp(1/2) * mp(1/2)" (* is free '
                         'multiplicative, + free additive convolution)')
+    add_param_option(parser)
     parser.add_argument("--pdf", nargs="+", metavar="X", help="points where to evaluate the "
                         "density (0 outside the support)")
     add_plot_option(parser, "draw the density (.png, .svg or .pdf)")

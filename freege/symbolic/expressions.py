@@ -21,9 +21,11 @@ node                   law                                         exact object
 
 Parameters are exact: a number (int, ``Fraction``, sympy Rational, a decimal or ratio
 string such as ``"0.5"`` or ``"1/2"``, or a float, read as its shortest decimal: ``0.1``
-is ``1/10``, the one rule of :func:`freege.params.parse_number`) or a sympy expression in
-freege's parameter symbols (``theta1 theta2 h gK gV gO``, the coefficient field of the
-exact layer). Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
+is ``1/10``, the one rule of :func:`freege.params.parse_number`), an exact constant
+(``E``, ``pi``, ``exp(q)``, ``sqrt(q)``: :mod:`freege.symbolic.open_field`) or a sympy
+expression in freege's parameter symbols (``theta1 theta2 h gK gV gO``, the coefficient
+field of the exact layer) and your own (positive, :func:`open_field.user_symbol`).
+Atoms (:meth:`LawExpr.atoms`) follow exactly from the construction
 (Bercovici-Voiculescu for ``⊞`` and ``⊠``) and need numeric parameters.
 """
 
@@ -39,7 +41,7 @@ from typing import Any
 import sympy as sp
 
 from freege.params import Domain, parse_number
-from freege.symbolic import additive, laws
+from freege.symbolic import additive, laws, open_field
 from freege.symbolic.laws import FreeLaw
 from freege.symbolic.series import FIELD
 from freege.symbolic.transforms import ridge_from_s_relation
@@ -100,28 +102,45 @@ REAL = Domain(-REAL_MAX, REAL_MAX, why=REAL_WHY)
 MASS = Domain(0, 1, low_open=True)
 
 Number = sp.Expr
+#: what :meth:`LawExpr._subs` puts into every number: a dict of replacements (symbols,
+#: constants) or a function of the whole number (:func:`_put`)
+NumberMap = dict[sp.Expr, sp.Expr] | Callable[[sp.Expr], sp.Expr]
 Atoms = tuple[tuple[sp.Expr, sp.Expr], ...]
 
 
 def parameter(name: str, value: Any, domain: Domain = REAL, sized: bool = True) -> sp.Expr:
     """``value`` as an exact sympy number in ``domain`` of at most :data:`MAX_BITS` bits
-    (unless not ``sized``: the caller checks it), or a sympy expression in
-    :data:`SYMBOLS`; else a ValueError naming ``name`` (module docstring)."""
+    (unless not ``sized``: the caller checks it), an exact constant in ``domain``
+    (:func:`open_field.check_constant`), or a sympy expression in :data:`SYMBOLS` and
+    your symbols (:func:`open_field.user_symbol`); else a ValueError naming ``name``
+    (module docstring)."""
     if isinstance(value, sp.Basic):
+        if not isinstance(value, sp.Expr):
+            raise ValueError(f"{name} must be a number or an expression (got {value})")
         free = value.free_symbols
         if free:
-            unknown = sorted(s.name for s in free if s.name not in SYMBOLS)
-            if unknown or not isinstance(value, sp.Expr):
-                raise ValueError(f"{name} may use the symbols {', '.join(SYMBOLS)} only "
-                                 f"(got {', '.join(unknown) or value})")
-            return value.subs({s: SYMBOLS[s.name] for s in free}, simultaneous=True)
-        if not value.is_Rational:
-            raise ValueError(f"{name} must be a rational number or a sympy expression in "
-                             f"{', '.join(SYMBOLS)} (got {value})")
+            renamed = {s: SYMBOLS.get(s.name) or open_field.user_symbol(s.name) for s in free}
+            value = value.xreplace(renamed)
+        if free or not value.is_Rational:
+            open_field.check_constant(name, value, MAX_BITS)
+            if not free and not (value.is_real and _in_domain(value, domain)):
+                raise ValueError(f"{name} must be {domain.describe()} (got {value})")
+            return value
         value = Fraction(int(value.p), int(value.q))
     x = parse_number(name, value, domain)
     out = sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
     return _sized(name, out) if sized else out
+
+
+def _in_domain(value: sp.Expr, domain: Domain) -> bool:
+    """Whether the real constant ``value`` lies in ``domain`` (decided by sympy)."""
+    def rational(x: Any) -> sp.Expr:
+        return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
+
+    low, high = rational(domain.low), rational(domain.high)
+    if low is not None and bool(value <= low if domain.low_open else value < low):
+        return False
+    return high is None or not bool(value >= high if domain.high_open else value > high)
 
 
 def _sized(name: str, x: sp.Expr) -> sp.Expr:
@@ -160,19 +179,26 @@ class LawExpr:
     # ------------------------------------------------------------------ exact objects
     @property
     def free_law(self) -> FreeLaw:
-        """The exact law of :mod:`freege.symbolic` (moments, S-relation, ``P(G, z)``)."""
-        return _free_law(self)
+        """The exact law of :mod:`freege.symbolic` (moments, S-relation, ``P(G, z)``). For
+        an expression with your symbols or constants, that of its renamed copy
+        (:func:`open_field.aliases`): the methods below rename their results back."""
+        renamed = _renamed(self)
+        return _free_law(self if renamed is None else renamed[0])
 
     def _build(self) -> FreeLaw:  # pragma: no cover - every node overrides
         raise NotImplementedError
 
     def moments(self, order: int) -> list[sp.Expr]:
         """``m_1..m_order``, exact (theory §3)."""
+        renamed = _renamed(self)
+        if renamed is not None:
+            return [_back(m, renamed[1]) for m in renamed[0].moments(order)]
         return self.free_law.moments(order)
 
     @property
     def mean(self) -> sp.Expr:
-        return self.free_law.mean
+        renamed = _renamed(self)
+        return self.free_law.mean if renamed is None else _back(renamed[0].mean, renamed[1])
 
     def cauchy_polynomial(self) -> sp.Poly:
         """``P(G, z)``: irreducible, gens ``(G, z)``, integer coefficients in the
@@ -180,14 +206,21 @@ class LawExpr:
         is the Cauchy transform, checked against the moment series (theory §3). Over
         the degree budget a ValueError (:func:`check_degree`): before any derivation for
         the bound read from the expression, before each elimination for the bound from
-        the operands' polynomials."""
+        the operands' polynomials. Your symbols and constants are renamed into the exact
+        layer's field and back (:func:`open_field.aliases`)."""
         check_degree(self)
+        renamed = _renamed(self)
+        if renamed is not None:
+            return _back_poly(renamed[0].cauchy_polynomial(), renamed[1])
         return _cauchy(self)
 
     def s_relation(self) -> sp.Expr:
         """``E(S, w)`` (theory §3); a ValueError for a law of mean 0 (no S-transform), or
         over the degree budget (:meth:`cauchy_polynomial`, derived first)."""
         self.cauchy_polynomial()
+        renamed = _renamed(self)
+        if renamed is not None:
+            return _back(renamed[0].s_relation(), renamed[1])
         return self.free_law.s_relation
 
     def ridge_polynomial(self) -> sp.Poly:
@@ -197,32 +230,49 @@ class LawExpr:
         self.cauchy_polynomial()
         if self.mean == 0:
             raise ValueError(f"{self} has mean 0: no normalized law, no ridge polynomial")
+        renamed = _renamed(self)
+        if renamed is not None:
+            return _back_poly(renamed[0].ridge_polynomial(), renamed[1])
         normalized = laws.dilation(self.free_law, 1 / self.mean)
         return ridge_from_s_relation(normalized.s_relation, 1)
 
     @property
     def parameters(self) -> tuple[sp.Symbol, ...]:
-        """The symbols the law depends on, in :data:`SYMBOLS` order (empty: numeric)."""
+        """The symbols the law depends on, in :data:`SYMBOLS` order, then yours by name
+        (empty: numeric)."""
         free = self.symbols_used()
-        return tuple(s for s in SYMBOLS.values() if s in free)
+        return (*(s for s in SYMBOLS.values() if s in free),
+                *sorted((s for s in free if s not in FIELD.symbols), key=lambda s: s.name))
 
     def symbols_used(self) -> set[sp.Symbol]:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> LawExpr:
-        """The expression with parameter symbols (by name or symbol) replaced by
-        ``values`` (numbers or expressions in :data:`SYMBOLS`), rebuilt through the
-        constructors, so every parameter and ``⊠``'s positivity are checked again."""
+        """The expression with parameter symbols -- :data:`SYMBOLS` and your symbols in
+        it -- (by name or symbol) replaced by ``values`` (numbers, exact constants,
+        expressions in symbols, or their text in the grammar such as ``"exp(1) - 1"``),
+        rebuilt through the constructors, so every parameter and ``⊠``'s positivity are
+        checked again; a number for your symbol must be positive (it was assumed so)."""
         mapping: dict[sp.Symbol, sp.Expr] = {}
+        own = {s.name: s for s in self.parameters if s not in FIELD.symbols}
         for key, value in values.items():
             name = key.name if isinstance(key, sp.Symbol) else str(key)
-            if name not in SYMBOLS:
-                raise ValueError(f"subs: {name!r} is not a parameter symbol (one of "
-                                 f"{', '.join(SYMBOLS)})")
-            mapping[SYMBOLS[name]] = parameter(name, value, Domain(), sized=False)
+            if name not in SYMBOLS and name not in own:
+                mine = f"; its own: {', '.join(own)}" if own else ""
+                raise ValueError(f"subs: {name!r} is no symbol of {_short(self)} (the "
+                                 f"parameter symbols are {', '.join(SYMBOLS)}{mine})")
+            if isinstance(value, str):
+                from freege.algebra.grammar import parse_number_text
+
+                value = parse_number_text(value, name)
+            bound = parameter(name, value, Domain(), sized=False)
+            if name in own and is_number(bound) and bound.is_positive is not True:
+                raise ValueError(f"subs: {name} stands for a positive number (got {bound}; "
+                                 f"write -{name} where you want a negative one)")
+            mapping[SYMBOLS.get(name) or own[name]] = bound
         return self._subs(mapping)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:  # pragma: no cover
+    def _subs(self, mapping: NumberMap) -> LawExpr:  # pragma: no cover
         raise NotImplementedError
 
     def atoms(self) -> Atoms:
@@ -260,8 +310,12 @@ class LawExpr:
         first (:meth:`cauchy_polynomial`, derived first with numeric parameters), and one
         for a Cauchy polynomial estimated at more than :data:`MAX_NUMERIC_COST` terms
         before its elimination (:func:`check_numeric_cost`) or of more than
-        :data:`MAX_NUMERIC_TERMS` terms once derived (:func:`check_numeric_size`)."""
+        :data:`MAX_NUMERIC_TERMS` terms once derived (:func:`check_numeric_size`). With
+        exact constants, the law of the expression with each number holding one rounded to
+        ``dps`` + :data:`open_field.GUARD_DIGITS` digits (:meth:`rounded`)."""
         check_degree(self)
+        if not self.parameters and any(open_field.has_constant(v) for v in _numbers(self)):
+            return self.rounded(dps).law(dps)
         if not self.parameters:
             check_numeric_cost(self)
             check_numeric_size(self, self.cauchy_polynomial())
@@ -269,6 +323,12 @@ class LawExpr:
             raise RuntimeError("LawExpr.law needs the numeric layer: import freege.algebra "
                                "(or freege.numeric.expression_law) first")
         return _NUMERIC_LAW(self, dps)
+
+    def rounded(self, dps: int | None) -> LawExpr:
+        """The expression with each number holding an exact constant rounded to ``dps``
+        (None: float64) + :data:`open_field.GUARD_DIGITS` significant digits
+        (:func:`open_field.rounded_value`): what :meth:`law` computes."""
+        return self._subs(lambda v: open_field.rounded_value(v, dps))
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:
@@ -351,6 +411,49 @@ def _cauchy(expr: LawExpr) -> sp.Poly:
     return additive.physical_cauchy_factor(law.cauchy_polynomial, law)
 
 
+def _put(value: sp.Expr, mapping: Any) -> sp.Expr:
+    """``value`` with ``mapping`` applied: a dict replaces its subexpressions structurally
+    (symbols, or constants such as ``E``), a function maps the whole number."""
+    return mapping(value) if callable(mapping) else value.xreplace(mapping)
+
+
+def _numbers(expr: LawExpr) -> list[sp.Expr]:
+    """Every number (parameter) in the tree of ``expr``."""
+    out: list[sp.Expr] = []
+
+    def collect(value: Any) -> None:
+        if isinstance(value, LawExpr):
+            for field in dataclasses.fields(value):  # type: ignore[arg-type]
+                collect(getattr(value, field.name))
+        elif isinstance(value, tuple):
+            for item in value:
+                collect(item)
+        elif isinstance(value, sp.Expr):
+            out.append(value)
+
+    collect(expr)
+    return out
+
+
+@functools.cache
+def _renamed(expr: LawExpr) -> tuple[LawExpr, dict[sp.Symbol, sp.Expr]] | None:
+    """``(copy, back)``: ``expr`` with your symbols and constants renamed to unused
+    generators of the exact layer's field, and the map back (:func:`open_field.aliases`);
+    None when it holds neither."""
+    forward, back = open_field.aliases(
+        _numbers(expr), {s for s in expr.symbols_used() if s in FIELD.symbols})
+    return None if not forward else (expr._subs(forward), back)
+
+
+def _back(value: Any, back: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    return sp.sympify(value).xreplace(back)
+
+
+def _back_poly(poly: sp.Poly, back: dict[sp.Symbol, sp.Expr]) -> sp.Poly:
+    """``poly`` (gens ``(G, z)`` or ``(w, lam)``) with the renamed generators put back."""
+    return sp.Poly(sp.expand(poly.as_expr().xreplace(back)), *poly.gens)
+
+
 def _symbols_of(*values: Any) -> set[sp.Symbol]:
     out: set[sp.Symbol] = set()
     for v in values:
@@ -373,8 +476,8 @@ class MarchenkoPastur(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.ratio)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return marchenko_pastur(self.ratio.subs(mapping))
+    def _subs(self, mapping: NumberMap) -> LawExpr:
+        return marchenko_pastur(_put(self.ratio, mapping))
 
     def _atoms(self) -> Atoms:
         c = self.ratio
@@ -401,8 +504,8 @@ class Semicircle(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.variance)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return semicircle(self.variance.subs(mapping))
+    def _subs(self, mapping: NumberMap) -> LawExpr:
+        return semicircle(_put(self.variance, mapping))
 
     def _atoms(self) -> Atoms:
         return ()
@@ -428,8 +531,8 @@ class Atomic(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*(x for x, _ in self.points))
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> Atomic:
-        return atomic([(x.subs(mapping), p) for x, p in self.points])
+    def _subs(self, mapping: NumberMap) -> Atomic:
+        return atomic([(_put(x, mapping), p) for x, p in self.points])
 
     def _atoms(self) -> Atoms:
         return self.points
@@ -467,8 +570,8 @@ class FreePoisson(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.rate, self.jump)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return free_poisson(self.rate.subs(mapping), self.jump._subs(mapping))
+    def _subs(self, mapping: NumberMap) -> LawExpr:
+        return free_poisson(_put(self.rate, mapping), self.jump._subs(mapping))
 
     def _atoms(self) -> Atoms:
         at_zero = sum((p for x, p in self.jump.atoms() if x == 0), sp.Integer(0))
@@ -511,9 +614,9 @@ class Affine(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(self.base, self.scale, self.shift)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return affine(self.base._subs(mapping), self.scale.subs(mapping),
-                      self.shift.subs(mapping))
+    def _subs(self, mapping: NumberMap) -> LawExpr:
+        return affine(self.base._subs(mapping), _put(self.scale, mapping),
+                      _put(self.shift, mapping))
 
     def _atoms(self) -> Atoms:
         return tuple((self.scale * x + self.shift, p) for x, p in self.base.atoms())
@@ -551,7 +654,7 @@ class FreeMult(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*self.factors)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+    def _subs(self, mapping: NumberMap) -> LawExpr:
         return free_mult(*(f._subs(mapping) for f in self.factors))
 
     def _atoms(self) -> Atoms:
@@ -591,7 +694,7 @@ class FreeAdd(LawExpr):
     def symbols_used(self) -> set[sp.Symbol]:
         return _symbols_of(*self.terms)
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
+    def _subs(self, mapping: NumberMap) -> LawExpr:
         return free_add(*(t._subs(mapping) for t in self.terms))
 
     def _atoms(self) -> Atoms:
@@ -643,8 +746,8 @@ class Pushforward(LawExpr):
     def polynomial(self) -> sp.Expr:
         return sum((c * X**j for j, c in enumerate(self.coeffs)), sp.Integer(0))
 
-    def _subs(self, mapping: dict[sp.Symbol, sp.Expr]) -> LawExpr:
-        return pushforward(self.base._subs(mapping), [c.subs(mapping) for c in self.coeffs])
+    def _subs(self, mapping: NumberMap) -> LawExpr:
+        return pushforward(self.base._subs(mapping), [_put(c, mapping) for c in self.coeffs])
 
     def _atoms(self) -> Atoms:
         return tuple((self.polynomial.subs(X, x), p) for x, p in self.base.atoms())
@@ -658,7 +761,15 @@ class Pushforward(LawExpr):
         lo, hi = self.base.bounds()
         if any(not is_number(v) for v in (lo, hi, *self.coeffs)):
             return ()
-        roots = sorted(set(sp.Poly(sp.diff(self.polynomial, X), X).real_roots()))
+        slope = sp.Poly(sp.diff(self.polynomial, X), X)
+        if slope.domain.is_QQ or slope.domain.is_ZZ:
+            roots = sorted(set(slope.real_roots()))
+        else:  # exact constants among the coefficients: roots by radicals (degree <= 3)
+            found = sp.roots(slope)
+            if sum(found.values()) != slope.degree() or any(r.is_real is None for r in found):
+                raise ValueError(f"{self}: the critical points of its polynomial are not "
+                                 "decided exactly; bind its constants to rationals")
+            roots = sorted(r for r in found if r.is_real)
         return tuple(r for r in roots if lo <= r <= hi)
 
     def interior_critical_values(self) -> tuple[sp.Expr, ...]:
@@ -941,6 +1052,9 @@ def atomic(points: Any) -> Atomic:
             raise ValueError(f"atoms: {len(points)} atoms; the limit is {MAX_ATOMS} (k atoms "
                              f"make a Cauchy polynomial of degree k; docs/algebra.md, Limits)")
         pairs = [(parameter("location", a), parameter("mass", p, MASS)) for a, p in points]
+        if any(open_field.has_constant(p) for _, p in pairs):
+            raise ValueError("atoms: masses must be rational, no constant (e, pi, exp, sqrt: "
+                             f"they sum to 1 exactly; got {', '.join(str(p) for _, p in pairs)})")
     except (TypeError, ValueError) as exc:
         if isinstance(exc, ValueError) and ("must" in str(exc) or "limit" in str(exc)):
             raise
