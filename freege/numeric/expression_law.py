@@ -53,6 +53,7 @@ from freege.numeric.edge_move import EdgeMove, find_edge_move, find_shift_move
 from freege.numeric.law_family import REFERENCE_DPS
 from freege.numeric.quadrature import HardEdge
 from freege.numeric.s_transform import STransform
+from freege.symbolic import expression_shapes  # noqa: F401 -- registers the shape route
 from freege.symbolic.expressions import critical_pushforwards, register_numeric_law
 
 #: the folder of the algebra's sources (their text keys the generated functions)

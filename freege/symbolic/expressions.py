@@ -407,6 +407,29 @@ def _cauchy(expr: LawExpr) -> sp.Poly:
     degrees = [(c.cauchy_polynomial().degree(0), c.cauchy_polynomial().degree(1))
                for c in _children(expr)]
     check_degree(expr, max(_degree_bound(expr, degrees)))
+    return _cauchy_from_shape(expr) or _cauchy_at_numbers(expr)
+
+
+#: ``expr -> P(G, z) or None``: :func:`freege.symbolic.expression_shapes.cauchy_at_numbers`
+#: once that module is imported (it registers itself; the numeric law imports it)
+_SHAPE_ROUTE: Callable[[LawExpr], sp.Poly | None] | None = None
+
+
+def register_shape_route(route: Callable[[LawExpr], sp.Poly | None]) -> None:
+    """Called by :mod:`freege.symbolic.expression_shapes` on import (it imports this
+    module, so this one does not import it)."""
+    global _SHAPE_ROUTE
+    _SHAPE_ROUTE = route
+
+
+def _cauchy_from_shape(expr: LawExpr) -> sp.Poly | None:
+    """``P(G, z)`` of an expression with numbers from its shape's, derived once in symbols
+    (the same polynomial, :mod:`freege.symbolic.expression_shapes`), or None."""
+    return None if _SHAPE_ROUTE is None else _SHAPE_ROUTE(expr)
+
+
+def _cauchy_at_numbers(expr: LawExpr) -> sp.Poly:
+    """``P(G, z)`` derived from the expression itself (its exact law's elimination)."""
     law = expr.free_law
     return additive.physical_cauchy_factor(law.cauchy_polynomial, law)
 
