@@ -24,7 +24,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freege.cli.options import add_backend_option, add_seed_option, add_yes_option
+from freege.cli.options import (
+    add_backend_option,
+    add_dtype_option,
+    add_seed_option,
+    add_yes_option,
+)
 from freege.params import positive_int
 from freege.progress import NORMAL, Progress
 
@@ -45,7 +50,7 @@ def setup_panels() -> dict[str, str]:
 
 def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
     """The measurement options of ``reproduce SETUP --measure``."""
-    from freege.validation.sampling.backend import NAMES
+    from freege.validation.sampling.backend import DTYPES, NAMES
 
     parser.add_argument("--measure", action="store_true",
                         help="measure the softmax points (theory §6.4) and write a report")
@@ -72,6 +77,9 @@ def add_options(parser: argparse.ArgumentParser, setup: str) -> None:
                         help="an existing Dask scheduler to run the tasks on")
     add_backend_option(parser, NAMES, "numpy",
                        help="array backend of the measurements (default numpy)")
+    add_dtype_option(parser, DTYPES, help="precision of the draws' products (default float64; "
+                     "float32: the Gram, eigensolvers, ridge and learning-curve formulas "
+                     "stay in float64, docs/performance.md)")
     add_seed_option(parser)
     add_yes_option(parser)
     parser.add_argument("--estimate", action="store_true",
@@ -148,30 +156,34 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
     sweep_engine.need_dask(args.scheduler, workers)
     seed = positive_int("--seed", getattr(args, "seed", "0"), minimum=0)
     backend = getattr(args, "backend", "numpy")
+    dtype = getattr(args, "dtype", "float64")
     out = _out_folder(args, scale)
     finite_width = bool(getattr(args, "finite_width", False))
     configs = paper_panels.configurations(panels, scale, draws, finite_width)
     if finite_width:
         paper_configs.check_finite_width(configs)
     store = out / STORE
-    header = paper_run.header(configs, seed, backend, scale, finite_width)
+    header = paper_run.header(configs, seed, backend, scale, finite_width, dtype)
     todo = paper_run.pending(configs, paper_run.check_store(store, header))
-    rates = paper_run.measure_rates()  # this CPU: the report's work, and NumPy draws
+    # this CPU: the report's work, and NumPy draws; with --estimate both dtypes' rates
+    priced = "float32" if estimate_only else dtype
+    rates = paper_run.measure_rates(dtype=priced)
     draw_rates: dict[str, float] | str = rates
     on_cpu = backend_kind(backend).on_cpu
     if not on_cpu and todo:  # the draws' time probed on the device, or unknown
-        draw_rates = paper_run.device_rates(configs, rates)
+        draw_rates = paper_run.device_rates(configs, rates, priced)
     memory = _memory(backend) if todo and args.scheduler is None else None
-    est = paper_run.estimate(configs, todo, draw_rates, workers, memory)
+    est = paper_run.estimate(configs, todo, draw_rates, workers, memory, dtype)
     chosen = [paper_panels.BY_NAME[name] for name in panels]
     est.update(_report_estimate(chosen, configs, resamples, rates, out))
     if estimate_only:  # the plan and the estimate, nothing measured or written
         for line in _plan(configs, todo):
             print(line)
-        _confirm(est, len(todo), True, backend, workers, memory)
+        _confirm(est, len(todo), True, backend, workers, memory, dtype)
+        _both_dtypes(configs, todo, draw_rates, workers, memory, backend)
         print(f"freege: --estimate: nothing measured or written ({out} untouched)")
         return 0
-    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory)
+    _confirm(est, len(todo), getattr(args, "yes", False), backend, workers, memory, dtype)
     safe_files.make_folder(out, "--out")
     verbosity = getattr(args, "verbosity", NORMAL)
     with Progress(f"reproduce {setup}: measure", len(todo), unit="draw",
@@ -180,10 +192,11 @@ def run(args: argparse.Namespace, setup: str = "paper") -> int:
                                workers=workers, scheduler=args.scheduler,
                                progress=lambda done, _total: bar(done),
                                rates=rates if isinstance(draw_rates, str) else draw_rates,
-                               memory=memory, finite_width=finite_width)
+                               memory=memory, finite_width=finite_width, dtype=dtype)
     _write(out, chosen, configs, paper_run.records(store), scale, seed, draws, resamples,
-           backend, finite_width, Progress(f"reproduce {setup}: report", len(panels), unit="panel",
-                             verbosity=verbosity))
+           backend, finite_width, dtype,
+           Progress(f"reproduce {setup}: report", len(panels), unit="panel",
+                    verbosity=verbosity))
     print(f"freege: paper report in {out}/report.md ({counts['ok']} draws measured now, "
           f"{counts['skipped']} already in the store, {counts['failed']} failed)")
     return 1 if counts["failed"] else 0
@@ -206,6 +219,25 @@ def _report_estimate(panels: list[Panel], configs: list[dict[str, Any]], resampl
             + work["bootstrap"] / rates["elementwise"] + work["figures"] * unit["figures"]}
 
 
+def _both_dtypes(configs: list[dict[str, Any]], todo: list[Any],
+                 rates: dict[str, float] | str, workers: int, memory: int | None,
+                 backend: str) -> None:
+    """One line: the draws' estimated time in each ``--dtype``, side by side, at the rates
+    measured (or probed) for both (:func:`freege.validation.paper.run.draw_seconds`)."""
+    from freege.cli.budget import duration_text
+    from freege.validation.paper import run as paper_run
+    from freege.validation.sampling.backend import DTYPES
+
+    if isinstance(rates, str):
+        return  # a device that could not be probed: no time in either
+    times = {dtype: paper_run.estimate(configs, todo, rates, workers, memory, dtype)["seconds"]
+             for dtype in DTYPES}
+    ratio = times["float32"] / times["float64"] if times["float64"] > 0 else 1.0
+    print("freege: measuring on " + backend + " by --dtype: " + ", ".join(
+        f"{dtype} {duration_text(seconds)}" for dtype, seconds in times.items())
+        + f" (float32/float64 = {ratio:.2f})", file=sys.stderr, flush=True)
+
+
 def _memory(backend: str) -> int | None:
     """The bytes this machine's workers share (free device memory on CuPy), None when
     unknown (:func:`freege.validation.sampling.cost.available_memory`)."""
@@ -216,7 +248,7 @@ def _memory(backend: str) -> int | None:
 
 
 def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: int,
-             memory: int | None) -> None:
+             memory: int | None, dtype: str = "float64") -> None:
     """Refuse a draw larger than ``memory``; otherwise say the estimate (one line, and a
     line per panel whose draws run fewer than ``workers`` at a time) and ask for --yes
     past :data:`freege.cli.budget.CONFIRM_SECONDS` of known time."""
@@ -240,7 +272,8 @@ def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: 
         on_cpu = backend_kind(backend).on_cpu
         speed = "this CPU's speed" if on_cpu else "its speed probed on the device"
         timing = (f"estimated {duration_text(total)} ({duration_text(spent)} spent "
-                  f"starting, {duration_text(est['seconds'])} measuring on {backend} at "
+                  f"starting, {duration_text(est['seconds'])} measuring on {backend}"
+                  f"{'' if dtype == 'float64' else ' in ' + dtype} at "
                   f"{speed}, {duration_text(report)} theory, statistics and figures)")
     room = "" if memory is None else f" of {size_text(memory)} available"
     line = (f"paper: {tasks} draws to measure on {workers} worker(s), about "
@@ -258,14 +291,16 @@ def _confirm(est: dict[str, Any], tasks: int, yes: bool, backend: str, workers: 
 
 def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: Any,
            scale: float, seed: int, draws: int, resamples: int, backend: str,
-           finite_width: bool, bar: Progress) -> None:
+           finite_width: bool, dtype: str, bar: Progress) -> None:
     from freege.validation.paper import configs as paper_configs
     from freege.validation.paper import plots as paper_plots
     from freege.validation.paper import report as paper_report
 
     meta = {"scale": scale, "seed": seed, "draws": draws, "resamples": resamples,
             "backend": backend, "target_seed": paper_configs.TARGET_SEED,
-            "finite_width": finite_width}
+            "finite_width": finite_width, "dtype": dtype}
+    # a float32 run says so in every measured panel's title (float64: the default)
+    run = f"S = {scale:g}, {draws} draws" + ("" if dtype == "float64" else f", {dtype}")
     opts = {"resamples": resamples, "seed": seed}
     report: dict[str, Any] = {}
     with bar:
@@ -274,7 +309,7 @@ def _write(out: Path, panels: list[Panel], configs: list[dict[str, Any]], recs: 
             name = panel.name
             part = paper_report.build([panel], configs, recs, meta, opts)
             paper_plots.figure(panel, part["panels"][name], out,
-                               f"S = {scale:g}, {draws} draws" if panel.measured else "")
+                               run if panel.measured else "")
             report = {**part, "panels": {**report.get("panels", {}), **part["panels"]}}
             bar.update(status=f"panel {name}")
             bar.note(f"panel {name}: theory, statistics and figure took "

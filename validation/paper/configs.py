@@ -96,9 +96,12 @@ def cost(config: Config) -> dict[str, float]:
     distinct increment of the sorted betas and one product per further beta:
     :func:`freege.validation.paper.measure.exponentials`), and the eigenproblems as
     ``(n^3, with vectors)``; a ridge error is a Cholesky inverse instead, ``n^3`` flops
-    of products per beta. A ``ge`` draw computes softmax and GE: about twice a softmax
-    draw of five passes per head; with ``finite_width`` the conditional GE too, one more
-    GE (:func:`freege.validation.sampling.cost.draw_cost`'s ``extra_models``)."""
+    of products per beta; ``double``, the share of ``matmul`` that runs in float64
+    whatever ``--dtype`` (the Gram and the Cholesky inverse of a ridge, not a ``ge``
+    draw's, :func:`freege.validation.paper.measure.task`). A ``ge`` draw computes softmax
+    and GE: about twice a softmax draw of five passes per head; with ``finite_width``
+    the conditional GE too, one more GE
+    (:func:`freege.validation.sampling.cost.draw_cost`'s ``extra_models``)."""
     d = config["dims"]
     n, h, dk, dv, do = d["n"], d["h"], d["dK"], d["dV"], d["dO"]
     betas = len(config["betas"])
@@ -110,6 +113,8 @@ def cost(config: Config) -> dict[str, float]:
     passes = 5 if config["kind"] == "ge" else 2 * len(steps) + len(ordered) - 1
     ridge = config["kind"] == "ridge"
     return {"matmul": float(factor * matmul + ridge * betas * n**3),
+            "double": float(0 if config["kind"] == "ge"
+                            else betas * 2 * n * n * do + ridge * betas * n**3),
             "elementwise": float(factor * passes * h * n * n),
             "eig": float(0 if ridge else factor * betas * n**3),
             "vectors": float(config["kind"] == "flow")}

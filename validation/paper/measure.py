@@ -39,9 +39,11 @@ from freege.params import Dims
 from freege.validation.sampling.backend import Backend, get_backend
 
 KINDS: tuple[str, ...] = ("ridge", "flow", "spectrum", "ge")
-#: largest exponent taken without shifting a softmax row by its maximum (exp(600) ~ 1e260:
-#: a row sum of n such terms stays finite in float64)
-EXP_SAFE = 600.0
+#: largest exponent taken without shifting a softmax row by its maximum, per working
+#: precision: exp(600) ~ 1e260, a row sum of n such terms stays finite in float64;
+#: exp(60) ~ 1e26, and so does n |v| of them in float32 (largest 3.4e38)
+EXP_SAFE_BY_DTYPE: dict[str, float] = {"float64": 600.0, "float32": 60.0}
+EXP_SAFE = EXP_SAFE_BY_DTYPE["float64"]
 
 
 def group_word(group: str) -> int:
@@ -92,7 +94,7 @@ def outputs(dims: Dims, betas: Sequence[float], entropy: tuple[int, ...], bk: Ba
         # |q.k| <= |q| |k| (Cauchy-Schwarz) bounds every exponent without a pass over
         # the scores; shift by the row maximum only where exp could overflow
         bound = math.sqrt(float((Q * Q).sum(axis=1).max()) * float((K * K).sum(axis=1).max()))
-        if max(betas) * bound / math.sqrt(dK) > EXP_SAFE:
+        if max(betas) * bound / math.sqrt(dK) > EXP_SAFE_BY_DTYPE[bk.dtype]:
             scores -= scores.max(axis=1, keepdims=True)
         for b, e in exponentials(scores, betas, 1.0 / math.sqrt(dK), power, step, xp):
             xp.matmul(vt1, e.T, out=block)
@@ -136,18 +138,20 @@ def exponentials(scores: Any, betas: Sequence[float], scale: float, power: Any, 
         yield b, power
 
 
-def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
-         ) -> dict[str, Any]:
+def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy",
+         dtype: str = "float64") -> dict[str, Any]:
     """Measure draw ``draw`` of ``config`` (a configuration of
     :mod:`freege.validation.paper.panels`: ``kind``, ``dims``, ``betas``, ``group``,
-    ``lam``, ``sigma2``, ``target_seed``) and return its store record."""
+    ``lam``, ``sigma2``, ``target_seed``) and return its store record. ``dtype``: the
+    precision of the products (:func:`outputs`); the Gram, the eigensolvers and the
+    ridge and learning-curve formulas run in float64 either way (:func:`gram`)."""
     from freege.validation import finite_readout
 
     start = time.perf_counter()
     dims = Dims(**config["dims"])
     kind = config["kind"]
     entropy = (seed, group_word(config["group"]), draw)
-    bk = get_backend(backend)
+    bk = get_backend(backend, dtype)
     out: dict[str, Any] = {}
     if kind == "ge":
         out.update(_ge(dims, entropy, bk, bool(config.get("finite_width", False))))
@@ -156,7 +160,7 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
         y = finite_readout.target(dims.n, config.get("target_seed", 0))
         per_beta = []
         for b, output in outputs(dims, betas, entropy, bk, centred=kind == "spectrum"):
-            gram = (output @ output.T) / limiting_mean(dims, b)
+            gram = _gram(bk, output) / limiting_mean(dims, b)
             del output
             if kind == "flow":
                 lam, w = bk.eigenvalues_and_weights(gram, y, overwrite=True)
@@ -179,6 +183,16 @@ def task(config: dict[str, Any], draw: int, seed: int, backend: str = "numpy"
     bk.synchronize()
     return {"type": "draw", "point": config["key"], "draw": draw, "status": "ok",
             "seconds": time.perf_counter() - start, **out}
+
+
+def _gram(bk: Backend, output: Any) -> Any:
+    """``F F^T`` of the n x dO output ``F``, in float64 whatever the working dtype: a
+    float32 output is promoted first, so that the Gram's small eigenvalues (against the
+    ridge's lam and a learning curve's late times) carry float64's absolute error, not
+    float32's ``1e-7 ||F||^2`` (docs/performance.md, "The paper in float32")."""
+    if bk.dtype != "float64":
+        output = output.astype(bk.xp.float64)
+    return output @ output.T
 
 
 def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = False

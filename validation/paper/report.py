@@ -160,7 +160,8 @@ def to_markdown(report: dict[str, Any], panels: Sequence[Panel]) -> str:
              f"scale S = {report['scale']:g}, draws = {report['draws']}, seed = "
              f"{report['seed']}, target seed = {report['target_seed']}, bootstrap resamples "
              f"= {report['resamples']} (seed {report['seed']}), backend = "
-             f"{report['backend']}, beta = 1, lam = 1e-4, sigma2 = 0.1 unless varied.", "",
+             f"{report['backend']}, dtype = {report.get('dtype', 'float64')}, beta = 1, "
+             "lam = 1e-4, sigma2 = 0.1 unless varied.", "",
              report["note"], "", f"**{report['overall'][0].upper()}{report['overall'][1:]}.**", "",
              "Columns: theory at the realised widths; measured mean with its 95% interval "
              "(Student-t; Fieller for 2(d) ratios; bootstrap percentiles for 3(a)); "

@@ -28,18 +28,21 @@ from freege.validation.paper import measure as paper_measure
 from freege.validation.sweep import store as sweep_store
 
 #: the identity a store must match to be resumed
-IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale", "finite_width")
+IDENTITY_KEYS: tuple[str, ...] = ("configs", "seed", "backend", "scale", "finite_width",
+                                   "dtype")
 #: the value of an identity key a store written before that key existed holds
-IDENTITY_DEFAULTS: dict[str, Any] = {"finite_width": False}
+IDENTITY_DEFAULTS: dict[str, Any] = {"finite_width": False, "dtype": "float64"}
 
 
 def header(configs: list[dict[str, Any]], seed: int, backend: str, scale: float,
-           finite_width: bool = False) -> dict[str, Any]:
+           finite_width: bool = False, dtype: str = "float64") -> dict[str, Any]:
     """The store header of a paper run (its identity; ``finite_width``: ``--finite-width``,
-    table 2's draws also sample ``ge-row-n``, theory §2.3)."""
+    table 2's draws also sample ``ge-row-n``, theory §2.3; ``dtype``: ``--dtype``, the
+    products' precision, :func:`freege.validation.paper.measure.task`)."""
     return {"type": "header", "format": sweep_store.FORMAT,
             "identity": {"kind": "freege-paper", "configs": configs, "seed": seed,
-                         "backend": backend, "scale": scale, "finite_width": finite_width}}
+                         "backend": backend, "scale": scale, "finite_width": finite_width,
+                         "dtype": dtype}}
 
 
 def _store_header(header: dict[str, Any], source: str) -> dict[str, int]:
@@ -125,7 +128,7 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
         scale: float, workers: int = 1, scheduler: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         rates: dict[str, float] | None = None, memory: int | None = None,
-        finite_width: bool = False) -> dict[str, int]:
+        finite_width: bool = False, dtype: str = "float64") -> dict[str, int]:
     """Run (or resume) every pending task into ``store``; returns counts
     ``{"tasks", "skipped", "ok", "failed"}``. A failed task is recorded as failed and
     run again on the next resume. ``rates`` (:func:`measure_rates`, measured when not
@@ -136,8 +139,9 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
     draw's :func:`freege.validation.paper.configs.peak_bytes`), and each local worker may
     hold all of the machine's. ``finite_width``: part of the run's identity
     (:func:`header`; the ``ge`` configurations carry it,
-    :func:`freege.validation.paper.panels.configurations`)."""
-    new = header(configs, seed, backend, scale, finite_width)
+    :func:`freege.validation.paper.panels.configurations`). ``dtype``: the products'
+    precision (:func:`freege.validation.paper.measure.task`), part of the identity too."""
+    new = header(configs, seed, backend, scale, finite_width, dtype)
     contents = check_store(store, new)
     todo = pending(configs, contents)
     total = sum(c["draws"] for c in configs)
@@ -152,16 +156,17 @@ def run(configs: list[dict[str, Any]], store: Path, *, seed: int, backend: str,
         if workers <= 1 and scheduler is None:
             with one_thread([c for c, _ in todo]):
                 for config, i in todo:
-                    record(_guarded(config, i, seed, backend))
+                    record(_guarded(config, i, seed, backend, dtype))
         elif todo:
-            _dask(todo, seed, backend, workers, scheduler, rates or measure_rates(), record,
-                  memory)
+            _dask(todo, seed, backend, workers, scheduler, rates or measure_rates(dtype),
+                  record, memory, dtype)
     return counts
 
 
-def _guarded(config: dict[str, Any], draw: int, seed: int, backend: str) -> dict[str, Any]:
+def _guarded(config: dict[str, Any], draw: int, seed: int, backend: str,
+             dtype: str = "float64") -> dict[str, Any]:
     try:
-        return paper_measure.task(config, draw, seed, backend)
+        return paper_measure.task(config, draw, seed, backend, dtype)
     except (ArithmeticError, MemoryError, RuntimeError, ValueError) as exc:
         return _failed(config, draw, exc)
 
@@ -171,24 +176,25 @@ def _failed(config: dict[str, Any], draw: int, exc: BaseException) -> dict[str, 
             "error": f"{type(exc).__name__}: {exc}"}
 
 
-def by_cost(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float]
-            ) -> list[tuple[dict[str, Any], int]]:
+def by_cost(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float],
+            dtype: str = "float64") -> list[tuple[dict[str, Any], int]]:
     """The tasks the most expensive first (by :func:`draw_seconds`; ties in their order),
     so the last Dask tasks to finish are short ones and no worker idles long at the end."""
-    return sorted(todo, key=lambda task: -draw_seconds(task[0], rates))
+    return sorted(todo, key=lambda task: -draw_seconds(task[0], rates, dtype))
 
 
-def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: str
-                   ) -> list[dict[str, Any]]:
+def _limited_chunk(items: list[tuple[dict[str, Any], int]], seed: int, backend: str,
+                   dtype: str = "float64") -> list[dict[str, Any]]:
     """A Dask task: its draws' records, each draw run by :func:`_guarded` with BLAS held
     to one thread."""
     with one_thread([c for c, _ in items]):
-        return [_guarded(c, i, seed, backend) for c, i in items]
+        return [_guarded(c, i, seed, backend, dtype) for c, i in items]
 
 
 def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, workers: int,
           scheduler: str | None, rates: dict[str, float],
-          record: Callable[[dict[str, Any]], None], memory: int | None = None) -> None:
+          record: Callable[[dict[str, Any]], None], memory: int | None = None,
+          dtype: str = "float64") -> None:
     """Run the tasks on the sweep engine's Dask client, batched by their estimated cost
     (:func:`freege.validation.sweep.engine.run_batches` over :func:`by_cost`) and, with
     ``memory``, scheduled by their peak bytes within it; record each draw as its Dask
@@ -198,14 +204,14 @@ def _dask(todo: list[tuple[dict[str, Any], int]], seed: int, backend: str, worke
 
     def name(batch: list[tuple[dict[str, Any], int]]) -> str:
         (config, draw), size = batch[0], len(batch)
-        return f"freege-paper-{seed}-{config['key']}-{draw}-{size}"
+        return f"freege-paper-{seed}-{dtype}-{config['key']}-{draw}-{size}"
 
     # scheduled by memory: a local worker may hold all of the machine's
     with sweep.client(scheduler, workers, backend, memory is not None) as dask_client:
         for rec in sweep.run_batches(
-                dask_client, by_cost(todo, rates), _limited_chunk, (seed, backend),
+                dask_client, by_cost(todo, rates, dtype), _limited_chunk, (seed, backend, dtype),
                 name=name, failed=lambda task, exc: _failed(task[0], task[1], exc),
-                cost=lambda task: draw_seconds(task[0], rates),
+                cost=lambda task: draw_seconds(task[0], rates, dtype),
                 memory=lambda task: paper_configs.peak_bytes(task[0]), budget=memory):
             record(rec)
 
@@ -230,13 +236,14 @@ def concurrency(config: dict[str, Any], workers: int, memory: int | None) -> int
 
 
 def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int]],
-             rates: dict[str, float] | str, workers: int, memory: int | None = None
-             ) -> dict[str, Any]:
+             rates: dict[str, float] | str, workers: int, memory: int | None = None,
+             dtype: str = "float64") -> dict[str, Any]:
     """Pre-run estimate: ``seconds``, the pending draws' work at the measured ``rates``
     (:func:`measure_rates`, or :func:`device_rates`) with each configuration's draws
     :func:`concurrency` at a time in ``memory``, plus the row-coefficient tables of
     ``finite_width`` draws (:func:`table_seconds`) (NaN, with the reason as ``unknown``,
-    when ``rates`` is a probe's reason); ``peak_bytes`` of the largest draw; ``serial``,
+    when ``rates`` is a probe's reason; the products priced at ``dtype``'s rates,
+    :func:`draw_seconds`); ``peak_bytes`` of the largest draw; ``serial``,
     the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
     once, its largest draw's peak bytes)`` (0 at once: one draw does not fit)."""
     from freege.validation.paper import configs as paper_configs
@@ -248,7 +255,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
         at_once[c["panel"]] = (min(least, k), max(most, peak))
     unknown = rates if isinstance(rates, str) else None
     seconds = math.nan if unknown is not None else sum(
-        draw_seconds(c, rates) / max(1, concurrency(c, workers, memory))  # type: ignore[arg-type]
+        draw_seconds(c, rates, dtype)  # type: ignore[arg-type]
+        / max(1, concurrency(c, workers, memory))
         for c, _ in todo) + table_seconds(todo, rates, workers)  # type: ignore[arg-type]
     work = sum(paper_configs.cost(c)["matmul"] for c, _ in todo)
     peak = max((paper_configs.peak_bytes(c) for c in configs), default=0)
@@ -276,26 +284,36 @@ def table_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float
                for (_, x_max), k in draws.items()) / rates["elementwise"]
 
 
-def draw_seconds(config: dict[str, Any], rates: dict[str, float]) -> float:
+def draw_seconds(config: dict[str, Any], rates: dict[str, float], dtype: str = "float64"
+                 ) -> float:
     """Predicted seconds of one draw of ``config`` at ``rates`` (:func:`measure_rates`;
-    work from :func:`freege.validation.paper.configs.cost`)."""
+    work from :func:`freege.validation.paper.configs.cost`): below float64 its products
+    and elementwise passes at ``dtype``'s rates (``matmul_float32``, ...), its work in
+    double (the cost's ``double``: Gram and Cholesky,
+    :func:`freege.validation.paper.measure.task`) and eigenproblems at float64's."""
     from freege.validation.paper import configs as paper_configs
 
     w = paper_configs.cost(config)
     eig_rate = rates["eigh"] if w["vectors"] else rates["eigvalsh"]
-    return (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
-            + w["eig"] / eig_rate)
+    if dtype == "float64":
+        return (w["matmul"] / rates["matmul"] + w["elementwise"] / rates["elementwise"]
+                + w["eig"] / eig_rate)
+    return ((w["matmul"] - w["double"]) / rates[f"matmul_{dtype}"]
+            + w["double"] / rates["matmul"]
+            + w["elementwise"] / rates[f"elementwise_{dtype}"] + w["eig"] / eig_rate)
 
 
-def device_rates(configs: list[dict[str, Any]], host: dict[str, float]
-                 ) -> dict[str, float] | str:
+def device_rates(configs: list[dict[str, Any]], host: dict[str, float],
+                 dtype: str = "float64") -> dict[str, float] | str:
     """The draws' rates on CuPy, probed on the device at the run's largest n
     (:func:`freege.validation.sampling.cost.device_speeds`, as ``validate``, ``ladder``
     and ``sweep`` estimate; theory §6.1): its product, exp and eigenvalue speeds; the
     probe times eigenvalues without vectors, so a learning-curve draw's ``eigh`` is priced
     at that rate divided by the ratio of the two measured on this CPU (``host``,
     :func:`measure_rates`). Draws at a smaller n run at the largest one's rates, which
-    flatters a GPU's small problems. The probe's reason (one line) when it cannot run."""
+    flatters a GPU's small problems. Below float64 (``dtype``) the product and exp speeds
+    are probed in that dtype too (``matmul_float32``, ...: :func:`draw_seconds`). The
+    probe's reason (one line) when it cannot run."""
     from freege.validation.sampling import cost
     from freege.validation.sampling.backend import get_backend
 
@@ -304,15 +322,22 @@ def device_rates(configs: list[dict[str, Any]], host: dict[str, float]
     if isinstance(speed, str):
         return speed
     eigvalsh = speed.size**3 / speed.eig_seconds
-    return {"matmul": speed.matmul, "elementwise": speed.elementwise, "eigvalsh": eigvalsh,
-            "eigh": eigvalsh * host["eigh"] / host["eigvalsh"]}
+    rates = {"matmul": speed.matmul, "elementwise": speed.elementwise, "eigvalsh": eigvalsh,
+             "eigh": eigvalsh * host["eigh"] / host["eigvalsh"]}
+    if dtype != "float64":
+        low = cost.device_speeds(get_backend("cupy", dtype), n)
+        if isinstance(low, str):
+            return low
+        rates.update({f"matmul_{dtype}": low.matmul, f"elementwise_{dtype}": low.elementwise})
+    return rates
 
 
-def measure_rates(size: int = 384) -> dict[str, float]:
+def measure_rates(size: int = 384, dtype: str = "float64") -> dict[str, float]:
     """This machine's speed now (about a second of CPU time, one BLAS thread), at a size
     like a run's blocks: matrix product flop/s, elementwise passes (elements/s: exp, max,
     sum, scale on an n x n block), and ``n^3`` per second of a symmetric eigensolve with
-    and without vectors."""
+    and without vectors, all in float64; below float64 (``dtype``) the product and
+    elementwise rates in that dtype too (``matmul_float32``, ``elementwise_float32``)."""
     import numpy as np
 
     from freege.extras import blas_threads
@@ -321,22 +346,31 @@ def measure_rates(size: int = 384) -> dict[str, float]:
     a = rng.standard_normal((size, size))
     with blas_threads(1):
         timings = _timings(a, size)
-    return {"matmul": 2 * size**3 / timings["matmul"],
-            "elementwise": 5 * size**2 / timings["elementwise"],
-            "eigh": size**3 / timings["eigh"], "eigvalsh": size**3 / timings["eigvalsh"]}
+        low = {} if dtype == "float64" else _timings(a.astype(dtype), size, solvers=False)
+    rates = {"matmul": 2 * size**3 / timings["matmul"],
+             "elementwise": 5 * size**2 / timings["elementwise"],
+             "eigh": size**3 / timings["eigh"], "eigvalsh": size**3 / timings["eigvalsh"]}
+    if low:
+        rates.update({f"matmul_{dtype}": 2 * size**3 / low["matmul"],
+                      f"elementwise_{dtype}": 5 * size**2 / low["elementwise"]})
+    return rates
 
 
-def _timings(a: Any, size: int) -> dict[str, float]:
+def _timings(a: Any, size: int, solvers: bool = True) -> dict[str, float]:
+    """CPU seconds of a product and an elementwise pass on ``a`` (in its dtype), and with
+    ``solvers`` of the two symmetric eigensolves."""
     import numpy as np
 
     from freege.validation.sampling import backend
 
     timings = {}
-    for name, job in (("matmul", lambda: a @ a.T),
-                      ("elementwise", lambda: np.exp(a * 0.5 - a.max(axis=1, keepdims=True))
-                       .sum(axis=1)),
-                      ("eigh", lambda: np.linalg.eigh(a + a.T)),
-                      ("eigvalsh", lambda: backend.get_backend("numpy").eigvalsh(a + a.T))):
+    jobs = [("matmul", lambda: a @ a.T),
+            ("elementwise", lambda: np.exp(a * 0.5 - a.max(axis=1, keepdims=True))
+             .sum(axis=1))]
+    if solvers:
+        jobs += [("eigh", lambda: np.linalg.eigh(a + a.T)),
+                 ("eigvalsh", lambda: backend.get_backend("numpy").eigvalsh(a + a.T))]
+    for name, job in jobs:
         start = time.process_time()  # CPU time: what a busy machine's load does not inflate
         for _ in range(3):
             job()
