@@ -11,6 +11,12 @@ constant is printed as ``_q(p, q)`` with ``_q`` supplied by the caller (``Fracti
 mpmath quotient). The source lives in ``<freege cache dir>/numeric/``, named by the
 symbolic layer's source hash, so an edit of :mod:`freege.symbolic` never reads a stale
 file.
+
+An empty cache folder first looks in :data:`SHIPPED` (issue 41: a first use derives
+nothing in sympy): the functions a first use of each theory §4 case needs, written by
+``python -m freege.numeric.ship_functions`` under the same names and keys, so they are
+found only while the symbolic sources and sympy's version are those they were derived
+from, and read with the same checks (:func:`freege.cache_files.load`, :func:`check_tree`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from freege.cache_key import cache_dir, source_hash
 ARGUMENTS = ("theta1", "theta2", "h", "gK", "gV", "gO")
 #: the largest power a generated function may raise to
 MAX_POWER = 10_000
+#: generated functions shipped with freege (module docstring), ``<disk entry stem>.gen``
+SHIPPED = Path(__file__).resolve().parent / "shipped"
 
 
 def mp_rational(p: int, q: int) -> mpmath.mpf:
@@ -94,11 +102,22 @@ def function(
     path, entry = disk_entry(name, arguments)
     namespace = cache_files.load(path, entry, lambda text: _load(text, path, arguments))
     if namespace is None:
+        namespace = shipped(path, entry, arguments)
+    if namespace is None:
         source = _source(build(), arguments)
         namespace = _load(source, path, arguments)
         cache_files.store(path, entry, source)  # an unwritable folder: still used
     _LOADED[key] = namespace["f"]
     return _LOADED[key]
+
+
+def shipped(path: Path, entry: str, arguments: tuple[str, ...]) -> dict[str, Any] | None:
+    """The generated function of disk entry ``path`` from :data:`SHIPPED`, or None (none
+    shipped for this name and key)."""
+    found = SHIPPED / f"{path.stem}.gen"
+    if not found.is_file():
+        return None
+    return cache_files.load(found, entry, lambda text: _load(text, found, arguments))
 
 
 def _literal_int(node: ast.expr) -> int | None:
@@ -172,5 +191,5 @@ def _load(source: str, path: Path, arguments: tuple[str, ...]) -> dict[str, Any]
     return namespace
 
 
-__all__ = ["ARGUMENTS", "MAX_POWER", "cache_root", "check_tree", "disk_entry", "exact_rational",
-           "function", "mp_rational"]
+__all__ = ["ARGUMENTS", "MAX_POWER", "SHIPPED", "cache_root", "check_tree", "disk_entry",
+           "exact_rational", "function", "mp_rational", "shipped"]
