@@ -50,6 +50,12 @@ from freege.errors import ConvergenceError
 from freege.numeric import compiled, law_composition, law_recipe, roots
 from freege.numeric.algebraic_law import AlgebraicLaw
 from freege.numeric.edge_move import EdgeMove, find_edge_move, find_shift_move
+from freege.numeric.expression_closed_forms import (
+    ClosedForm,
+    Float64Density,
+    closed_form,
+    density_mp,
+)
 from freege.numeric.law_family import REFERENCE_DPS
 from freege.numeric.quadrature import HardEdge
 from freege.numeric.s_transform import STransform
@@ -337,10 +343,16 @@ class ExpressionLaw(AlgebraicLaw):
         return lo - pad, hi + pad
 
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-        """The support intervals: the real roots of the discriminant over the exact
-        enclosure (:func:`roots.support_intervals`), or the moved law's mapped back."""
+        """The support intervals: the closed form's ends (:meth:`_closed_form`), else the
+        real roots of the discriminant over the exact enclosure
+        (:func:`roots.support_intervals`), or the moved law's mapped back."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
+            form = self._closed_form(self._edge_dps())
+            with mpmath.workdps(self._edge_dps()):
+                if form is not None:
+                    self._cache[key] = [(+form.A, +form.B)]
+                    return self._cache[key]
             move = self._affine_image()
             with mpmath.workdps(self._edge_dps()):
                 if move is not None:
@@ -349,6 +361,33 @@ class ExpressionLaw(AlgebraicLaw):
                     self._cache[key] = roots.support_intervals(
                         self.equation, self._edge_dps(), self._bounds_mp())
         return self._cache[key]
+
+    def _closed_form(self, dps: int) -> ClosedForm | None:
+        """The closed-form density of the law to ``dps`` digits, where it has one (MP, the
+        semicircle, free Poisson with a point jump, affine images:
+        :mod:`freege.numeric.expression_closed_forms`), else None (kept per law)."""
+        key = ("closed", dps)
+        if key not in self._cache:
+            self._cache[key] = closed_form(self.expr, dps)
+        return self._cache[key]
+
+    def _pdf_f64(self, xs: np.ndarray) -> np.ndarray:
+        """The closed form in float64 where the law has one (within a few units in the
+        last place, :class:`Float64Density`), else :meth:`Law._pdf_f64`."""
+        form = self._closed_form(REFERENCE_DPS)
+        if form is None:
+            return super()._pdf_f64(xs)
+        if "closed-f64" not in self._cache:
+            self._cache["closed-f64"] = Float64Density(form)
+        return self._cache["closed-f64"](xs)
+
+    def _pdf_mp_batch(self, xs: list[Any]) -> list[mpmath.mpf]:
+        """The closed form at the working precision where the law has one, else
+        :meth:`Law._pdf_mp_batch`."""
+        form = self._closed_form(mpmath.mp.dps)
+        if form is None:
+            return super()._pdf_mp_batch(xs)
+        return [density_mp(form, mpmath.mpf(v)) for v in xs]
 
     def _affine_image(self) -> EdgeMove | None:
         """The move of a singular end of the support to 0
