@@ -153,9 +153,13 @@ class ChainDraw:
     outlier: float
 
 
-def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> ChainDraw:
-    """Sample the six steps of the chain (module docstring) once for ``dims``."""
-    bk = get_backend(backend)
+def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy",
+         dtype: str | None = None) -> ChainDraw:
+    """Sample the six steps of the chain (module docstring) once for ``dims``. ``dtype``:
+    the precision of the per-head products and of the steps' products with ``W^O``
+    (default: the backend's, float64); the 1-2 control's Gram accumulates in float64, and
+    each step's Gram and eigenvalues are float64 whatever it (:func:`_spectrum`)."""
+    bk = get_backend(backend, dtype)
     xp = bk.xp
     n, h, dV, beta = dims.n, dims.h, dims.dV, float(dims.beta)
     t1, t2 = thetas(beta)
@@ -205,7 +209,8 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> ChainDr
         if step == STEPS[0]:
             vbar = xp.concatenate(colmeans, axis=1) @ w_o
             outlier = top_singular_value(xp, m + vbar) ** 2 / n
-        spectra[step] = bk.eigvalsh(m @ m.T, overwrite=True)
+        spectra[step] = _spectrum(bk, m)
+        del m
     controls = {
         "op_norm_1_2": math.sqrt(max(float(solvers(xp).eigvalsh(e_gram)[-1]), 0.0)),
         "max_normalizer_dev": max_dev,
@@ -213,6 +218,16 @@ def draw(dims: Dims, *, seed: Seed, backend: str | Backend = "numpy") -> ChainDr
         "sigma_frob_4_5": float(np.mean(frob)),
     }
     return ChainDraw(spectra, controls, outlier)
+
+
+def _spectrum(bk: Backend, m: Any) -> np.ndarray:
+    """Ascending eigenvalues of ``m m^T``, the Gram in float64 whatever ``m``'s dtype (a
+    float32 ``m`` promoted first: the distances between steps are small differences of
+    spectra whose small eigenvalues a float32 Gram would move by ``1e-7 ||m||^2``;
+    docs/performance.md, "The paper in float32")."""
+    if bk.dtype != "float64":
+        m = m.astype(bk.xp.float64)
+    return bk.eigvalsh(m @ m.T, overwrite=True)
 
 
 def compare(d: ChainDraw, limits: list[float]) -> dict[str, dict[str, float]]:
@@ -340,16 +355,17 @@ def scaled(dims: Dims, n: int) -> Dims:
 
 def run(dims: Dims, *, draws: int, seed: int = 0, backend: str | Backend = "numpy",
         done: dict[int, dict[str, Any]] | None = None,
-        on_draw: Callable[[int, dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """``draws`` draws (seeds ``(seed, n, i)``) at ``dims``, summarised; the records
-    in ``done`` (draw index -> record, e.g. read back from a store) are reused and
-    ``on_draw(i, record)`` is called after each new draw."""
+        on_draw: Callable[[int, dict[str, Any]], None] | None = None,
+        dtype: str | None = None) -> dict[str, Any]:
+    """``draws`` draws (seeds ``(seed, n, i)``) at ``dims`` in ``dtype`` (:func:`draw`),
+    summarised; the records in ``done`` (draw index -> record, e.g. read back from a
+    store) are reused and ``on_draw(i, record)`` is called after each new draw."""
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError(f"draws must be an integer >= 2 for a 95% CI (got {draws!r})")
     from freege.validation.sampling.limits import limiting_moments  # sympy: once per size
 
     limits = limiting_moments(case_for(dims), dims, ORDERS)
-    bk = get_backend(backend)
+    bk = get_backend(backend, dtype)
     done = dict(done or {})
     for i in range(draws):
         if i not in done:

@@ -17,7 +17,12 @@ import dataclasses
 from typing import Any
 
 from freege.cli.common import check_plot_target, emit, one_line_warnings
-from freege.cli.options import add_backend_option, add_run_options, add_seed_option
+from freege.cli.options import (
+    add_backend_option,
+    add_dtype_option,
+    add_run_options,
+    add_seed_option,
+)
 from freege.params import DIM, DRAWS, HEADS, SEED, SHARINGS, Dims, Domain, parse_number
 from freege.progress import QUIET
 
@@ -50,9 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--draws", default=str(DEFAULT_DRAWS),
                    help=f"draws per size, >= 2 (default {DEFAULT_DRAWS})")
     add_seed_option(p)
-    from freege.validation.sampling.backend import BACKENDS
+    from freege.validation.sampling.backend import BACKENDS, DTYPES
 
     add_backend_option(p, BACKENDS, "numpy", help="array backend (default numpy)")
+    add_dtype_option(p, DTYPES, help="precision of the products (default float64; float32: "
+                     "each step's Gram and eigenvalues stay in float64, docs/performance.md)")
     p.add_argument("--store", metavar="FILE", default=None,
                    help="append every draw to this file and reuse the draws it holds "
                    "(resumable runs)")
@@ -76,17 +83,25 @@ def _dims(args: argparse.Namespace) -> tuple[Dims, list[int]]:
 
 
 def _identity(dims: Dims, args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """The store's identity; ``dtype`` only below float64 (a float64 store written
+    before ``--dtype`` existed is the same run)."""
+    dtype = getattr(args, "dtype", "float64")
     return {"kind": "chain", "seed": seed, "backend": args.backend,
             "dims": {k: (str(v) if k == "beta" else v)
                      for k, v in dataclasses.asdict(dims).items() if k not in ("n", "d")},
-            "ratios_at_n": dims.n}
+            "ratios_at_n": dims.n, **({} if dtype == "float64" else {"dtype": dtype})}
 
 
 def _stored(contents: Any, path: str,
             identity: dict[str, Any]) -> dict[int, dict[int, dict[str, Any]]]:
     """Draws already in the store (per n, per draw index); a store of another run is
     refused."""
-    if contents.header is not None and contents.header.get("identity") != identity:
+    old = None if contents.header is None else contents.header.get("identity")
+    if isinstance(old, dict) and old.get("dtype", "float64") != identity.get("dtype",
+                                                                              "float64"):
+        raise ValueError(f"store {path!r} holds a --dtype {old.get('dtype', 'float64')} "
+                         f"run, not {identity.get('dtype', 'float64')}; use another file")
+    if contents.header is not None and old != identity:
         raise ValueError(f"store {path!r} holds another chain run (configuration, seed or "
                          "backend differ); use another file")
     done: dict[int, dict[int, dict[str, Any]]] = {}
@@ -125,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
                 results[n] = _size(configs[n], draws, seed, args, {}, None)
     data: dict[str, Any] = {"config": {**dataclasses.asdict(dims), "beta": float(dims.beta)},
                             "steps": list(chain.STEPS), "draws": draws, "seed": seed,
+                            "dtype": getattr(args, "dtype", "float64"),
                             "sizes": {str(n): results[n] for n in sizes}}
     if len(sizes) >= 3:
         data["rates"] = chain.rate_fits(results)
@@ -133,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
         from freege.extras import blas_threads
 
         with blas_threads(1):  # one draw, like those of the estimate
-            _plot(args.plot, configs[sizes[0]], seed, args.backend)
+            _plot(args.plot, configs[sizes[0]], seed, args.backend,
+                  getattr(args, "dtype", "float64"))
     emit(data, args, _text)
     return 0
 
@@ -153,7 +170,7 @@ def _preflight(configs: dict[int, Dims], draws: int, done: dict[int, dict[int, A
     from freege.validation.sampling.limits import limiting_moments
     from freege.validation.sampling.sample import case_for
 
-    bk = get_backend(args.backend)
+    bk = get_backend(args.backend, getattr(args, "dtype", "float64"))
     for d in configs.values():
         limiting_moments(case_for(d), d, chain.ORDERS)
         outlier.summary(case_for(d), d)
@@ -189,7 +206,7 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
 
     with bar:
         summary = chain.run(dims, draws=draws, seed=seed, backend=args.backend, done=done,
-                            on_draw=saved)
+                            on_draw=saved, dtype=getattr(args, "dtype", "float64"))
     theory = outlier.summary(case_for(dims), dims)
     summary["outlier"] = {**summary["outlier"], **compare(summary.pop("outlier_values"), theory),
                           "second_order": theory["second_order"]}
@@ -203,7 +220,7 @@ def _size(dims: Dims, draws: int, seed: int, args: argparse.Namespace,
     return summary
 
 
-def _plot(path: str, dims: Dims, seed: int, backend: str) -> Any:
+def _plot(path: str, dims: Dims, seed: int, backend: str, dtype: str = "float64") -> Any:
     """Pooled spectra of the six steps over one draw at ``dims`` with the theory §4
     density and atom (numerical zeros count as an atom only where the limit has one);
     returns the axes."""
@@ -214,7 +231,7 @@ def _plot(path: str, dims: Dims, seed: int, backend: str) -> Any:
     from freege.validation.plots import CHAIN_LABELS, step_panels
     from freege.validation.sampling.sample import case_for
 
-    d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend)
+    d = chain.draw(dims, seed=(seed, dims.n, 0), backend=backend, dtype=dtype)
     samples = {step: np.asarray(d.spectra[step]) for step in chain.STEPS}
     labels = {step: f"{k + 1}: {CHAIN_LABELS.get(step, step)}"
               for k, step in enumerate(chain.STEPS)}
@@ -239,7 +256,8 @@ def _text(d: dict[str, Any]) -> str:
 
     c = d["config"]
     lines = [f"freege chain: h={c['h']}/{c['h_kv']}, sharing {c['sharing']}, "
-             f"beta={c['beta']:g}; {d['draws']} draws per size, seed {d['seed']}",
+             f"beta={c['beta']:g}; {d['draws']} draws per size, seed {d['seed']}"
+             + ("" if d.get("dtype", "float64") == "float64" else f", {d['dtype']}"),
              "  steps (each times T_n = V W^O / sqrt(n), theory §2.2): "
              + "; ".join(f"{k + 1} {s}" for k, s in enumerate(d["steps"])),
              "  pair k-l: step k against step l; rel W1 = mean_i |a_(i) - b_(i)| / m1 (limit); "

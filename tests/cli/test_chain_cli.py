@@ -27,6 +27,8 @@ def test_chain_json_and_resume(capsys, tmp_path):
     assert len(store.read_text().splitlines()) == len(lines)  # nothing sampled again
     err = bad(capsys, "chain", *SMALL, "--seed", "5", "--store", str(store))
     assert "another chain run" in err
+    err = bad(capsys, "chain", *SMALL, "--dtype", "float32", "--store", str(store))
+    assert "holds a --dtype float64 run, not float32" in err and len(err.splitlines()) == 1
     # a forged record with a valid checksum is reported and left out, never used
     import json
 

@@ -110,4 +110,7 @@ def test_estimate_prints_the_plan_and_writes_nothing(capsys, tmp_path, monkeypat
         assert f"{panel}: {len(mine)} configuration(s), {draws} draws, {draws} to measure" \
             in stdout
     assert "draws to measure" in err and "nothing measured or written" in stdout
+    # both precisions' measuring times side by side (issue 41), from the same cost model
+    both = next(line for line in err.splitlines() if "by --dtype:" in line)
+    assert "float64 " in both and "float32 " in both and "float32/float64 = " in both
     assert not out.exists()

@@ -89,6 +89,10 @@ def test_existing_folder_needs_resume_and_the_same_run(capsys, finished, tmp_pat
     other = [a if a != "64" else "32" for a in TINY]
     assert "holds a different run" in bad(capsys, "reproduce", "paper", *other, "--out",
                                           str(finished), "--resume")
+    # the products' precision is part of the run (issue 41): one line, before any work
+    err = bad(capsys, "reproduce", "paper", *TINY, "--dtype", "float32", "--out",
+              str(finished), "--resume")
+    assert "holds a different run (its dtype differ)" in err and len(err.splitlines()) == 1
     full = tmp_path / "foreign"
     full.mkdir()
     (full / "notes.txt").write_text("mine")

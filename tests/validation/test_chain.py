@@ -30,6 +30,24 @@ def test_step_one_is_the_softmax_of_validate(sharing, h_kv):
     assert set(d.spectra) == set(chain.STEPS) and all(len(s) == 40 for s in d.spectra.values())
 
 
+def test_a_float32_draw_has_float64_spectra_of_its_rounded_products():
+    """``--dtype float32`` (issue 41): the products in float32, each step's Gram and
+    eigenvalues in float64. Every step's spectrum moves from the float64 draw's by the
+    products' rounding only: at most ``(n + h dV + dO) eps32`` of the largest eigenvalue
+    (relative error of the step matrix, doubled in its Gram, with room), and not at all
+    bit-identical (the dtype reached the products); the controls likewise."""
+    dims = Dims(n=40, h=3, dK=8, dV=8, dO=24)
+    a = chain.draw(dims, seed=(4, 2))
+    b = chain.draw(dims, seed=(4, 2), dtype="float32")
+    bound = (dims.n + dims.h * dims.dV + dims.dO) * float(np.finfo(np.float32).eps)
+    for step in chain.STEPS:
+        assert b.spectra[step].dtype == np.float64
+        moved = np.abs(b.spectra[step] - a.spectra[step]).max() / a.spectra[step].max()
+        assert 0 < moved <= bound, step
+    for key, value in a.controls.items():
+        assert b.controls[key] == pytest.approx(value, rel=bound), key
+
+
 def test_rank_one_step_moves_ks_by_at_most_one_over_n():
     """Step 2 -> 3 subtracts ``1 [mu_1 ... mu_h]^T / sqrt(n)``, of rank one for all heads
     together: singular values interlace, so KS <= 1/n exactly (theory §2.2)."""

@@ -131,3 +131,56 @@ def test_gpu_script_skips_cleanly_without_a_device(capsys):
         pytest.skip("a GPU is present: the script would run the panel")
     assert gpu_paper.main(["--panels", "3b"]) == 0
     assert "nothing to run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("betas", [[1.0], [2.0, 70.0]])  # 70: beyond float32's EXP_SAFE
+def test_float32_outputs_are_the_float64_ones_to_single_precision(betas):
+    """``--dtype float32`` (issue 41): the same weights (drawn in float64, rounded), the
+    products in float32. Each output entry is a sum of about ``n + h dV`` products of
+    rounded numbers, and exp(b s) carries ``b |s| eps`` relative: the bound below, in
+    float32's eps, with the largest score measured."""
+    dims = Dims(**DIMS)
+    f64 = dict(paper_measure.outputs(dims, betas, (5, 2, 1), get_backend("numpy")))
+    f32 = dict(paper_measure.outputs(dims, betas, (5, 2, 1),
+                                     get_backend("numpy", "float32")))
+    eps = float(np.finfo(np.float32).eps)
+    q_seq, k_seq, *_ = np.random.SeedSequence((5, 2, 1)).spawn(4)
+    q = np.random.default_rng(q_seq).standard_normal((dims.n, dims.dK))
+    k = np.random.default_rng(k_seq).standard_normal((dims.n, dims.dK))
+    smax = float(np.abs(q @ k.T).max()) / math.sqrt(dims.dK)
+    for beta in betas:
+        assert f32[beta].dtype == np.float32 and np.isfinite(f32[beta]).all()
+        bound = (dims.n + dims.h * dims.dV + dims.dK + beta * smax) * eps
+        err = np.linalg.norm(f32[beta] - f64[beta]) / np.linalg.norm(f64[beta])
+        assert 0 < err <= bound  # not bit-identical: the dtype reached the products
+
+
+@pytest.mark.parametrize("kind", ["ridge", "flow", "spectrum"])
+def test_a_float32_task_keeps_the_gram_and_the_solver_in_float64(kind):
+    """The Gram of a float32 output is made in float64 (:func:`paper_measure._gram`), so
+    a record moves only by the output's rounding: relative ``(n + h dV) eps32`` on F,
+    amplified by ``||F|| / s_min`` (the smallest nonzero singular value) in a ridge error
+    or a learning curve; a float32 Gram would add ``eps32 ||F||^2`` to every eigenvalue
+    (0.2-24x relative on the ridge errors of panels 2(c) and 3(b) at S = 4,
+    benchmarks/paper_dtype.py)."""
+    f32 = np.ones((3, 2), dtype=np.float32)
+    assert paper_measure._gram(get_backend("numpy", "float32"), f32).dtype == np.float64
+    dims = Dims(**DIMS)
+    entropy = (0, paper_measure.group_word("g"), 1)
+    sv = np.linalg.svd(direct_output(dims, 1.0, entropy, kind == "spectrum"),
+                       compute_uv=False)
+    amplify = sv[0] / sv[sv > sv[0] * 1e-8][-1]
+    bound = 10 * (dims.n + dims.h * dims.dV) * float(np.finfo(np.float32).eps) * amplify
+    a = paper_measure.task(config(kind), 1, 0)["values"][0]
+    b = paper_measure.task(config(kind), 1, 0, dtype="float32")["values"][0]
+    if kind == "ridge":
+        assert 0 < abs(b["error"] - a["error"]) <= bound * abs(a["error"])
+    else:
+        la, lb = np.array(a["eigenvalues"]), np.array(b["eigenvalues"])
+        assert 0 < np.abs(la - lb).max() <= bound * la.max()
+    if kind == "flow":
+        wa, wb = np.array(a["weights"]), np.array(b["weights"])
+        for t in (0.3, 4.0):
+            ca, cb = (np.dot(w, np.exp(-2 * t * np.clip(lam, 0, None)))
+                      for w, lam in ((wa, la), (wb, lb)))
+            assert abs(cb - ca) <= bound * ca
