@@ -7,7 +7,10 @@ runs, in order and each within what is left of ``--budget`` seconds (default 420
 3. a per-draw table: seconds and peak memory of one draw for n = 512 to 8192 (d = n,
    16 heads) in float64 and float32 on CuPy;
 4. ``freege reproduce paper --measure --scale 1 --backend cupy`` for panels 3(b), then
-   Table 2, as time allows.
+   Table 2, as time allows, each in ``--dtype float64`` and then ``float32`` (the same
+   seeds): the summary prints each panel's float32/float64 time ratio (issue 41), and
+   ``python benchmarks/paper_dtype.py --compare OUT/paper-3b-float64 OUT/paper-3b-float32``
+   compares their statistics with their own 95% intervals afterwards.
 
 It writes ``OUT/gpu.json`` (every step's output, exit status and seconds, and the table)
 and ``OUT/summary.txt`` (one line per step and the table). Without CuPy or a usable GPU
@@ -30,6 +33,8 @@ from freege.validation.sampling.backend import cupy_problem
 #: n of the per-draw table (d = n, 16 heads)
 TABLE_SIZES: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
 PAPER_PANELS: tuple[str, ...] = ("3b", "table2")
+#: the precisions each paper panel is measured in, float64 first
+PAPER_DTYPES: tuple[str, ...] = ("float64", "float32")
 
 
 def _step(name: str, argv: list[str], left: float, out: Path) -> dict[str, Any]:
@@ -63,6 +68,19 @@ def draw_table(left: float) -> list[dict[str, Any]]:
     return rows
 
 
+def dtype_ratios(steps: list[dict[str, Any]]) -> list[str]:
+    """One line per paper panel measured in both precisions: the float32/float64 ratio of
+    the whole command's seconds (start-up and report included)."""
+    done = {s["step"]: s["seconds"] for s in steps if s["status"] == 0}
+    lines = []
+    for panel in PAPER_PANELS:
+        f64, f32 = (done.get(f"paper_{panel}_{dtype}") for dtype in PAPER_DTYPES)
+        if f64 and f32:
+            lines.append(f"paper {panel} at S = 1: float32 {f32} s / float64 {f64} s = "
+                         f"{f32 / f64:.2f}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu",
                                      description=__doc__.split("\n\n")[0])
@@ -90,13 +108,15 @@ def main(argv: list[str] | None = None) -> int:
                    left(), out)]
     table = draw_table(0.2 * args.budget)
     for panel in PAPER_PANELS:
-        steps.append(_step(f"paper_{panel}", [
-            py, "-m", "freege", "reproduce", "paper", "--measure", "--scale", "1",
-            "--backend", "cupy", "--yes", "--quiet", "--panels", panel,
-            "--out", str(out / f"paper-{panel}")], left(), out))
+        for dtype in PAPER_DTYPES:
+            steps.append(_step(f"paper_{panel}_{dtype}", [
+                py, "-m", "freege", "reproduce", "paper", "--measure", "--scale", "1",
+                "--backend", "cupy", "--dtype", dtype, "--yes", "--quiet", "--panels", panel,
+                "--out", str(out / f"paper-{panel}-{dtype}")], left(), out))
     (out / "gpu.json").write_text(json.dumps({"steps": steps, "table": table}, indent=1)
                                   + "\n")
     lines = [f"{s['step']}: status {s['status']} in {s['seconds']} s" for s in steps]
+    lines += dtype_ratios(steps)
     lines += [f"draw n={r['n']} {r['dtype']}: " + (r.get("skipped") or
               f"{r['seconds']} s, {r['peak_mib']} MiB peak") for r in table]
     (out / "summary.txt").write_text("\n".join(lines) + "\n")

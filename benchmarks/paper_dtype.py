@@ -24,7 +24,9 @@ the largest per panel and the count at or above 0.1; the statistics without an i
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/paper_dtype.py --section
 steps --scale 4`` or ``--section run --scale 4 [--panels ...] [--concurrent] [--out
-DIR]``. The machine's load average is printed with every timing.
+DIR]`` (a run whose store is in DIR is resumed), or ``--compare F64_DIR F32_DIR`` for two
+finished runs (benchmarks/gpu.py's). The machine's load average is printed with every
+timing.
 """
 
 from __future__ import annotations
@@ -138,13 +140,58 @@ def steps(scale: float) -> None:
                         f"{secs['float32']:.2f} | {err:.1e} | {t64:.2f} | {t32:.2f}"
                         if i == 0 else "| | | | | | | ")
                 print(f"{head} | {route} | {seconds:.2f} | {moved} |", flush=True)
+    ge_steps(configs)
     print(f"load average at end: {load()}")
 
 
+def ge_steps(configs: list[dict[str, Any]]) -> None:
+    """Table 2's draws (theory §6.1, :func:`freege.validation.sampling.sample.draw`): the
+    relative W1 and KS of softmax against its GE, one draw per preset, from float64;
+    from float32 products with the Gram and eigenvalues in float32 (the sampler's
+    ``dtype="float32"``, as ``validate`` and ``sweep`` run it); and from the same float32
+    products with the Gram and eigenvalues in float64; CPU seconds of each."""
+    from freege.params import Dims
+    from freege.validation.paper import measure
+    from freege.validation.sampling import metrics
+    from freege.validation.sampling.backend import get_backend
+    from freege.validation.sampling.sample import draw, mha_features
+
+    print("\ntable 2 (theory §6.1 spectra): one draw per preset, CPU seconds")
+    print("| preset n | route | seconds | rel W1 | moved | KS | moved |")
+    print("|---|---|---|---|---|---|---|")
+    for c in (c for c in configs if c["kind"] == "ge"):
+        dims = Dims(**c["dims"])
+        seed = (0, measure.group_word(c["group"]), 0)
+        m1 = measure.limiting_mean(dims, float(dims.beta))
+        rows = []
+        for dtype in DTYPES:
+            start = time.process_time()
+            d = draw(dims, seed=seed, dtype=dtype)
+            rows.append((f"{dtype} products, Gram, eigenvalues", time.process_time() - start,
+                         d.softmax, d.ge, metrics.zero_tolerance(dtype)))
+        start = time.process_time()
+        soft, ge = mha_features(dims, seed=seed, dtype="float32")
+        bk = get_backend("numpy")
+        spectra = [bk.eigvalsh(bk.gram(f.astype(np.float64), lower_only=True), overwrite=True)
+                   for f in (soft, ge)]
+        rows.append(("float32 products, float64 Gram, eigenvalues",
+                     time.process_time() - start, *spectra, metrics.zero_tolerance("float64")))
+        ref = None
+        for route, seconds, a, b, tol in rows:
+            w1, ks = metrics.rel_w1(a, b, m1), metrics.ks(a, b, tol)
+            ref = ref or (w1, ks)
+            print(f"| {c['label'].get('preset', c['key'])} {dims.n} | {route} | {seconds:.2f} | "
+                  f"{w1:.6g} | {abs(w1 - ref[0]) / ref[0]:.1e} rel | {ks:.4g} | "
+                  f"{abs(ks - ref[1]) * dims.n:.0f}/n |", flush=True)
+
+
 def _command(scale: float, panels: str | None, dtype: str, out: Path) -> list[str]:
+    """The run in ``dtype`` into ``out`` (continued with ``--resume`` where its store
+    exists: the time is then that of the draws left)."""
     argv = [sys.executable, "-m", "freege", "reproduce", "paper", "--measure", "--scale",
             f"{scale:g}", "--dtype", dtype, "--out", str(out), "--yes", "--quiet"]
-    return argv + (["--panels", panels] if panels else [])
+    resume = ["--resume"] if (out / "store.jsonl").exists() else []
+    return argv + resume + (["--panels", panels] if panels else [])
 
 
 def _finish(proc: subprocess.Popen[str], start: float) -> dict[str, float]:
@@ -264,7 +311,13 @@ def main() -> None:
     parser.add_argument("--panels", default=None)
     parser.add_argument("--out", default=None, help="folder of the two runs (run section)")
     parser.add_argument("--concurrent", action="store_true")
+    parser.add_argument("--compare", nargs=2, metavar=("FLOAT64_DIR", "FLOAT32_DIR"),
+                        help="only compare two finished runs' report.json (e.g. a GPU's, "
+                        "benchmarks/gpu.py)")
     args = parser.parse_args()
+    if args.compare:
+        compare(*(json.loads((Path(d) / "report.json").read_text()) for d in args.compare))
+        return
     if args.section == "steps":
         steps(args.scale)
         return
