@@ -10,10 +10,10 @@ near-singularity inside it, e.g. a complex branch point next to the support wher
 bulks nearly separate) until every piece converges, at most :data:`SPLIT_DEPTH` times;
 otherwise :class:`freege.errors.ConvergenceError` -- mass is never cut off silently.
 Expectations ``int f dnu`` are adaptive on top of that: a sub-interval of ``v`` whose two
-levels disagree at :data:`ADAPTIVE_NODES` nodes is halved (``f`` may be nearly singular
-next to an edge, e.g. ``x/(x + lam)^2`` at tiny ``lam``). A float64 cdf inside a panel
-evaluates the antiderivative of the panel's Legendre series (vectorised), a float64 ppf
-inverts it.
+levels disagree at :data:`ADAPTIVE_NODES` nodes (:data:`EXPECT_NODES_F64` in float64) is
+halved (``f`` may be nearly singular next to an edge, e.g. ``x/(x + lam)^2`` at tiny
+``lam``). A float64 cdf inside a panel evaluates the antiderivative of the panel's
+Legendre series (vectorised), a float64 ppf inverts it.
 
 The working-precision integrals (mass, cdf, expectations) are
 :class:`freege.numeric.quadrature_mp.QuadratureMP`, the entropy (both precisions)
@@ -38,6 +38,7 @@ from freege.numeric.quadrature_rules import (
     ADAPTIVE_NODES,
     CROSSOVER,
     ENTROPY_LEVELS,
+    EXPECT_NODES_F64,
     F64_TOL,
     MAX_NODES,
     MIN_NODES,
@@ -254,20 +255,26 @@ class Quadrature(QuadratureMP, QuadratureEntropy):
     def _adaptive(self, panel: Panel, func: Callable, mp: bool, v_lo: Any = 0,
                   v_hi: Any = 1) -> Any:
         """``int_0^1 pdf dx/dv func dv`` on ``panel``: Gauss-Legendre on ``[lo, hi]`` with
-        ``n`` and ``2n`` nodes (16 to :data:`ADAPTIVE_NODES`); a sub-interval that does not
+        ``n`` and ``2n`` nodes (16 to :data:`ADAPTIVE_NODES`, in float64
+        :data:`EXPECT_NODES_F64`); a sub-interval that does not
         converge is halved (a near-singular ``func``, e.g. ``x/(x + lam)^2`` with a tiny
         ``lam`` next to a hard edge, needs geometric refinement towards it), at most
         :data:`ADAPTIVE_DEPTH` times; then :class:`ConvergenceError`. The tolerance of a
-        sub-interval is its share ``(hi - lo)`` of the panel's."""
-        todo = [(v_lo, v_hi, 0)] if not mp else [(mpmath.mpf(v_lo), mpmath.mpf(v_hi), 0)]
-        total = mpmath.mpf(0) if mp else 0.0
+        sub-interval is its share ``(hi - lo)`` of the panel's. In float64 the pending
+        sub-intervals advance together, a round at a time, their nodes' densities in one
+        batch (:meth:`_prefetch_f64`: near a hard edge each batch is a working-precision
+        path solve, whose cost is mostly per call); the accepted parts are summed in
+        increasing ``v``, so the answer does not depend on the order of work."""
+        if not mp:
+            return self._adaptive_f64(panel, func, float(v_lo), float(v_hi))
+        todo = [(mpmath.mpf(v_lo), mpmath.mpf(v_hi), 0)]
+        total = mpmath.mpf(0)
         while todo:
             lo, hi, depth = todo.pop()
             n, prev = MIN_NODES, None
             while True:
-                part = (self._gl_mp(panel, lo, hi, n, func) if mp
-                        else self._gl_f64_part(panel, lo, hi, n, func))
-                tol = (self._tol_mp() if mp else F64_TOL) * max(1, abs(part))
+                part = self._gl_mp(panel, lo, hi, n, func)
+                tol = self._tol_mp() * max(1, abs(part))
                 if prev is not None and abs(part - prev) <= tol * max(hi - lo, 2.0**-20):
                     total += part
                     break
@@ -279,6 +286,48 @@ class Quadrature(QuadratureMP, QuadratureEntropy):
                     break
                 prev, n = part, 2 * n
         return total
+
+    def _adaptive_f64(self, panel: Panel, func: Callable, v_lo: float, v_hi: float) -> float:
+        """The float64 branch of :meth:`_adaptive`, breadth first: each pending
+        ``(lo, hi, depth, n, previous level)`` is advanced once per round."""
+        pending: list[tuple[float, float, int, int, Any]] = [(v_lo, v_hi, 0, MIN_NODES, None)]
+        accepted: list[tuple[float, float]] = []
+        while pending:
+            # a new sub-interval needs its first two levels; the others their next one
+            self._prefetch_f64(panel, [(lo, hi, m) for lo, hi, _, n, prev in pending
+                                       for m in ((n, 2 * n) if prev is None else (n,))])
+            after = []
+            for lo, hi, depth, n, prev in pending:
+                part = self._gl_f64_part(panel, lo, hi, n, func)
+                if prev is None:
+                    prev, n = part, 2 * n
+                    part = self._gl_f64_part(panel, lo, hi, n, func)
+                tol = F64_TOL * max(1, abs(part))
+                if abs(part - prev) <= tol * max(hi - lo, 2.0**-20):
+                    accepted.append((lo, part))
+                elif n < EXPECT_NODES_F64:
+                    after.append((lo, hi, depth, 2 * n, part))
+                elif depth >= ADAPTIVE_DEPTH:
+                    raise self._fail("expectation", panel, n, abs(part - prev))
+                else:
+                    mid = (lo + hi) / 2
+                    after += [(lo, mid, depth + 1, MIN_NODES, None),
+                              (mid, hi, depth + 1, MIN_NODES, None)]
+            pending = after
+        return float(sum(part for _, part in sorted(accepted)))
+
+    def _prefetch_f64(self, panel: Panel, blocks: Sequence[tuple[float, float, int]]) -> None:
+        """The nodes of :meth:`_gl_f64_part` for every ``(lo, hi, n)`` not yet cached, their
+        densities in one :meth:`density_f64` call."""
+        todo = list(dict.fromkeys(b for b in blocks if ("nodes", panel, *b) not in self._cache))
+        if not todo:
+            return
+        vs = [lo + (hi - lo) * gl_f64(n)[0] for lo, hi, n in todo]
+        xs = [panel.x(v) for v in vs]
+        dens = np.split(self.density_f64(np.concatenate(xs)),
+                        np.cumsum([x.size for x in xs])[:-1])
+        for (lo, hi, n), v, x, d in zip(todo, vs, xs, dens, strict=True):
+            self._cache[("nodes", panel, lo, hi, n)] = (x, gl_f64(n)[1] * d * panel.dx(v))
 
     def _gl_f64_part(self, panel: Panel, lo: float, hi: float, n: int,
                      func: Callable) -> Any:
