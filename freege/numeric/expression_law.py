@@ -345,7 +345,8 @@ class ExpressionLaw(AlgebraicLaw):
     def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """The support intervals: the closed form's ends (:meth:`_closed_form`), else the
         real roots of the discriminant over the exact enclosure
-        (:func:`roots.support_intervals`), or the moved law's mapped back."""
+        (:func:`roots.support_intervals`, the interior anchors of :meth:`_anchors_f64`
+        tracked in its batch), or the moved law's mapped back."""
         key = ("intervals", self._edge_dps())
         if key not in self._cache:
             form = self._closed_form(self._edge_dps())
@@ -357,10 +358,21 @@ class ExpressionLaw(AlgebraicLaw):
             with mpmath.workdps(self._edge_dps()):
                 if move is not None:
                     self._cache[key] = move.intervals(move.inner._intervals_mp())
-                else:
+                else:  # the interior anchors tracked in the same batch (AlgebraicLaw)
+                    probes = roots.Probes(self._interior_anchors)
                     self._cache[key] = roots.support_intervals(
-                        self.equation, self._edge_dps(), self._bounds_mp())
+                        self.equation, self._edge_dps(), self._bounds_mp(), probes)
+                    self._cache[("interior", self._edge_dps())] = probes.found
         return self._cache[key]
+
+    def _interior_anchors(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`AlgebraicLaw._interior_anchors`, tracked down to ``1e-3`` of the distance
+        to ``a``, ``b`` and, only where it can be singular, 0."""
+        if self.equation.zero_singular:
+            return super()._interior_anchors(a, b)
+        xs = a + (b - a) * np.linspace(0.05, 0.95, 19)
+        dist = np.minimum(xs - a, b - xs)
+        return xs, np.clip(1e-3 * dist, 1e-280, 1e-9 * self.equation.radius())
 
     def _closed_form(self, dps: int) -> ClosedForm | None:
         """The closed-form density of the law to ``dps`` digits, where it has one (MP, the
