@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from freege import plotting
+from freege.validation.paper import drawing
 from freege.validation.paper.panel import Panel
 
 
@@ -24,9 +25,9 @@ def figure(panel: Panel, part: dict[str, Any], folder: Path, run: str = "") -> l
         else:
             ax = fig.add_subplot()
             panel.draw(ax, part)
-            # beside the axes, never over the data
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                      borderaxespad=0.0)
+            # beside the axes, never over the data; theory, then measured, then the rest
+            drawing.legend(ax, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                           borderaxespad=0.0)
         if run:
             for ax in fig.axes:
                 if ax.get_title():
@@ -35,3 +36,4 @@ def figure(panel: Panel, part: dict[str, Any], folder: Path, run: str = "") -> l
     for path in paths:
         plotting.save(fig, path)
     return paths
+

@@ -139,3 +139,23 @@ def test_a_measured_panels_title_names_the_scale_and_the_draws(tmp_path, monkeyp
     assert [p.name for _, p in saved] == ["panel_3b.pdf", "panel_3b.png"]
     title = saved[0][0].axes[0].get_title()
     assert title.startswith("3(b)") and title.endswith("\nS = 64, 2 draws")
+
+
+def test_table2_intervals_stay_positive_and_legends_list_theory_then_measured():
+    """Table 2's distances are positive: a half-width above the mean (two draws) turns
+    that facet logarithmic with its bar above 0; legends list theory curves, then
+    measured points, then reference lines, then the note on open intervals."""
+    fig = plotting._figure_class()(figsize=(12, 4.5))
+    rows = [{"preset": "a", "rel_w1_percent": 2.0, "rel_w1_half_width": 5.0, "ks": 0.1,
+             "ks_half_width": 0.05}]
+    panel_table2.draw(fig, {"rows": rows})
+    w1_axis, ks_axis = fig.axes
+    assert w1_axis.get_yscale() == "log" and ks_axis.get_yscale() == "linear"
+    segments = np.concatenate([c.get_segments() for c in w1_axis.collections], axis=0)
+    assert segments[:, :, 1].min() == pytest.approx(0.2)  # a tenth of the mean, not -3
+    ax = _axes()
+    ax.axhline(1.0, label="unit ratio")
+    drawing.errorbar(ax, [1], [_row(low=-1.0)], color="C1", label="softmax")
+    ax.plot([1, 2], [1, 2], label="theory")
+    labels = [t.get_text() for t in drawing.legend(ax).get_texts()]
+    assert labels == ["theory", "softmax", "unit ratio", "interval reaches 0 or below"]

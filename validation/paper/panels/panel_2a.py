@@ -75,9 +75,9 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
         rows = [r for r in panel["rows"] if f"h = {r['h']}" == name]
         if rows:
             errorbar(ax, [r["t"] for r in rows], rows, color=f"C{k}", label=f"softmax {name}")
-    ax.axhline(0.5, color="gray", ls=":", lw=1, label="plateau 1/2 (h dV = n/2)")
-    ax.set(xscale="log", yscale="log", xlabel="training time t",
-           ylabel="relative loss L(t)", title="2(a) learning curves (dO = 2n)")
+    ax.axhline(0.5, color="gray", ls=":", lw=1, label=r"plateau 1/2 ($h\,d_V = n/2$)")
+    ax.set(xscale="log", yscale="log", xlabel="training time $t$",
+           ylabel="relative loss $L(t)$", title="2(a) learning curves ($d_O = 2n$)")
     # the y-axis covers the plotted times (the measured ones), not the theory's tail
     last = max((r["t"] for r in panel["rows"]), default=100.0)
     shown = [v for curve in panel["curves"].values()

@@ -92,8 +92,8 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
     styles = iter(("--", ":", "-."))
     for name, h in panel["boundaries"].items():
         ax.axvline(h, color="gray", ls=next(styles), lw=1, label=name)
-    ax.set(yscale="log", xlabel="heads h", ylabel="coefficient error E",
-           title="2(c) fixed output (dO = n/2) vs fixed budget h dK (3n + dO) = 6 n^2")
+    ax.set(yscale="log", xlabel="heads $h$", ylabel="coefficient error $E$",
+           title=r"2(c) fixed output ($d_O = n/2$) vs fixed budget $h\,d_K (3n + d_O) = 6n^2$")
 
 
 def work(configs: list[Config], resamples: int) -> Work:

@@ -120,8 +120,8 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
     ax.axhline(1.0, color="gray", ls=":", lw=1, label="unit ratio")
     if panel["crossover"] is not None:
         ax.axvline(panel["crossover"], color="gray", ls="--", lw=1,
-                   label=f"crossover beta_c = {panel['crossover']:.3f}")
-    ax.set(xlabel="inverse temperature beta", ylabel="E(64,192) / E(128,128)",
+                   label=rf"crossover $\beta_c$ = {panel['crossover']:.3f}")
+    ax.set(xlabel=r"inverse temperature $\beta$", ylabel=r"$E(64, 192)\,/\,E(128, 128)$",
            title="2(d) Q/K-V allocation vs temperature")
 
 

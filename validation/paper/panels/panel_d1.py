@@ -71,7 +71,7 @@ def draw(fig: Any, panel: dict[str, Any]) -> None:
                                     60 / (top * eigs.size)),
                     alpha=0.35, color=f"C{k}", label=f"sample, {s['name']}")
             ax.plot(s["x"], s["density"], color=f"C{k}", label=f"limit, {s['name']}")
-        ax.set(xlabel="eigenvalue of F F^T (mean one)", ylabel="density",
+        ax.set(xlabel=r"eigenvalue of $F F^\top$ (mean one)", ylabel="density",
                title=f"D.1 {facet}")
         ax.legend(fontsize=7)
 

@@ -11,6 +11,7 @@ import numpy as np
 from freege.validation.paper import configs as cf
 from freege.validation.paper import stats as st
 from freege.validation.paper import summary as sm
+from freege.validation.paper.drawing import errorbar, legend
 from freege.validation.paper.panel import Config, Panel, Records
 
 NAME, KIND = "table2", "ge"
@@ -96,6 +97,12 @@ def table(panel: dict[str, Any]) -> list[str]:
     return out
 
 
+def _intervals(rows: list[dict[str, Any]], stat: str, bar: str) -> list[dict[str, Any]]:
+    """``mean ± half-width`` of ``rows`` as :func:`drawing.errorbar` reads them."""
+    return [{"measured": r[stat], "low": r[stat] - (r[bar] or 0),
+             "high": r[stat] + (r[bar] or 0)} for r in rows]
+
+
 def draw(fig: Any, panel: dict[str, Any]) -> None:
     """Table 2 as two facets, relative W1 and KS per preset: the measured mean with its
     95% half-width beside the paper's value and half-width (presets the paper does not
@@ -106,21 +113,23 @@ def draw(fig: Any, panel: dict[str, Any]) -> None:
     for ax, (stat, bar, label) in zip(fig.subplots(1, 2), (
             ("rel_w1_percent", "rel_w1_half_width", "relative W1 (%)"),
             ("ks", "ks_half_width", "KS distance")), strict=True):
-        ax.errorbar(x - 0.12, [r[stat] for r in rows], yerr=[r[bar] for r in rows],
-                    fmt="o", capsize=3, color="C0", label="freege (softmax vs GE)")
+        # distances are positive: an interval reaching 0 turns the axis logarithmic and
+        # ends in an arrow (drawing.errorbar), never below 0
+        errorbar(ax, list(x - 0.12), _intervals(rows, stat, bar), color="C0",
+                 label="freege (softmax vs GE)")
         row_n = [(k, r) for k, r in enumerate(rows) if f"row_n_{stat}" in r]
         if row_n:  # --finite-width: the conditional GE of theory §2.3
-            ax.errorbar([k for k, _ in row_n], [r[f"row_n_{stat}"] for _, r in row_n],
-                        yerr=[r[f"row_n_{bar}"] for _, r in row_n], fmt="^", capsize=3,
-                        color="C2", label="freege (softmax vs ge-row-n)")
+            errorbar(ax, [k for k, _ in row_n],
+                     _intervals([r for _, r in row_n], f"row_n_{stat}", f"row_n_{bar}"),
+                     fmt="^", color="C2", label="freege (softmax vs ge-row-n)")
         paper = [(k, r) for k, r in enumerate(rows) if r.get(f"paper_{stat}") is not None]
         if paper:
-            ax.errorbar([k + 0.12 for k, _ in paper], [r[f"paper_{stat}"] for _, r in paper],
-                        yerr=[r[f"paper_{bar}"] for _, r in paper], fmt="s", mfc="none",
-                        capsize=3, color="C3", label="paper (Table 2)")
+            errorbar(ax, [k + 0.12 for k, _ in paper],
+                     _intervals([r for _, r in paper], f"paper_{stat}", f"paper_{bar}"),
+                     fmt="s", mfc="none", color="C3", label="paper (Table 2)")
         ax.set_xticks(x, [r["preset"] for r in rows], rotation=30, ha="right")
         ax.set(ylabel=label, title=f"Table 2: {label}, softmax vs GE")
-        ax.legend(fontsize=7)
+        legend(ax, loc="best")  # where it covers the fewest points
 
 
 PANEL = Panel(
