@@ -3,12 +3,14 @@ theory §3): ``law1 + law2`` is the numeric law of ``expr1 ⊞ expr2``, ``law1 *
 ``expr1 ⊠ expr2``, a number shifts (``+``) or dilates (``*``).
 
 A law composes when its expression is known: an expression law
-(:class:`freege.numeric.expression_law.ExpressionLaw`, its ``expr``) or a theory §4 case
-law, whose recipe (:mod:`freege.numeric.law_recipe`) names the case and the ratios: its
-expression is :func:`freege.symbolic.cases.case_expression` with ``theta1 = exp(beta^2)
-- 1`` and ``theta2 = beta^2`` exact (theory §2). Any other operand is a TypeError saying
-what composes. The result is computed at the finer precision of the two (float64 only
-when both are).
+(:class:`freege.numeric.expression_law.ExpressionLaw`, its ``expr``), a law from data
+(:class:`freege.numeric.data_law.DataLaw`, whose spec is a
+:class:`freege.algebra.data.DataExpr`'s) or a theory §4 case law, whose recipe
+(:mod:`freege.numeric.law_recipe`) names the case and the ratios: its expression is
+:func:`freege.symbolic.cases.case_expression` with ``theta1 = exp(beta^2) - 1`` and
+``theta2 = beta^2`` exact (theory §2). Any other operand is a TypeError saying what
+composes. The result is computed at the finer precision of the two (float64 only when
+both are).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import Any
 
 #: what a TypeError says composes
 COMPOSES = ("numeric laws compose where their expression is known: an expression law "
-            "(freege.algebra ... .law()) or a theory §4 case law, with each other or with "
-            "a number (+ shifts, * dilates)")
+            "(freege.algebra ... .law()), a law from data or a theory §4 case law, with an "
+            "expression law or a number (+ shifts, * dilates)")
 
 
 def expression_of(law: Any) -> Any | None:
@@ -35,6 +37,11 @@ def expression_of(law: Any) -> Any | None:
         kind, args = recipe()
     except (TypeError, ValueError):
         return None
+    if kind == "data":
+        from freege.algebra.data import DataExpr
+
+        spec, _dps, text = args
+        return DataExpr(spec, text)
     if kind != "law":
         return None
     import sympy as sp

@@ -34,6 +34,15 @@ def test_a_case_law_composes_through_its_expression():
     assert (mp.law() + case).expr == (mp + expected).rounded(None)
 
 
+def test_a_law_from_data_composes_through_its_data_expression():
+    import numpy as np
+
+    data = algebra.empirical(np.linspace(1, 2, 20))
+    product = algebra.parse("mp(1/2)").law() * data.law()
+    assert product.spec == (algebra.parse("mp(1/2)") * data).spec
+    assert product.moment(1) == pytest.approx(1.5, rel=1e-14)  # means multiply under ⊠
+
+
 def test_what_does_not_compose_is_a_type_error_saying_what_does():
     law = algebra.parse("mp(1/2)").law()
     with pytest.raises(TypeError, match="numeric laws compose where their expression is known"):
