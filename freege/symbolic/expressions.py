@@ -924,16 +924,50 @@ def _short(expr: LawExpr) -> str:
     return text if len(text) <= 60 else f"{text[:45]}...({len(text)} characters)"
 
 
+def _known_degrees(expr: LawExpr) -> tuple[int, int] | None:
+    """The degrees of ``P(G, z)`` of ``expr`` in ``G`` and ``z`` where they are known without
+    a derivation, else None: ``(2, 1)`` for MP, the semicircle and ``pi_t``, ``(1, k)`` for
+    ``k`` atoms (distinct: equal locations are merged when built), kept by an affine map
+    (checked against derived polynomials in ``tests/algebra/test_budget.py``)."""
+    base = expr.base if isinstance(expr, Affine) else expr
+    if isinstance(base, MarchenkoPastur | Semicircle | Atomic) or (
+            isinstance(base, FreePoisson) and base.jump == _UNIT_JUMP):
+        return _degree_bound(base, [])
+    return None
+
+
+def _check_known_operands(expr: LawExpr) -> None:
+    """:func:`check_degree` of each node of ``expr`` whose operands all have
+    :func:`_known_degrees`, from those degrees: the check its elimination would make from
+    its operands' derived polynomials (the same degrees), made before anything is derived
+    (24 atoms ⊞ ``mp(1/2)`` is refused at once, not after the atoms' ``P``)."""
+    seen: set[int] = set()
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        children = _children(node)
+        known = [_known_degrees(c) for c in children]
+        if children and all(k is not None for k in known):
+            check_degree(node, max(_degree_bound(node, known)))  # type: ignore[arg-type]
+        todo += children
+
+
 def check_degree(expr: LawExpr, bound: int | None = None) -> None:
     """A ValueError, in one line, over the degree budget (docs/algebra.md, Limits): with
     no ``bound``, when :func:`cauchy_degree_bound` of ``expr``, read from the tree alone,
-    exceeds :data:`MAX_DEGREE_BOUND` (called before any derivation of ``P(G, z)``, the
-    S-relation or the numeric law); else when ``bound``, from the actual degrees of the
-    operands' polynomials, exceeds :data:`MAX_CAUCHY_DEGREE` (called before each node's
-    own elimination)."""
+    exceeds :data:`MAX_DEGREE_BOUND`, or a node's operands of :func:`_known_degrees` give
+    it a bound over :data:`MAX_CAUCHY_DEGREE` (:func:`_check_known_operands`; called
+    before any derivation of ``P(G, z)``, the S-relation or the numeric law); else when
+    ``bound``, from the actual degrees of the operands' polynomials, exceeds
+    :data:`MAX_CAUCHY_DEGREE` (called before each node's own elimination)."""
     static = bound is None
     n = cauchy_degree_bound(expr) if bound is None else bound
     if n <= (MAX_DEGREE_BOUND if static else MAX_CAUCHY_DEGREE):
+        if static:
+            _check_known_operands(expr)
         return
     shown = f"more than {DEGREE_CAP}" if n >= DEGREE_CAP else str(n)
     if static:

@@ -50,6 +50,9 @@ REFUSED = [
     ("point(1e300)", "location must be in [-1000000, 1000000]"),
     ("pushforward(mp(1), 1e300*x^2)", "coefficient 2 must be in [-1000000, 1000000]"),
     ("pushforward(mp(1), (1e300*x)^2)", "this could make one of up to 1996 bits"),
+    # operands whose degrees are known without a derivation: refused before their P
+    (many_atoms(24) + " + mp(1/2)", "would have degree up to 48 from its operands'"),
+    ("semicircle(1) + " + many_atoms(24), "would have degree up to 48 from its operands'"),
 ]
 
 
@@ -150,6 +153,19 @@ def test_the_degree_bound_bounds_the_derived_polynomial(text):
     expr = algebra.parse(text)
     poly = expr.cauchy_polynomial()
     assert max(poly.degree(G), poly.degree(z)) <= ex.cauchy_degree_bound(expr)
+
+
+@pytest.mark.parametrize("text", [
+    "mp(1/2)", "mp(2)", "semicircle(3)", "poisson(3)", "point(2)", "atoms((1, 1/4), (2, 3/4))",
+    "atoms((0, 1/5), (1, 1/5), (2, 1/5), (3, 1/5), (4, 1/5))", "2*mp(1/2) + 1",
+    "-semicircle(2)", "1/3*atoms((1, 1/4), (2, 3/4)) - 1", "poisson(1/2) + 3",
+])
+def test_known_degrees_are_the_derived_ones(text):
+    """The degrees the budget takes without a derivation (``_known_degrees``, so that a
+    node over the limit is refused before its operands' P) are the derived ones."""
+    expr = algebra.parse(text)
+    poly = expr.cauchy_polynomial()
+    assert ex._known_degrees(expr) == (poly.degree(G), poly.degree(z))
 
 
 def test_limits_are_stated_in_the_docs():
