@@ -43,6 +43,9 @@ RESERVED = frozenset({
 })
 #: the largest ``|q|`` of ``exp(q)`` (``e^20`` is about ``5e8``, past every domain's end)
 MAX_EXP = 20
+#: the highest power of ``t = exp(1/L)`` the exp(q) of one expression become (``exp(20)``
+#: beside ``exp(1/3)`` is ``t^60``): the degree of a generator in every derivation
+MAX_EXP_POWER = 60
 #: the most operations in one number holding constants (``2*exp(1/2) - sqrt(3)/7``: 5)
 MAX_CONSTANT_OPS = 24
 #: digits beyond the working precision to which a number holding a constant is rounded
@@ -149,6 +152,13 @@ def aliases(numbers: list[sp.Expr], theory: set[sp.Symbol]
         slot = next(slots)
         q = [sp.Integer(1) if c is sp.E else c.args[0] for c in exps]
         lcd = math.lcm(*(int(v.q) for v in q))
+        power = max(abs(int(v * lcd)) for v in q)
+        if power > MAX_EXP_POWER:
+            raise ValueError(
+                f"the exp(q) of one expression are powers of exp(1/{lcd}); here up to the "
+                f"power {power}, and the limit is {MAX_EXP_POWER} (the degree of a "
+                "generator in every derivation; docs/algebra.md, Constants): use fewer "
+                "denominators, or bind the constant with subs")
         back[slot] = sp.exp(sp.Rational(1, lcd))
         for c, v in zip(exps, q, strict=True):
             forward[c] = slot ** int(v * lcd)

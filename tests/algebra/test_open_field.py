@@ -38,6 +38,10 @@ def test_the_field_holds_six_symbols_and_constants_together():
     text = " + ".join(f"semicircle({n})" for n in ("a", "b", "c", "d", "theta1", "e", "pi"))
     with pytest.raises(ValueError, match="at most 6 symbols and constants"):
         algebra.parse(text).moments(2)
+    # exp(a) exp(b) is exp(a + b): the denominators of one expression bound t = exp(1/L)
+    with pytest.raises(ValueError, match="up to the power 17824139, and the limit is 60"):
+        algebra.parse("mp(exp(1/3)*exp(1/7)*exp(1/11)*exp(1/13)*exp(1/17)*exp(1/19)"
+                      "*exp(1/23))").moments(2)
 
 
 def test_exact_constants_derive_exactly():
