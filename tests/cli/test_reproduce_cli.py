@@ -83,27 +83,24 @@ def test_temperature_ratio_crossover_and_text(capsys):
 
 
 @pytest.mark.slow
-def test_sharing_difference_and_text(capsys):
+def test_sharing_difference_text_and_dps_digits(capsys):
+    """The float64 table (its columns, difference and text) and the dps-20 one against it
+    (one float64 run for both checks: the table costs seconds)."""
     data, text = reproduce(capsys, "sharing", "--heads", "2")
     (row,) = data["rows"]
     assert set(row) == {"h", "dK", "error_gqa", "error_tied", "difference"}
     assert (row["h"], row["dK"]) == (2, 1024)
     assert row["difference"] == row["error_gqa"] - row["error_tied"]
     same_numbers(text, data["rows"], ("h", "dK", "error_gqa", "error_tied", "difference"))
-
-
-@pytest.mark.slow
-def test_sharing_dps_digits_agree_with_float64(capsys):
-    f64, _ = reproduce(capsys, "sharing", "--heads", "2")
     code, out, err = run_cli(capsys, "reproduce", "sharing", "--heads", "2", "--dps", "20",
                              "--format", "json", "--quiet")
     assert code == 0, err
-    (row,) = json.loads(out)["rows"]
+    (dps_row,) = json.loads(out)["rows"]
     for key in ("error_gqa", "error_tied", "difference"):
-        digits = row[key].lstrip("-").replace(".", "").lstrip("0")
-        assert len(digits) == 20, row[key]
-        assert float(row[key]) == pytest.approx(f64["rows"][0][key], rel=1e-12)
-    assert row["h"] == 2  # integers stay integers
+        digits = dps_row[key].lstrip("-").replace(".", "").lstrip("0")
+        assert len(digits) == 20, dps_row[key]
+        assert float(dps_row[key]) == pytest.approx(row[key], rel=1e-12)
+    assert dps_row["h"] == 2  # integers stay integers
 
 
 def test_arrival_fixed_widths_and_budget(capsys):
