@@ -59,7 +59,8 @@ MASS_TOL = 1e-8
 MAX_SPEC_DEPTH = 40
 #: the scans tried in turn, as multiples of the scan's points, until the mass checks
 SCAN_REFINE = (1, 4, 16)
-#: the first and the largest number of points per interval of the mass check
+#: the first and the largest number of points per interval of the mass check (the rules
+#: have N, 3N, 9N, ... points)
 MASS_POINTS, MASS_POINTS_MAX = 128, 2**14
 
 
@@ -236,27 +237,43 @@ class DataLaw(Law):
         """``1 - (continuous mass on found + atoms)``, float64, with the density straight
         from the root (no interval assumed but ``found``): on each interval ``[a, b]`` the
         midpoint rule in ``theta`` after ``x = (a + b)/2 - (b - a)/2 cos theta`` (spectral
-        for a density with square-root or inverse-square-root ends), ``N`` and ``2N``
-        points from :data:`MASS_POINTS` until two agree to ``MASS_TOL/10``; nan when they
-        never do (an interior singularity: the check fails)."""
+        for a density with square-root or inverse-square-root ends), ``N`` and ``3N``
+        points from :data:`MASS_POINTS` until two agree to ``MASS_TOL/10`` (the ``3N``
+        rule holds the ``N`` rule's points: one solve a level); nan when they never do
+        within :data:`MASS_POINTS_MAX` points (an interior singularity: the check
+        fails)."""
         with mpmath.workdps(REFERENCE_DPS):
             atoms = float(mpmath.fsum(p for _, p in self._atoms_mp()))
         total = 0.0
         for a, b in found:
             a, b = float(a), float(b)
-            last = None
-            n = MASS_POINTS
-            while n <= MASS_POINTS_MAX:
-                theta = np.pi * (np.arange(n) + 0.5) / n
+
+            def density(theta: np.ndarray, a: float = a, b: float = b) -> np.ndarray:
                 xs = (a + b) / 2 - (b - a) / 2 * np.cos(theta)
                 g = self.root.cauchy_f64(xs + 0j)[0]
-                dens = np.maximum(-g.imag / np.pi, 0.0)
-                value = float(np.sum(dens * np.sin(theta)) * np.pi / n * (b - a) / 2)
-                if last is not None and abs(value - last) <= MASS_TOL / 10:
+                return np.maximum(-g.imag / np.pi, 0.0)
+
+            def rule(theta: np.ndarray, dens: np.ndarray, a: float = a, b: float = b
+                     ) -> float:
+                return float(np.sum(dens * np.sin(theta)) * np.pi / theta.size * (b - a) / 2)
+
+            n = 3 * MASS_POINTS
+            theta = np.pi * (np.arange(n) + 0.5) / n
+            dens = density(theta)
+            coarse = rule(theta[1::3], dens[1::3])
+            while True:
+                value = rule(theta, dens)
+                if abs(value - coarse) <= MASS_TOL / 10:
                     break
-                last, n = value, 2 * n
-            else:
-                return float("nan")
+                if 3 * n > MASS_POINTS_MAX:
+                    return float("nan")
+                n *= 3
+                theta = np.pi * (np.arange(n) + 0.5) / n
+                new = np.arange(n) % 3 != 1
+                finer = np.empty(n)
+                finer[1::3] = dens
+                finer[new] = density(theta[new])
+                coarse, dens = value, finer
             total += value
         return 1 - total - atoms
 

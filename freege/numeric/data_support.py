@@ -26,6 +26,29 @@ the real solution folds: the Jacobian of the node's equations is singular there.
    is 1 (:meth:`freege.numeric.data_law.DataLaw._intervals_mp`): a component the grid
    missed changes that sum (a gap narrower than the grid's cell inside a run of inside
    points does not: docs/data-laws.md, Limits).
+
+**The explicit route** (:func:`explicit_intervals`) replaces the scan for ``(a pi_t) ⊠ B``
+with ``B`` an empirical operand on ``(0, inf)`` (Marchenko-Pastur ⊠ a spectrum: the
+Silverstein equation; Silverstein and Choi 1995). Off the support the node's unknowns are
+real, and with ``W_B = w`` the equations solve explicitly: ``g = w G_B(w)``,
+``W_A = a g (1 - t - g)/(1 - g)`` (the free Poisson law's ``h^{-1}``) and
+
+    x(w) = a w (g + t - 1) = a (t w + m_1 + sum_i p_i x_i^2/(w - x_i)),
+    x'(w) = a (t - phi(w)),  phi(w) = sum_i p_i x_i^2/(w - x_i)^2.
+
+The complement of the support (but 0) is the image of ``{w real, off the atoms: phi(w) <
+t}``. ``phi`` is convex between two atoms, so that set has at most one interval per gap
+of the atoms: its ends are the roots of ``phi = t`` on either side of the gap's minimum of
+``phi`` (Newton safeguarded by bisection, vectorised over the gaps), and the edges are
+their images. A gap is examined only when the two atoms beside it do not already push
+``phi`` above ``t`` everywhere in it (their terms alone have the minimum
+``(a_i^{1/3} + a_{i+1}^{1/3})^3/h^2`` over a gap of width ``h``: all terms are positive,
+so this prunes exactly). Each edge is then verified as the scan's are: from the explicit
+real solution a little outside it (``x`` within :data:`EXPLICIT_OFFSET` of the scale), the
+real branch is bisected to the fold and the edge equations solved there
+(:func:`refine_edge`); that edge must agree with the explicit one within
+:data:`EXPLICIT_AGREE` of the scale. Anything else (no explicit form, a root that does not
+converge, a disagreement) falls back to the scan; the law's mass check follows either way.
 """
 
 from __future__ import annotations
@@ -57,6 +80,13 @@ BRANCH_STEPS = 12
 #: the largest share of scan points whose solve may fail (they are left out; the mass
 #: check of the law sees what they would have shown)
 FAILED_SHARE = 0.01
+#: the explicit route: the outside point an edge is bisected from lies this far from the
+#: explicit edge (relative to the node's scale), and the edge equations' edge must agree
+#: with the explicit one within ``EXPLICIT_AGREE`` of the scale
+EXPLICIT_OFFSET = 1e-8
+EXPLICIT_AGREE = 1e-11
+#: safeguarded Newton iterations of the explicit route's one-dimensional solves, at most
+EXPLICIT_STEPS = 100
 
 
 def _solve_grid(node: Any, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -302,11 +332,213 @@ def _check_fold(node: Any, edge: Any, xo: float, xi: float, near: float) -> None
                                             "edge": float(edge)})
 
 
+def _free_poisson_factor(op: Any) -> tuple[float, Any] | None:
+    """``(a, t)`` when ``op`` is ``a pi_t``, a free Poisson law scaled by ``a > 0`` (``t``
+    exact), else None."""
+    from freege.numeric.operands import FreePoissonOperand
+    from freege.numeric.subordination import AffineNode
+
+    if isinstance(op, FreePoissonOperand):
+        return 1.0, op._t
+    if isinstance(op, AffineNode) and op.b == 0 and op.a > 0 \
+            and isinstance(op.children[0], FreePoissonOperand):
+        return float(op.a), op.children[0]._t
+    return None
+
+
+def _explicit_form(node: Any) -> tuple[int, float, Any, Any] | None:
+    """``(index of the free Poisson factor, a, t, B)`` when ``node`` is ``(a pi_t) ⊠ B`` in
+    either order with ``B`` an empirical operand on ``(0, inf)``, else None."""
+    from freege.numeric.operands import EmpiricalOperand
+    from freege.numeric.subordination import FreeMultNode
+
+    if not isinstance(node, FreeMultNode):
+        return None
+    for k in (0, 1):
+        factor, other = _free_poisson_factor(node.children[k]), node.children[1 - k]
+        if factor is not None and isinstance(other, EmpiricalOperand) and other.values[0] > 0:
+            return k, factor[0], factor[1], other
+    return None
+
+
+def _phi(w: np.ndarray, x: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                               np.ndarray]:
+    """``phi(w) = sum_i q_i/(w - x_i)^2`` and its first two derivatives at the points
+    ``w`` (off the ``x_i``), in blocks of :data:`freege.numeric.operands.BLOCK` entries."""
+    from freege.numeric.operands import BLOCK
+
+    rows = max(1, BLOCK // x.size)
+    out = (np.empty(w.size), np.empty(w.size), np.empty(w.size))
+    for start in range(0, w.size, rows):
+        part = slice(start, start + rows)
+        r = 1.0 / np.subtract.outer(w[part], x)
+        power = r * r
+        out[0][part] = power @ q
+        power *= r
+        out[1][part] = -2.0 * (power @ q)
+        power *= r
+        out[2][part] = 6.0 * (power @ q)
+    return out
+
+
+def _increasing_root(f: Any, lo: np.ndarray, hi: np.ndarray, start: np.ndarray
+                     ) -> np.ndarray | None:
+    """The root in ``(lo, hi)`` of functions increasing there (``f(w, idx)`` gives the
+    values and slopes of the functions ``idx`` at ``w``), vectorised: Newton from
+    ``start``, a step leaving the bracket replaced by bisection; a root is done when its
+    step is below ``1e-12`` of the point (or its bracket below ``1e-13`` of it: an edge
+    is a critical value, so its error is the square of the point's). None
+    when some root is not done in :data:`EXPLICIT_STEPS` iterations."""
+    w, lo, hi = start.copy(), lo.copy(), hi.copy()
+    todo = np.arange(w.size)
+    with np.errstate(all="ignore"):
+        for _ in range(EXPLICIT_STEPS):
+            if not todo.size:
+                return w
+            at, low, high = w[todo], lo[todo], hi[todo]
+            value, slope = f(at, todo)
+            below = value < 0
+            low, high = np.where(below, at, low), np.where(below, high, at)
+            step = value / slope
+            size = np.maximum(np.abs(at), 1e-300)
+            done = (np.abs(step) <= 1e-12 * size) | (high - low <= 1e-13 * size)
+            new = at - step
+            bad = ~done & (~np.isfinite(new) | (new <= low) | (new >= high))
+            w[todo] = np.where(bad, (low + high) / 2, np.where(value == 0, at, new))
+            lo[todo], hi[todo] = low, high
+            todo = todo[~done]
+    return None if todo.size else w
+
+
+def _critical_points(x: np.ndarray, p: np.ndarray, t: float
+                     ) -> tuple[list[float], list[bool]] | None:
+    """The ends of the set ``{phi < t}`` (module docstring), sorted, and for each whether
+    the set lies on its right (an edge that is the right end of a support interval);
+    None when a solve does not converge or a gap's minimum of ``phi`` is within ``1e-9``
+    of ``t`` (nearly touching: the scan decides)."""
+    q = p * x * x
+    reach = 2 * np.sqrt(q.sum() / t)  # phi < t beyond this distance from the atoms
+    root_t = 1 / np.sqrt(t)
+    # the gaps worth a look: the two atoms beside a gap leave phi below t somewhere in it
+    width = np.diff(x)
+    cube = np.cbrt(q)
+    with np.errstate(divide="ignore", over="ignore"):
+        bound = (cube[:-1] + cube[1:]) ** 3 / width**2
+    gaps = np.flatnonzero(bound < t * (1 + 1e-9))
+    lo, hi = x[gaps], x[gaps + 1]
+    ratio = cube[gaps] / (cube[gaps] + cube[gaps + 1])  # where the bound has its minimum
+
+    def slope(w: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``phi' u^3 v^3/2`` (``u, v`` the distances to the gap's atoms): the sign of
+        ``phi'``, and nearly a cubic in ``w`` (exactly, for the two atoms alone)."""
+        _, d1, d2 = _phi(w, x, q)
+        u, v = w - lo[idx], hi[idx] - w
+        cubes = u**3 * v**3 / 2
+        return d1 * cubes, d2 * cubes + d1 * 1.5 * (u * u * v**3 - u**3 * v * v)
+
+    lowest = _increasing_root(slope, lo, hi, lo + ratio * (hi - lo))
+    if lowest is None:
+        return None
+    phi_min = _phi(lowest, x, q)[0] if lowest.size else lowest
+    if np.any(np.abs(phi_min - t) <= 1e-9 * t):
+        return None
+    open_gap = phi_min < t
+    lowest, lo, hi = lowest[open_gap], lo[open_gap], hi[open_gap]
+    gaps = gaps[open_gap]
+    # phi = t: phi^(-1/2) - t^(-1/2) is increasing where phi decreases (sign +1), and the
+    # negative of it where phi increases (sign -1); brackets: the far left, each open gap's
+    # two sides, the far right, each narrowed by its atom's own term (phi is above it)
+    k = lowest.size
+    own = np.sqrt(q / t)
+    left = np.concatenate([[x[0] - reach], np.minimum(lo + own[gaps], lowest), lowest,
+                           [x[-1] + own[-1]]])
+    right = np.concatenate([[x[0] - own[0]], lowest, np.maximum(hi - own[gaps + 1], lowest),
+                            [x[-1] + reach]])
+    sign = np.concatenate([[-1.0], np.ones(k), -np.ones(k), [1.0]])
+    start = np.where(sign > 0, left, right)  # beside the atom: Newton from there is short
+
+    def f(w: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        phi, dphi, _ = _phi(w, x, q)
+        return sign[idx] * (phi**-0.5 - root_t), sign[idx] * -0.5 * phi**-1.5 * dphi
+
+    ends = _increasing_root(f, left, right, start)
+    if ends is None:
+        return None
+    order = np.argsort(ends)
+    # phi decreasing at a root (sign +1) means {phi < t} lies on its right
+    return [float(v) for v in ends[order]], [bool(v > 0) for v in sign[order]]
+
+
+def explicit_intervals(node: Any, f64: bool) -> list[tuple[mpmath.mpf, mpmath.mpf]] | None:
+    """The support intervals of ``(a pi_t) ⊠ B`` (``B`` empirical on ``(0, inf)``) by the
+    explicit route (module docstring), at the ambient precision (``f64``: edges to float64
+    accuracy), each edge verified by :func:`refine_edge`; None when the node has no
+    explicit form or the route does not settle (then the scan decides)."""
+    form = _explicit_form(node)
+    if form is None:
+        return None
+    k, a, t_exact, op = form
+    from freege.numeric.operands import exact
+
+    t = float(t_exact)
+    x, p = op.values, op.weights
+    found = _critical_points(x, p, t)
+    if found is None:
+        return None
+    ends, right_side = found
+    scale = node.scale()
+
+    def unknowns(w: float) -> tuple[list[float], float]:
+        """The node's real unknowns (in its order) and ``x`` at ``W_B = w``."""
+        g = float(w * op.cauchy_f64(np.array([w + 0j]))[0][0].real)
+        w_a = a * g * (1 - t - g) / (1 - g)
+        pair = [w_a, w] if k == 0 else [w, w_a]
+        return pair, a * w * (g + t - 1)
+
+    edges: list[Any] = [None] * len(ends)
+    if exact(t_exact) == 1:  # phi(0) = 1 = t: the hard edge at 0
+        edges[0] = mpmath.mpf(0)
+    explicit = [unknowns(w) for w in ends]
+    # the worst-conditioned equations first (a subordination point far out): a failure
+    # is found early
+    order = np.argsort([-max(abs(v) for v in u) / (abs(xe) + scale) for u, xe in explicit],
+                       kind="stable")
+    for j in order.tolist():
+        if edges[j] is not None:
+            continue
+        w, x_edge = ends[j], explicit[j][1]
+        dphi = abs(float(_phi(np.array([w]), x, p * x * x)[1][0]))
+        step = np.sqrt(2 * EXPLICIT_OFFSET * scale / (a * dphi))
+        room = [abs(v - w) / 4 for v in ends[max(j - 1, 0):j + 2] if v != w]
+        step = min([step, *room])
+        seed, x_out = unknowns(w + step if right_side[j] else w - step)
+        x_in = 2 * x_edge - x_out
+        if not (x_out > x_edge) == right_side[j]:  # ill-conditioned: the scan decides
+            return None
+        try:
+            edge = refine_edge(node, x_out, x_in, scale, f64, seed)
+        except ConvergenceError:
+            return None
+        if abs(float(edge) - x_edge) > EXPLICIT_AGREE * scale:
+            return None
+        edges[j] = edge
+    pairs = list(zip(edges[::2], edges[1::2], strict=True))
+    if any(b <= a_ or (i and a_ <= pairs[i - 1][1]) for i, (a_, b) in enumerate(pairs)):
+        return None
+    return pairs
+
+
 def node_intervals(node: Any, points: int = SCAN_POINTS, f64: bool = False
                    ) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
     """The support intervals of the node's continuous part, at the ambient precision
     (``f64``: edges to float64 accuracy, :func:`refine_edge`), from a scan of ``points``
-    points."""
+    points; the first try (``points`` = :data:`SCAN_POINTS`) of a node with an explicit
+    route takes it (:func:`explicit_intervals`), a refined scan (the law's mass check
+    failed) always scans."""
+    if points == SCAN_POINTS:
+        found = explicit_intervals(node, f64)
+        if found is not None:
+            return found
     xs, _, runs, u = scan(node, points)
     cell = float(np.max(np.diff(xs))) if xs.size > 1 else node.scale()
     out = []
@@ -333,4 +565,5 @@ def node_intervals(node: Any, points: int = SCAN_POINTS, f64: bool = False
     return merged
 
 
-__all__ = ["INSIDE", "SCAN_POINTS", "node_intervals", "refine_edge", "scan"]
+__all__ = ["INSIDE", "SCAN_POINTS", "explicit_intervals", "node_intervals", "refine_edge",
+           "scan"]

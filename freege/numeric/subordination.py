@@ -189,7 +189,11 @@ class Node(Operand):
                     for r, s in zip(res, scales, strict=True):
                         small &= np.abs(r) <= 1e-11 * np.maximum(s, 1e-300)
                 if small.any():
-                    small &= self._physical(sub, za, parts, True)
+                    # the iterate one step on must not be spurious either (Newton falls
+                    # into a spurious solution quadratically: the iterate before it is not
+                    # yet there)
+                    small &= self._physical(sub, za, parts, True) & ~self._degenerate(
+                        [v - s for v, s in zip(sub, step, strict=True)], za)
                 if small.any():
                     # the iterate one Newton step on (its error is the step's square), and
                     # G there to first order in that step
