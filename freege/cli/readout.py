@@ -28,6 +28,7 @@ from freege.cli.common import emit
 from freege.cli.law import (
     GUARD_DIGITS,
     LawSpec,
+    add_param_option,
     build_law,
     describe,
     expression_of,
@@ -220,6 +221,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="instead of the law options: an expression of the law algebra "
                          '(docs/algebra.md) on [0, inf) with mean > 0, e.g. "mp(1/2) * '
                          f'mp(1/2)"{with_go}')
+        add_param_option(sub)
         if kind in ("dof", "ridge"):
             add_ridge_options(sub, sigma2=kind == "ridge")
         if kind == "loss":
