@@ -9,7 +9,8 @@ counts what came back:
 * ``refusal``: exit 2 and exactly one line on stderr, no traceback (the contract of every
   bad input);
 * ``answer``: exit 0 (a plausible answer: the input was odd but valid);
-* ``noisy``: exit 0 or 2 with more than one stderr line or a warning (no traceback);
+* ``noisy``: exit 0 or 2 with more than one stderr line or a warning (no traceback; the
+  progress lines a long command prints when the machine is slow are not counted);
 * ``traceback``: a Python traceback, or an exit status other than 0 and 2;
 * ``hang``: killed at the timeout.
 
@@ -42,6 +43,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -211,8 +213,13 @@ def cases() -> list[tuple[str, list[str]]]:
     return out
 
 
+#: a progress line of a long command (freege.progress: a UTC time stamp, then ``freege
+#: COMMAND:``), printed when the machine is slow: not noise, whatever the load
+PROGRESS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ freege [\w -]+: ")
+
+
 def classify(code: int | None, err: str) -> str:
-    lines = err.strip("\n").splitlines()
+    lines = [line for line in err.strip("\n").splitlines() if not PROGRESS.match(line)]
     if code is None:
         return "hang"
     if "Traceback (most recent call last)" in err or code not in (0, 2):

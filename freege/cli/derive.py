@@ -44,7 +44,7 @@ from freege import cache_files
 from freege.cache_key import cache_dir, source_hash
 from freege.cli.common import emit
 from freege.cli.options import add_format_option, add_verbosity_options
-from freege.params import CASES, DERIVE_FORMS, MAX_ORDER
+from freege.params import CASES, DERIVE_FORMS, MAX_ORDER, positive_int
 
 if TYPE_CHECKING:  # sympy loads only when a result is not in the output cache
     import sympy as sp
@@ -64,11 +64,22 @@ Output = tuple[dict, "str | None"]
 Line = tuple[str, str, "str | None", "sp.Expr", "Sequence[sp.Symbol]"]
 
 
+def _order(text: str) -> int:
+    """``--order`` as an integer >= 1 (:func:`freege.params.positive_int`: a full-width
+    ``１`` is not read as 1; bad input one line, exit 2); its upper end is checked by
+    ``closed_forms.check_order``, in the same words."""
+    try:
+        return positive_int("order", text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"order must be an integer in [1, {MAX_ORDER}] "
+                                         f"(got {text!r})") from None
+
+
 def _common(parser: argparse.ArgumentParser, order: bool, normalized: bool) -> None:
     parser.add_argument("--case", required=True, choices=CASES, help="theory §4 case")
     if order:
         parser.add_argument(
-            "--order", required=True, type=int,
+            "--order", required=True, type=_order,
             help=f"highest order, 1..{MAX_ORDER}",
         )
     if normalized:
