@@ -13,6 +13,11 @@ Each expression is exact (:mod:`freege.symbolic.expressions`): its moments, its 
 polynomial ``P(G, z)`` derived by resultants, its S-relation when the mean is not 0, its
 atoms; ``expr.law(dps)`` is its numeric :class:`ExpressionLaw`. The seven theory §4
 laws are expressions of this algebra (:func:`case_expression`, :mod:`freege.symbolic.cases`).
+
+Your own names are positive symbols bound by ``expr.subs`` (``mp(c)``), and ``e``,
+``pi``, ``exp(q)``, ``sqrt(q)`` exact constants (:mod:`freege.symbolic.open_field`);
+numeric laws compose like their expressions (``law1 + law2``,
+:mod:`freege.numeric.law_composition`).
 """
 
 from freege.algebra.data import (  # the data-aware versions of the constructors
