@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from freege.validation.paper import run as paper_run
+
 DTYPES = ("float64", "float32")
 #: the criterion of issue 41: a statistic moves by less than this fraction of its own
 #: 95% half-width
@@ -199,9 +201,10 @@ def _finish(proc: subprocess.Popen[str], start: float) -> dict[str, float]:
     wall seconds."""
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"{proc.args} failed (exit {proc.returncode})")
-    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": time.perf_counter() - start}
+    times = {"cpu": usage.ru_utime + usage.ru_stime, "wall": time.perf_counter() - start}
+    if proc.returncode:  # its store is kept: a rerun resumes it
+        raise SystemExit(f"{proc.args} failed (exit {proc.returncode}) after {times}")
+    return times
 
 
 def run(scale: float, panels: str | None, out: Path, concurrent: bool) -> None:
@@ -232,6 +235,11 @@ def run(scale: float, panels: str | None, out: Path, concurrent: bool) -> None:
               f"(ratio {times['float32']['wall'] / times['float64']['wall']:.2f}); "
               f"load at end {load()}")
         (out / "times.json").write_text(json.dumps(times, indent=1) + "\n")
+    draws = {d: sum(r.get("seconds", 0.0) for rs in paper_run.records(
+        out / d / "store.jsonl").values() for r in rs.values()) for d in DTYPES}
+    print(f"the draws' own seconds (wall, summed from the stores): float64 "
+          f"{draws['float64']:.0f}, float32 {draws['float32']:.0f} (ratio "
+          f"{draws['float32'] / draws['float64']:.2f})")
     reports = {d: json.loads((out / d / "report.json").read_text()) for d in DTYPES}
     compare(reports["float64"], reports["float32"])
 
