@@ -15,9 +15,12 @@ disk cache never answer them.
   the support; the algebra parses the text first), wall and CPU time (the CPU time is
   the better guide on a loaded machine), imports timed apart. The disk cache
   holds the generated functions (a first use of each case, in-process and by the
-  command, happened at beta = 1) but not these parameters.
+  command, happened at beta = 1; each expression shape was met at two other sets of
+  numbers, a scan's first two steps, so its Cauchy polynomial in symbols is on disk) but
+  not these parameters.
 * ``cli``: ``freege law --case C ... --pdf X`` at new parameters, then the same command
-  again (the exact results now on disk), interleaved: the ratio is new over repeated.
+  again (the exact results now on disk), interleaved: the ratio is new over repeated,
+  of wall and of CPU time (the process's, from ``getrusage``).
 * ``cold``: the same command with an empty cache folder against
   ``python -c "import numpy, scipy, sympy, mpmath"`` (interleaved): the extra cost of an
   empty cache is cold minus new-parameters.
@@ -29,6 +32,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -78,15 +82,20 @@ def cli_args(case: str, beta: str) -> list[str]:
             "--gV", gv, "--gO", go, "--pdf", "1.0"]
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """Wall time of ``python args`` in a fresh process, and its stdout."""
-    t0 = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """Wall time of ``python args`` in a fresh process, its stdout and its CPU time."""
+    t0, c0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT,
                           env=env)
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, _children_cpu() - c0
     if proc.returncode:
         raise RuntimeError(f"{args}: {proc.stderr.strip()[-400:]}")
-    return elapsed, proc.stdout
+    return elapsed, proc.stdout, cpu
 
 
 def main() -> None:
@@ -102,37 +111,44 @@ def main() -> None:
             timed(["-c", IN_PROCESS, "case", json.dumps({"case": case,
                                                          "ratios": ratios(case, "1")})], env)
             timed(cli_args(case, "1"), env)
+        for shape in EXPRESSIONS:  # a scan's first two steps: the shape derived once
+            for a, b in (("0.25", "0.75"), ("0.5", "0.625")):
+                timed(["-c", IN_PROCESS, "expr", json.dumps(shape.format(a=a, b=b))], env)
         rows: dict[str, dict[str, list[float]]] = {}
         for _ in range(args.rounds):
             for case in CASES:
                 beta = f"{rng.uniform(0.6, 1.6):.9f}"
-                _, out = timed(["-c", IN_PROCESS, "case",
-                                json.dumps({"case": case, "ratios": ratios(case, beta)})], env)
+                _, out, _ = timed(["-c", IN_PROCESS, "case", json.dumps(
+                    {"case": case, "ratios": ratios(case, beta)})], env)
                 got = json.loads(out)
                 row = rows.setdefault(case, {})
                 for key in ("import_s", "first_density_s", "first_density_cpu_s"):
                     row.setdefault(key, []).append(got[key])
                 beta = f"{rng.uniform(0.6, 1.6):.9f}"
-                new, _ = timed(cli_args(case, beta), env)
-                again, _ = timed(cli_args(case, beta), env)
+                new, _, new_cpu = timed(cli_args(case, beta), env)
+                again, _, again_cpu = timed(cli_args(case, beta), env)
                 row.setdefault("cli_new_s", []).append(new)
                 row.setdefault("cli_repeated_s", []).append(again)
+                row.setdefault("cli_new_cpu_s", []).append(new_cpu)
+                row.setdefault("cli_repeated_cpu_s", []).append(again_cpu)
             for shape in EXPRESSIONS:
                 text = shape.format(a=f"{rng.uniform(0.3, 0.9):.6f}",
                                     b=f"{rng.uniform(0.3, 0.9):.6f}")
-                _, out = timed(["-c", IN_PROCESS, "expr", json.dumps(text)], env)
+                _, out, _ = timed(["-c", IN_PROCESS, "expr", json.dumps(text)], env)
                 got = json.loads(out)
                 row = rows.setdefault(shape, {})
                 for key in ("import_s", "first_density_s", "first_density_cpu_s"):
                     row.setdefault(key, []).append(got[key])
             with tempfile.TemporaryDirectory() as empty:
                 beta = f"{rng.uniform(0.6, 1.6):.9f}"
-                cold, _ = timed(cli_args("mha", beta),
-                                {**env, "FREEGE_CACHE_DIR": empty})
-                stack, _ = timed(["-c", "import numpy, scipy, sympy, mpmath"], env)
+                cold, _, cold_cpu = timed(cli_args("mha", beta),
+                                          {**env, "FREEGE_CACHE_DIR": empty})
+                stack, _, stack_cpu = timed(["-c", "import numpy, scipy, sympy, mpmath"], env)
                 row = rows.setdefault("cold mha", {})
                 row.setdefault("cli_empty_cache_s", []).append(cold)
                 row.setdefault("import_stack_s", []).append(stack)
+                row.setdefault("cli_empty_cache_cpu_s", []).append(cold_cpu)
+                row.setdefault("import_stack_cpu_s", []).append(stack_cpu)
     results["load_after"] = os.getloadavg()
     results["medians"] = {k: {m: statistics.median(v) for m, v in row.items()}
                           for k, row in rows.items()}
@@ -140,13 +156,17 @@ def main() -> None:
     for name, med in results["medians"].items():
         parts = [f"{m} {v:.3f}" for m, v in med.items()]
         if "cli_new_s" in med:
-            parts.append(f"new/repeated {med['cli_new_s'] / med['cli_repeated_s']:.2f}")
+            parts.append(f"new/repeated {med['cli_new_s'] / med['cli_repeated_s']:.2f} "
+                         f"(cpu {med['cli_new_cpu_s'] / med['cli_repeated_cpu_s']:.2f})")
         print(f"{name:<28} " + "  ".join(parts))
     cold = results["medians"]["cold mha"]
     new_mha = results["medians"]["mha"]["cli_new_s"]
-    print(f"empty cache adds {cold['cli_empty_cache_s'] - new_mha:.2f} s to `freege law "
-          f"--case mha` (new parameters {new_mha:.2f} s); numpy+scipy+sympy+mpmath import "
-          f"{cold['import_stack_s']:.2f} s")
+    new_cpu = results["medians"]["mha"]["cli_new_cpu_s"]
+    print(f"empty cache adds {cold['cli_empty_cache_s'] - new_mha:.2f} s wall, "
+          f"{cold['cli_empty_cache_cpu_s'] - new_cpu:.2f} s cpu to `freege law --case mha` "
+          f"(new parameters {new_mha:.2f} s wall, {new_cpu:.2f} s cpu); "
+          f"numpy+scipy+sympy+mpmath import {cold['import_stack_s']:.2f} s wall, "
+          f"{cold['import_stack_cpu_s']:.2f} s cpu")
     print(f"load average before {results['load_before']}, after {results['load_after']} "
           f"(2 cores shared)")
     if args.json:
