@@ -33,6 +33,7 @@ from freege.algebra.data import (  # the data-aware versions of the constructors
     pushforward,
 )
 from freege.algebra.grammar import parse
+from freege.numeric import constant_law  # noqa: F401 -- the law of constants, registered
 from freege.numeric.expression_law import ExpressionLaw
 from freege.symbolic.cases import case_expression
 from freege.symbolic.expressions import (

@@ -27,7 +27,7 @@ COMPOSES = ("numeric laws compose where their expression is known: an expression
 def expression_of(law: Any) -> Any | None:
     """The expression (:class:`freege.symbolic.expressions.LawExpr`) of ``law``, or None
     when it has none known (module docstring)."""
-    expr = getattr(law, "expr", None)
+    expr = getattr(law, "exact", None) or getattr(law, "expr", None)  # constants exact
     if expr is not None and hasattr(expr, "cauchy_polynomial"):
         return expr
     recipe = getattr(law, "recipe", None)

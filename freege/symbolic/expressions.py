@@ -311,11 +311,16 @@ class LawExpr:
         for a Cauchy polynomial estimated at more than :data:`MAX_NUMERIC_COST` terms
         before its elimination (:func:`check_numeric_cost`) or of more than
         :data:`MAX_NUMERIC_TERMS` terms once derived (:func:`check_numeric_size`). With
-        exact constants, the law of the expression with each number holding one rounded to
-        ``dps`` + :data:`open_field.GUARD_DIGITS` digits (:meth:`rounded`)."""
+        exact constants, :class:`freege.numeric.constant_law.ConstantExpressionLaw`: the
+        law of the expression with each number holding one rounded to ``dps`` +
+        :data:`open_field.GUARD_DIGITS` digits (:meth:`rounded`), which keeps this exact
+        expression (registered too, :func:`register_constant_law`)."""
         check_degree(self)
         if not self.parameters and any(open_field.has_constant(v) for v in _numbers(self)):
-            return self.rounded(dps).law(dps)
+            if _CONSTANT_LAW is None:
+                raise RuntimeError("LawExpr.law with constants needs the numeric layer: "
+                                   "import freege.algebra first")
+            return _CONSTANT_LAW(self, dps)
         if not self.parameters:
             check_numeric_cost(self)
             check_numeric_size(self, self.cauchy_polynomial())
@@ -386,6 +391,17 @@ class LawExpr:
 
 #: the numeric layer's ``(expr, dps) -> Law`` (:func:`register_numeric_law`)
 _NUMERIC_LAW: Callable[[LawExpr, int | None], Any] | None = None
+
+
+#: the numeric layer's ``(expr with constants, dps) -> Law`` (:func:`register_constant_law`)
+_CONSTANT_LAW: Callable[[LawExpr, int | None], Any] | None = None
+
+
+def register_constant_law(build: Callable[[LawExpr, int | None], Any]) -> None:
+    """Called by :mod:`freege.numeric.constant_law` on import: what :meth:`LawExpr.law`
+    returns for an expression with exact constants."""
+    global _CONSTANT_LAW
+    _CONSTANT_LAW = build
 
 
 def register_numeric_law(build: Callable[[LawExpr, int | None], Any]) -> None:

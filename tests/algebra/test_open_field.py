@@ -3,6 +3,8 @@ docs/algebra.md "Your symbols", "Constants"; issue 42)."""
 
 from __future__ import annotations
 
+import pickle
+
 import mpmath
 import pytest
 import sympy as sp
@@ -77,8 +79,11 @@ def test_the_numeric_law_rounds_constants_beyond_the_working_precision():
     assert rounded.is_Rational
     assert abs(rounded - (sp.E - 1)) < sp.Rational(1, 10**35)
     numbers = law.law()
-    assert numbers.expr == law.rounded(None)
+    assert numbers.expr == law.rounded(None) and numbers.exact == law
+    assert str(numbers) == "mp(-1 + E)" and pickle.loads(pickle.dumps(numbers)) == numbers
     assert numbers.moment(2) == pytest.approx(float(sp.E), rel=1e-14)
+    # another precision rounds the exact constants anew (never the float64 rounding's)
+    assert numbers.with_dps(60).expr == law.rounded(60) != law.rounded(None)
     with pytest.raises(ValueError, match="at most at dps 130"):
         law.rounded(140)
 
