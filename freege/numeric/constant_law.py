@@ -46,6 +46,13 @@ class ConstantExpressionLaw(ExpressionLaw):
         """The same exact law at ``dps``, its constants rounded anew."""
         return ConstantExpressionLaw(self.exact, dps)
 
+    def certify_data(self) -> Any:
+        """Refused: certified balls are rigorous for the law they are computed from, and
+        this one's constants are rounded (a ValueError of one line)."""
+        raise ValueError(f"--certify: {self.exact} holds exact constants, which the numeric "
+                         "law rounds; certified balls need rational parameters (bind "
+                         "them to rationals)")
+
     def as_normalized(self) -> ExpressionLaw:
         """The law divided by its exact mean (theory §3); a ValueError for mean 0."""
         mean = self.exact.mean

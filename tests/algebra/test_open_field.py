@@ -86,6 +86,8 @@ def test_the_numeric_law_rounds_constants_beyond_the_working_precision():
     assert numbers.with_dps(60).expr == law.rounded(60) != law.rounded(None)
     with pytest.raises(ValueError, match="at most at dps 130"):
         law.rounded(140)
+    with pytest.raises(ValueError, match="certified balls need rational parameters"):
+        numbers.certify_data()
 
 
 def test_the_attention_case_at_beta_1_enters_exactly():
