@@ -170,7 +170,6 @@ def _terms(shape_expr: ex.LawExpr) -> Terms | None:
     """The shape's symbols and ``P``'s terms ``(i, j, exponents, integer)`` of
     ``integer G^i z^j theta^exponents``; None unless ``P`` is over ``ZZ[theta]``."""
     poly = shape_cauchy(shape_expr)
-    _KNOWN.add(str(shape_expr))
     symbols = tuple(sorted(poly.free_symbols - {G, z}, key=lambda s: s.name))
     full = sp.Poly(poly.as_expr(), G, z, *symbols)
     if full.domain != sp.ZZ:
@@ -240,6 +239,7 @@ def specialize(expr: ex.LawExpr) -> sp.Poly | None:
         return None
     shape_expr, values = found
     generic = _terms(shape_expr)
+    _KNOWN.add(str(shape_expr))
     if generic is None:
         return None
     terms = _at_numbers(generic, values)
