@@ -24,11 +24,12 @@ Usage::
 
     python benchmarks/bad_input_harness.py [--jobs 2] [--timeout 20]
         [--costly-timeout 900] [--only SUBSTR ...] [--limit N] [--report bad_input_report.json]
-        [--log FILE [--resume]]
+        [--log FILE [--resume]] [--fresh-cache]
 
 (``--costly-timeout``: the timeout of the cases of :data:`COSTLY`, which are meant to
 answer; ``--log``: one JSON line per case as it ends, for a run cut short; ``--resume``:
-keep the cases already in ``--log`` and run the others.)
+keep the cases already in ``--log`` and run the others; ``--fresh-cache``: each case with
+an empty cache folder of its own, cold, else all share the user's cache.)
 
 The report (every case, its class, exit status, wall time, CPU time (the child's user
 plus system time, which the machine's load does not inflate), peak memory (the child's
@@ -46,6 +47,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -85,6 +87,12 @@ EXPRESSIONS = [
     "atoms((0,1/2),(1,1/2)) + atoms((0,1/2),(1,1/2))", "mp(1)*mp(1) + 1", "2*mp(2) + 1",
     "mp(theta1)", "mp(1/2) + h", "x", "1", "1 + 2", "'mp(1)'", "mp(0.1)", "mp(1e-4)",
     "mp(1e4)", "semicircle(1e4) + mp(1e-4)", "1e6*mp(1e4)", "mp(1" + "0" * 600 + ")",
+    # one text over each limit (docs/algebra.md, Limits: the refusals measured)
+    "atoms((0, 1e-400), (1, 1))", "1*(" * 70 + "mp(1)" + ")" * 70,
+    "pushforward(pushforward(mp(1/2), x^2), x^4)",
+    "atoms(" + ", ".join(f"({i}, 1/24)" for i in range(24)) + ") + mp(1/2)",
+    "atoms(" + ", ".join(f"({i}, 1/24)" for i in range(24)) + ") + atoms("
+    + ", ".join(f"({-i}, 1/24)" for i in range(1, 25)) + ")",
 ]
 
 #: accepted expressions that cost the most (docs/algebra.md, Limits: the slowest measured
@@ -229,12 +237,22 @@ def classify(code: int | None, err: str) -> str:
     return "refusal" if code == 2 else "answer"
 
 
-def run_one(name: str, argv: list[str], timeout: float) -> dict[str, Any]:
+def run_one(name: str, argv: list[str], timeout: float,
+            fresh_cache: bool = False) -> dict[str, Any]:
     """``python -m freege ARGV`` (or ``python -c ...`` for an API case) with a timeout:
     its class, exit status, wall and CPU seconds, peak memory (the child's maximum resident
-    set; CPU and memory from ``wait4``) and last stderr lines."""
+    set; CPU and memory from ``wait4``) and last stderr lines; with ``fresh_cache``, an
+    empty cache folder of its own (cold)."""
+    if fresh_cache:
+        with tempfile.TemporaryDirectory() as cache:
+            return _run_one(name, argv, timeout, {"FREEGE_CACHE_DIR": cache})
+    return _run_one(name, argv, timeout, {})
+
+
+def _run_one(name: str, argv: list[str], timeout: float,
+             extra_env: dict[str, str]) -> dict[str, Any]:
     start = time.monotonic()
-    env = {**os.environ, "PYTHONWARNINGS": "default", "MPLBACKEND": "Agg"}
+    env = {**os.environ, "PYTHONWARNINGS": "default", "MPLBACKEND": "Agg", **extra_env}
     cmd = [sys.executable, *(argv if argv[:1] == ["-c"] else ["-m", "freege", *argv])]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=env)
@@ -274,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", default=None, help="one JSON line per case as it ends")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases already in --log, run the others")
+    parser.add_argument("--fresh-cache", action="store_true",
+                        help="each case with an empty cache folder of its own (cold)")
     args = parser.parse_args(argv)
     if args.resume and args.log is None:
         parser.error("--resume needs --log")
@@ -291,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed: {len(results)} cases from {args.log}, {len(todo)} to run", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_one, name, cmd, args.costly_timeout
-                               if set(cmd) & set(COSTLY) else args.timeout)
+                               if set(cmd) & set(COSTLY) else args.timeout, args.fresh_cache)
                    for name, cmd in todo]
         for k, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             result = future.result()
