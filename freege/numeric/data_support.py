@@ -53,6 +53,7 @@ converge, a disagreement) falls back to the scan; the law's mass check follows e
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -346,18 +347,48 @@ def _free_poisson_factor(op: Any) -> tuple[float, Any] | None:
     return None
 
 
-def _explicit_form(node: Any) -> tuple[int, float, Any, Any] | None:
-    """``(index of the free Poisson factor, a, t, B)`` when ``node`` is ``(a pi_t) ⊠ B`` in
-    either order with ``B`` an empirical operand on ``(0, inf)``, else None."""
-    from freege.numeric.operands import EmpiricalOperand
-    from freege.numeric.subordination import FreeMultNode
+def _explicit_form(node: Any) -> tuple[Any, Any, float, Any] | None:
+    """``(B, tau, c, unknowns)`` when ``node`` has the explicit route (module docstring):
+    ``x'(w) = c (tau - phi(w))`` for its empirical operand ``B`` (``tau`` exact) and
+    ``unknowns(w)`` the node's real unknowns (in its order) and ``x`` at ``w``:
 
+    * ``(a pi_t) ⊠ B`` in either order, ``B`` on ``(0, inf)``: ``tau = t``, ``c = a``;
+    * ``pi(B, t)`` with no atom of ``B`` at 0: ``w = 1/G``, ``x = (1 - t) w + t w^2
+      G_B(w)``, ``tau = 1/t``, ``c = t``.
+
+    None otherwise."""
+    from freege.numeric.operands import EmpiricalOperand
+    from freege.numeric.subordination import FreeMultNode, PoissonNode
+
+    def g_of(op: Any, w: float) -> float:
+        return float(op.cauchy_f64(np.array([w + 0j]))[0][0].real)
+
+    if isinstance(node, PoissonNode):
+        op = node.children[0]
+        if not isinstance(op, EmpiricalOperand) or np.any(op.values == 0):
+            return None
+        t = float(node.rate)
+
+        def poisson(w: float) -> tuple[list[float], float]:
+            return [w], (1 - t) * w + t * w * w * g_of(op, w)
+
+        return op, 1 / Fraction(node._rate), t, poisson
     if not isinstance(node, FreeMultNode):
         return None
     for k in (0, 1):
-        factor, other = _free_poisson_factor(node.children[k]), node.children[1 - k]
-        if factor is not None and isinstance(other, EmpiricalOperand) and other.values[0] > 0:
-            return k, factor[0], factor[1], other
+        factor, op = _free_poisson_factor(node.children[k]), node.children[1 - k]
+        if factor is None or not isinstance(op, EmpiricalOperand) or op.values[0] <= 0:
+            continue
+        a, t_exact = factor
+        t = float(t_exact)
+
+        def mult(w: float, k: int = k, a: float = a, t: float = t, op: Any = op
+                 ) -> tuple[list[float], float]:
+            g = w * g_of(op, w)
+            w_a = a * g * (1 - t - g) / (1 - g)
+            return ([w_a, w] if k == 0 else [w, w_a]), a * w * (g + t - 1)
+
+        return op, Fraction(t_exact), a, mult
     return None
 
 
@@ -470,33 +501,25 @@ def _critical_points(x: np.ndarray, p: np.ndarray, t: float
 
 
 def explicit_intervals(node: Any, f64: bool) -> list[tuple[mpmath.mpf, mpmath.mpf]] | None:
-    """The support intervals of ``(a pi_t) ⊠ B`` (``B`` empirical on ``(0, inf)``) by the
-    explicit route (module docstring), at the ambient precision (``f64``: edges to float64
-    accuracy), each edge verified by :func:`refine_edge`; None when the node has no
-    explicit form or the route does not settle (then the scan decides)."""
-    form = _explicit_form(node)
+    """The support intervals of a node with an explicit route (module docstring;
+    :func:`_explicit_form`), at the ambient precision (``f64``: edges to float64
+    accuracy), each edge verified by :func:`refine_edge`; None when the node has none or
+    the route does not settle (then the scan decides)."""
+    try:
+        form = _explicit_form(node)
+    except (TypeError, ValueError):  # a parameter that is not an exact number
+        return None
     if form is None:
         return None
-    k, a, t_exact, op = form
-    from freege.numeric.operands import exact
-
-    t = float(t_exact)
+    op, tau, gain, unknowns = form
     x, p = op.values, op.weights
-    found = _critical_points(x, p, t)
+    found = _critical_points(x, p, float(tau))
     if found is None:
         return None
     ends, right_side = found
     scale = node.scale()
-
-    def unknowns(w: float) -> tuple[list[float], float]:
-        """The node's real unknowns (in its order) and ``x`` at ``W_B = w``."""
-        g = float(w * op.cauchy_f64(np.array([w + 0j]))[0][0].real)
-        w_a = a * g * (1 - t - g) / (1 - g)
-        pair = [w_a, w] if k == 0 else [w, w_a]
-        return pair, a * w * (g + t - 1)
-
     edges: list[Any] = [None] * len(ends)
-    if exact(t_exact) == 1:  # phi(0) = 1 = t: the hard edge at 0
+    if tau == 1 and x[0] > 0:  # phi(0) = 1 = tau: the hard edge at 0
         edges[0] = mpmath.mpf(0)
     explicit = [unknowns(w) for w in ends]
     # the worst-conditioned equations first (a subordination point far out): a failure
@@ -508,7 +531,7 @@ def explicit_intervals(node: Any, f64: bool) -> list[tuple[mpmath.mpf, mpmath.mp
             continue
         w, x_edge = ends[j], explicit[j][1]
         dphi = abs(float(_phi(np.array([w]), x, p * x * x)[1][0]))
-        step = np.sqrt(2 * EXPLICIT_OFFSET * scale / (a * dphi))
+        step = np.sqrt(2 * EXPLICIT_OFFSET * scale / (gain * dphi))
         room = [abs(v - w) / 4 for v in ends[max(j - 1, 0):j + 2] if v != w]
         step = min([step, *room])
         seed, x_out = unknowns(w + step if right_side[j] else w - step)
@@ -523,7 +546,7 @@ def explicit_intervals(node: Any, f64: bool) -> list[tuple[mpmath.mpf, mpmath.mp
             return None
         edges[j] = edge
     pairs = list(zip(edges[::2], edges[1::2], strict=True))
-    if any(b <= a_ or (i and a_ <= pairs[i - 1][1]) for i, (a_, b) in enumerate(pairs)):
+    if any(b <= a or (i and a <= pairs[i - 1][1]) for i, (a, b) in enumerate(pairs)):
         return None
     return pairs
 
