@@ -29,19 +29,22 @@ the real solution folds: the Jacobian of the node's equations is singular there.
 
 **The explicit route** (:func:`explicit_intervals`) replaces the scan for ``(a pi_t) ⊠ B``
 with ``B`` an empirical operand on ``(0, inf)`` (Marchenko-Pastur ⊠ a spectrum: the
-Silverstein equation; Silverstein and Choi 1995). Off the support the node's unknowns are
-real, and with ``W_B = w`` the equations solve explicitly: ``g = w G_B(w)``,
+Silverstein equation; Silverstein and Choi 1995) and for ``pi(B, t)`` with ``B``
+empirical without an atom at 0. Off the support the node's unknowns are real, and with
+``W_B = w`` the equations of ⊠ solve explicitly: ``g = w G_B(w)``,
 ``W_A = a g (1 - t - g)/(1 - g)`` (the free Poisson law's ``h^{-1}``) and
 
     x(w) = a w (g + t - 1) = a (t w + m_1 + sum_i p_i x_i^2/(w - x_i)),
-    x'(w) = a (t - phi(w)),  phi(w) = sum_i p_i x_i^2/(w - x_i)^2.
+    x'(w) = a (t - phi(w)),  phi(w) = sum_i p_i x_i^2/(w - x_i)^2;
 
-The complement of the support (but 0) is the image of ``{w real, off the atoms: phi(w) <
-t}``. ``phi`` is convex between two atoms, so that set has at most one interval per gap
-of the atoms: its ends are the roots of ``phi = t`` on either side of the gap's minimum of
-``phi`` (Newton safeguarded by bisection, vectorised over the gaps), and the edges are
-their images. A gap is examined only when the two atoms beside it do not already push
-``phi`` above ``t`` everywhere in it (their terms alone have the minimum
+for ``pi(B, t)``, ``w = 1/G`` and ``x(w) = (1 - t) w + t w^2 G_B(w)``,
+``x'(w) = t (1/t - phi(w))``. The complement of the support (but 0) is the image of
+``{w real, off the atoms: phi(w) < tau}`` (``tau = t``, or ``1/t``). ``phi`` is convex
+between two atoms, so that set has at most one interval per gap of the atoms: its ends
+are the roots of ``phi = tau`` on either side of the gap's minimum of ``phi`` (Newton
+safeguarded by bisection, vectorised over the gaps), and the edges are their images. A
+gap is examined only when the two atoms beside it do not already push ``phi`` above
+``tau`` everywhere in it (their terms alone have the minimum
 ``(a_i^{1/3} + a_{i+1}^{1/3})^3/h^2`` over a gap of width ``h``: all terms are positive,
 so this prunes exactly). Each edge is then verified as the scan's are: from the explicit
 real solution a little outside it (``x`` within :data:`EXPLICIT_OFFSET` of the scale), the
@@ -443,8 +446,9 @@ def _increasing_root(f: Any, lo: np.ndarray, hi: np.ndarray, start: np.ndarray
 
 def _critical_points(x: np.ndarray, p: np.ndarray, t: float
                      ) -> tuple[list[float], list[bool]] | None:
-    """The ends of the set ``{phi < t}`` (module docstring), sorted, and for each whether
-    the set lies on its right (an edge that is the right end of a support interval);
+    """The ends of the set ``{phi < t}`` (module docstring: ``t`` is its ``tau``),
+    sorted, and for each whether the set lies on its right (an edge that is the right
+    end of a support interval);
     None when a solve does not converge or a gap's minimum of ``phi`` is within ``1e-9``
     of ``t`` (nearly touching: the scan decides)."""
     q = p * x * x
