@@ -501,20 +501,39 @@ def _data_independent(law: FiniteWidthLaw, method: str, zv: Any) -> Any:
 
 #: the largest gap between 1 and the mass :func:`grid_quantiles` finds on its grid
 GRID_MASS_TOL = 1e-3
-#: :func:`grid_quantiles`' points are ``top u^g`` for equispaced ``u``, ``g`` in turn from
-#: GRADINGS until the mass is found: ``g = 3`` keeps the density in ``u`` bounded at 0 for a
-#: singularity up to ``x^(-2/3)`` and avoids the costly solves within 1e-6 of an atom at 0;
-#: ``g = 4`` reaches ``x^(-3/4)`` (MHA laws at ratio 1), at about 5 times the cost
+#: :func:`grid_quantiles`' points are ``lo + (top - lo) u^g`` for equispaced ``u``, ``g`` in
+#: turn from GRADINGS until the mass is found: ``g = 3`` keeps the density in ``u`` bounded
+#: at ``lo`` for a singularity up to ``x^(-2/3)``; ``g = 4`` reaches ``x^(-3/4)`` (MHA laws
+#: at ratio 1), at about 5 times the cost
 GRADINGS = (3, 4)
+
+
+def support_bounds(law: FiniteWidthLaw) -> tuple[float, float]:
+    """``(lo, hi)`` with the law's mass off its atom at 0 inside ``[lo, hi]``: for free
+    positive ``X`` (the profile, on ``[a, A]``, ``a > 0``) and ``Y`` (the limit factor, on
+    ``{0}`` and ``[b, B]``), ``Y^(1/2) X Y^(1/2) >= a Y >= a b P`` on the range ``P`` of
+    ``Y`` and ``<= A B``, and ``X^(1/2) Y X^(1/2)`` has the same law off 0: so
+    ``[lo, hi] = [a b, A B]`` (``b`` the lowest point of the limit factor's support or
+    positive atoms, from its mass-checked support; ``lo = 0`` where that support reaches
+    0), widened by ``1e-12`` relative."""
+    tau, limit = law.root.children
+    a, big_a = tau.hull()
+    points = [(float(x), float(y)) for x, y in limit.intervals_mp()]
+    points += [(float(x), float(x)) for x, _ in limit.atoms_mp() if x > 0]
+    b = min(x for x, _ in points)
+    big_b = max(y for _, y in points)
+    return max(a * b * (1 - 1e-12), 0.0), big_a * big_b * (1 + 1e-12)
 
 
 def grid_quantiles(law: FiniteWidthLaw, qs: Any, top: float, points: int = 2000
                    ) -> tuple[np.ndarray, float]:
     """Quantiles of ``law`` at the probabilities ``qs`` from its density
-    ``-Im G(x + i0)/pi`` on ``points`` points of ``[0, top]`` graded toward 0 (one
-    vectorised ⊠ solve per grading of :data:`GRADINGS`, the first that finds the mass)
-    plus its atoms, integrated by the trapezoid rule in the grading variable and inverted
-    by linear interpolation, and the mass found.
+    ``-Im G(x + i0)/pi`` on ``points`` points of ``[lo, min(top, hi)]``
+    (:func:`support_bounds`: the density is 0 off it, so no point is spent there, nor on
+    the costly mpmath solves of the limit factor near 0 below a gap) graded toward ``lo``
+    (one vectorised ⊠ solve per grading of :data:`GRADINGS`, the first that finds the
+    mass) plus its atoms, integrated by the trapezoid rule in the grading variable and
+    inverted by linear interpolation, and the mass found.
     Not the verified ``ppf`` (which needs the mass-checked support: minutes per law): good
     to the grid's spacing, for distances of sampled spectra to the law.
     :class:`freege.errors.ConvergenceError` when the mass found is not 1 within
@@ -525,15 +544,22 @@ def grid_quantiles(law: FiniteWidthLaw, qs: Any, top: float, points: int = 2000
         raise ValueError(f"top must be > 0 and points >= 16 (got {top!r}, {points!r})")
     u = np.linspace(0.0, 1.0, points)
     atom = float(sum(law.atoms().values()))
+    lo, hi = support_bounds(law)
+    end = min(float(top), hi)
+    if not end > lo:  # no point of the support below top: the atoms' mass only
+        raise ConvergenceError("grid quantiles", f"[0, {top:.6g}] holds the atoms only "
+                               f"(mass {atom:.6g}, not 1)", law.describe)
     for grading in GRADINGS:
-        xs = top * u**grading
+        xs = lo + (end - lo) * u**grading
         p = np.maximum(-law.root.cauchy_f64(xs[1:] + 0j)[0].imag / np.pi, 0.0)
         # the density in u: p(x) dx/du, 0 at u = 0 (dx/du = 0 there)
-        dens = np.concatenate([[0.0], p * grading * top * u[1:] ** (grading - 1)])
+        dens = np.concatenate([[0.0], p * grading * (end - lo) * u[1:] ** (grading - 1)])
         cdf = atom + np.concatenate([[0.0],
                                      np.cumsum((dens[1:] + dens[:-1]) / 2 * np.diff(u))])
         mass = float(cdf[-1])
         if abs(mass - 1) <= GRID_MASS_TOL:
+            xs = np.concatenate([[0.0], xs]) if lo > 0 else xs
+            cdf = np.concatenate([[atom], cdf]) if lo > 0 else cdf
             return np.interp(np.asarray(qs, dtype=float) * mass, cdf, xs), mass
     raise ConvergenceError("grid quantiles", f"the density on [0, {top:.6g}] has mass "
                            f"{mass:.6g}, not 1", law.describe)
@@ -549,4 +575,4 @@ def finite_width_law(case: str, dims: Dims, dps: int | None = None, *,
 
 __all__ = ["CASES", "ROWS", "FiniteWidthLaw", "finite_width_law", "from_recipe",
            "grid_quantiles", "limit_law", "load_moments", "row_coefficient",
-           "profile", "shifted_beta2", "theta1_bar"]
+           "profile", "shifted_beta2", "support_bounds", "theta1_bar"]
