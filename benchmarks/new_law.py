@@ -23,7 +23,9 @@ disk cache never answer them.
   of wall and of CPU time (the process's, from ``getrusage``).
 * ``cold``: the same command with an empty cache folder against
   ``python -c "import numpy, scipy, sympy, mpmath"`` (interleaved): the extra cost of an
-  empty cache is cold minus new-parameters.
+  empty cache is cold minus new-parameters. An empty cache reads the generated functions
+  shipped with freege (``python -m freege.numeric.ship_functions``) while they are current;
+  the run says when the symbolic sources changed under it (a shared working tree).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from freege.cache_key import source_hash  # noqa: E402
 
 CASES = ("attention", "head-average", "head-average-shared-key", "value", "mha", "value-tied",
          "mha-tied")
@@ -104,7 +109,8 @@ def main() -> None:
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     rng = random.Random(time.time_ns())  # never-seen parameters: a new draw each run
-    results: dict[str, Any] = {"load_before": os.getloadavg()}
+    results: dict[str, Any] = {"load_before": os.getloadavg(),
+                               "symbolic_sources_before": source_hash()}
     with tempfile.TemporaryDirectory() as warm:
         env = {**os.environ, "FREEGE_CACHE_DIR": warm, "PYTHONPATH": str(ROOT)}
         for case in CASES:  # a first use: the generated functions on disk
@@ -150,6 +156,7 @@ def main() -> None:
                 row.setdefault("cli_empty_cache_cpu_s", []).append(cold_cpu)
                 row.setdefault("import_stack_cpu_s", []).append(stack_cpu)
     results["load_after"] = os.getloadavg()
+    results["symbolic_sources_after"] = source_hash.__wrapped__()
     results["medians"] = {k: {m: statistics.median(v) for m, v in row.items()}
                           for k, row in rows.items()}
     results["samples"] = rows
@@ -169,6 +176,9 @@ def main() -> None:
           f"{cold['import_stack_cpu_s']:.2f} s cpu")
     print(f"load average before {results['load_before']}, after {results['load_after']} "
           f"(2 cores shared)")
+    if results["symbolic_sources_after"] != results["symbolic_sources_before"]:
+        print("the symbolic sources changed during the run: generated functions were derived "
+              "again in some rounds, and shipped ones went stale (results mixed)")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 
