@@ -280,10 +280,13 @@ def arrival_time(law: Law, level: Any) -> Any:
         floor = nbar.atom_mass()
         target = to_mpf(level)
         # the atom is known to the output precision: a level within that of it is refused
-        if not floor + mpmath.mpf(10) ** -(law.dps or 15) < target < 1:
+        resolved = mpmath.mpf(10) ** -(law.dps or 15)
+        if not floor + resolved < target < 1:
             raise ValueError(
-                f"level must be in (L(inf) = {mpmath.nstr(floor, 15)}, 1) (the mass at 0 of "
-                f"the normalized law is never trained away), got {float(level)!r}"
+                f"level must be in (L(inf) + {mpmath.nstr(resolved, 3)}, 1) with L(inf) = "
+                f"{mpmath.nstr(floor, 15)} (the mass at 0 of the normalized law is never "
+                f"trained away; a level closer to it than the output precision is not "
+                f"resolved), got {mpmath.nstr(target, 15)}"
             )
     params = {**nbar.describe, "level": level}
     if law.dps is None:
