@@ -26,6 +26,7 @@ import pytest
 
 from freege.cli import COMMANDS, build_parser
 from tests.cli.helpers import bad
+from tests.planted import hand_over
 
 ROOT = Path(__file__).resolve().parents[2]
 #: seconds after which a refusal counts as hung: a guard, not a speed requirement (issue 27:
@@ -132,18 +133,19 @@ def test_bad_plot_target_refused_before_the_work(capsys, tmp_path, monkeypatch, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.png"]  # nothing written
 
 
+@pytest.mark.parametrize("owner", ["others may write", "another user's"])
 @pytest.mark.parametrize("command", PLOT_COMMANDS)
 def test_plot_into_a_folder_others_may_write_is_refused_before_the_work(capsys, tmp_path,
-                                                                        command):
-    """Issue 40: a --plot folder writable by others (not sticky) is refused in one line."""
+                                                                        command, owner):
+    """Issue 40: a --plot folder writable by others (not sticky), or owned by another user
+    (uid 65534), is refused in one line."""
     pytest.importorskip("matplotlib")
     shared = tmp_path / "shared"
     shared.mkdir()
-    shared.chmod(0o777)
+    why = hand_over(shared, owner)
     with hang_guard():
         err = bad(capsys, *PLOT_COMMANDS[command], str(shared / "x.png"))
-    assert err == (f"freege: error: --plot folder {shared} is writable by group or others "
-                   "(mode 777 and not sticky): refused\n")
+    assert err == f"freege: error: --plot folder {shared} {why}: refused\n"
     assert list(shared.iterdir()) == []
 
 
