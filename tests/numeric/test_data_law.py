@@ -115,22 +115,29 @@ def test_atoms_of_empirical_operands() -> None:
     assert mult.atoms() == pytest.approx({0.0: 1 / 3, 14.0: 2 / 3 + 3 / 4 - 1})
 
 
-def test_a_component_between_scan_anchors_is_found() -> None:
+def test_a_component_between_scan_anchors_is_found(monkeypatch) -> None:
     """A small component far from the bulk (compound free Poisson of 65 spread atoms at
     rate 1/8: five components, the first 0.9 wide with the scan's anchors 3.6 apart)
     against the polynomial-free reference of the same law solved point by point from
-    above: inside points between two outside ones are not taken for outside."""
+    above: inside points between two outside ones are not taken for outside, by the
+    explicit route and by the scan (the explicit route switched off)."""
+    from freege.numeric import data_support
+
     rng = np.random.default_rng(7)
     atoms = np.sort(rng.gamma(2.0, 10.0, 65))
-    law = DataLaw(("poisson", Fraction(1, 8), ("empirical", atoms.tobytes(), None)))
+    spec = ("poisson", Fraction(1, 8), ("empirical", atoms.tobytes(), None))
+    law = DataLaw(spec)
     found = law.intervals()
+    monkeypatch.setattr(data_support, "explicit_intervals", lambda node, f64: None)
+    scanned = DataLaw(spec).intervals()
     xs = np.linspace(0.0, law.support()[1], 400)[1:-1]
     g = law.root._path_f64(xs + 0j, True)[1][0]  # each point down its own path
     inside = -g.imag / np.pi > 1e-9 * np.max(-g.imag)
-    flagged = np.zeros(xs.shape, dtype=bool)
-    for a, b in found:
-        flagged |= (xs > a) & (xs < b)
-    assert np.array_equal(flagged, inside)
+    for intervals in (found, scanned):
+        flagged = np.zeros(xs.shape, dtype=bool)
+        for a, b in intervals:
+            flagged |= (xs > a) & (xs < b)
+        assert np.array_equal(flagged, inside)
     assert law.mass() == pytest.approx(1.0, abs=1e-8)
 
 
