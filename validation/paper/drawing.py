@@ -40,7 +40,8 @@ def errorbar(ax: Any, x: list[float], rows: list[dict[str, Any]], fmt: str = "o"
 
 #: legend groups by the start of an entry's label: the theory curves, the measured
 #: points, then reference lines and notes (the note on open intervals last)
-LEGEND_GROUPS = (("theory", "predicted", "limit"), ("softmax", "freege", "sample", "paper"))
+LEGEND_GROUPS = (("theory", "finite-width theory", "predicted", "limit"),
+                 ("softmax", "freege", "sample", "paper"))
 
 
 def _legend_rank(label: str) -> int:
