@@ -91,6 +91,9 @@ EXPLICIT_OFFSET = 1e-8
 EXPLICIT_AGREE = 1e-11
 #: safeguarded Newton iterations of the explicit route's one-dimensional solves, at most
 EXPLICIT_STEPS = 100
+#: the most (gap, atom) pairs one iteration of the explicit route may evaluate (more
+#: gaps to look at than this allows: the scan decides, its work bounded)
+EXPLICIT_WORK = 5 * 10**7
 
 
 def _solve_grid(node: Any, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -448,9 +451,9 @@ def _critical_points(x: np.ndarray, p: np.ndarray, t: float
                      ) -> tuple[list[float], list[bool]] | None:
     """The ends of the set ``{phi < t}`` (module docstring: ``t`` is its ``tau``),
     sorted, and for each whether the set lies on its right (an edge that is the right
-    end of a support interval);
-    None when a solve does not converge or a gap's minimum of ``phi`` is within ``1e-9``
-    of ``t`` (nearly touching: the scan decides)."""
+    end of a support interval); None when the gaps to look at are too many
+    (:data:`EXPLICIT_WORK`), a solve does not converge or a gap's minimum of ``phi`` is
+    within ``1e-9`` of ``t`` (nearly touching: the scan decides)."""
     q = p * x * x
     reach = 2 * np.sqrt(q.sum() / t)  # phi < t beyond this distance from the atoms
     root_t = 1 / np.sqrt(t)
@@ -460,6 +463,8 @@ def _critical_points(x: np.ndarray, p: np.ndarray, t: float
     with np.errstate(divide="ignore", over="ignore"):
         bound = (cube[:-1] + cube[1:]) ** 3 / width**2
     gaps = np.flatnonzero(bound < t * (1 + 1e-9))
+    if (gaps.size + 2) * x.size > EXPLICIT_WORK:
+        return None
     lo, hi = x[gaps], x[gaps + 1]
     ratio = cube[gaps] / (cube[gaps] + cube[gaps + 1])  # where the bound has its minimum
 
