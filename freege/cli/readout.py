@@ -144,6 +144,9 @@ def run_expression(args: argparse.Namespace) -> int:
     ``ridge`` needs ``--gO``."""
     kind = args.readout
     expr = expression_of(args, keep=("gO",) if kind == "ridge" else ())
+    from freege.symbolic.expressions import check_degree
+
+    check_degree(expr)  # the degree budget before the sign and mean (docs/algebra.md, Limits)
     if getattr(args, "certify", False):
         raise ValueError("--certify and --expr: certified readouts are for the theory §4 "
                          "cases only (drop --certify for the working-precision values)")
