@@ -384,7 +384,10 @@ def bind_params(expr: Any, params: list[str]) -> Any:
 
 def run_expression(args: argparse.Namespace) -> int:
     """``freege law --expr TEXT``: the law of an expression of the law algebra
-    (docs/algebra.md); with ``empirical(@FILE)``, a law from data (freege.algebra.data)."""
+    (docs/algebra.md); with ``empirical(@FILE)``, a law from data (freege.algebra.data).
+    A bad ``--plot`` is refused first, before the algebra is imported."""
+    if args.plot is not None:
+        check_plot_target(args.plot)
     expr = expression_of(args, data=True)
     if args.certify and getattr(expr, "is_data_expr", False):
         raise ValueError("--certify: a law from data (empirical) has no certified route; "
@@ -404,8 +407,6 @@ def run_expression(args: argparse.Namespace) -> int:
         if grid is not None:
             plot_density(args.plot, grid, title)
         return 0
-    if args.plot is not None:
-        check_plot_target(args.plot)
     xs = points("--pdf", args.pdf, args.dps)
     the_law = expr.law(None if args.dps is None else args.dps + GUARD_DIGITS)
     data = law_summary(the_law, xs)
