@@ -393,6 +393,10 @@ def run_expression(args: argparse.Namespace) -> int:
         raise ValueError("--certify: a law from data (empirical) has no certified route; "
                          "drop --certify")
     if args.normalized:
+        if not getattr(expr, "is_data_expr", False):  # the budget before the mean
+            from freege.symbolic.expressions import check_degree
+
+            check_degree(expr)
         mean = expr.mean
         if mean == 0:
             raise ValueError(f"--normalized: {expr} has mean 0")
