@@ -196,10 +196,11 @@ def _command(scale: float, panels: str | None, dtype: str, out: Path) -> list[st
     return argv + resume + (["--panels", panels] if panels else [])
 
 
-def _finish(proc: subprocess.Popen[str], start: float) -> dict[str, float]:
-    """Wait for ``proc``; its CPU seconds (user + system, its children's included) and
-    wall seconds."""
-    _pid, status, usage = os.wait4(proc.pid, 0)
+def _finish(proc: subprocess.Popen[str], start: float,
+            reaped: tuple[int, Any] | None = None) -> dict[str, float]:
+    """Wait for ``proc`` (or take ``reaped``, its ``os.wait4`` status and usage); its CPU
+    seconds (user + system, its children's included) and wall seconds."""
+    status, usage = reaped or os.wait4(proc.pid, 0)[1:]
     proc.returncode = os.waitstatus_to_exitcode(status)
     times = {"cpu": usage.ru_utime + usage.ru_stime, "wall": time.perf_counter() - start}
     if proc.returncode:  # its store is kept: a rerun resumes it
@@ -223,8 +224,13 @@ def run(scale: float, panels: str | None, out: Path, concurrent: bool) -> None:
         if not concurrent:
             times[dtype] = _finish(*procs.pop(dtype))
             print(f"{dtype}: {times[dtype]}, load {load()}", flush=True)
-    for dtype, (proc, start) in procs.items():
-        times[dtype] = _finish(proc, start)
+    while procs:  # concurrent: each timed when it ends, whichever ends first
+        pid, status, usage = os.wait4(-1, 0)
+        dtype = next((d for d, (p, _) in procs.items() if p.pid == pid), None)
+        if dtype is None:
+            continue
+        proc, start = procs.pop(dtype)
+        times[dtype] = _finish(proc, start, (status, usage))
         print(f"{dtype}: {times[dtype]}, load {load()}", flush=True)
     if len(times) == 2:
         mode = "concurrently" if concurrent else "one after the other"
