@@ -17,7 +17,15 @@ The finite-width law's quantiles come from
 graded toward 0 up to :data:`REACH` times the plain limit's top quantile, mass-checked to
 1e-3; the law's own ``ppf`` needs the mass-checked support: minutes per law).
 
-    python benchmarks/finite_width_law.py --draws 3 --only bert-base dinov3-l16 --json out.json
+``presets`` (default): the theory §6.1 presets at ``--scale`` (Table 2's configurations);
+``2c``: panel 2(c)'s 19 configurations at ``--scale``
+(:func:`freege.validation.paper.panels.panel_2c.build`). ``--rows finite-n`` builds the
+``fw-n`` law only. Each record is written to ``--json`` as soon as it is done, with the
+machine's load and the CPU seconds of the laws; a rerun with the same ``--json`` skips the
+configurations already there (resume after a crash).
+
+    python benchmarks/finite_width_law.py --draws 10 --json s1.json
+    python benchmarks/finite_width_law.py 2c --scale 8 --rows finite-n --draws 10 --json c8.json
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ GRID = 2000
 REACH = 2.5
 
 
-def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, Any]:
+def run(name: str, dims: Any, draws: int, case: str | None = None,
+        rows: tuple[str, ...] = ("infinite-n", "finite-n")) -> dict[str, Any]:
     from freege.errors import ConvergenceError
     from freege.numeric import law as case_law
     from freege.numeric.finite_width_law import grid_quantiles
@@ -56,12 +65,15 @@ def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, 
     q_plain = plain.ppf((np.arange(dims.n) + 0.5) / dims.n)
     top = REACH * float(q_plain[-1])
     n, dk = dims.n, dims.dK
-    t0 = time.time()
-    fw = case_law(case, dims, finite_width=True, row="infinite-n")
-    fwn = case_law(case, dims, finite_width=True)
+    t0, c0 = time.time(), time.process_time()
+    fw = case_law(case, dims, finite_width=True, row="infinite-n") if "infinite-n" in rows \
+        else None
+    fwn = case_law(case, dims, finite_width=True) if "finite-n" in rows else None
     qs = (np.arange(n) + 0.5) / n
 
     def quantiles(law: Any) -> tuple[Any, float]:
+        if law is None:
+            return None, float("nan")
         try:
             return grid_quantiles(law, qs, top, GRID)
         except ConvergenceError as exc:  # recorded as failed, the run goes on
@@ -70,7 +82,7 @@ def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, 
 
     q_fw, mass_fw = quantiles(fw)
     q_fwn, mass_fwn = quantiles(fwn)
-    law_seconds = time.time() - t0
+    law_seconds, law_cpu = time.time() - t0, time.process_time() - c0
     out: dict[str, list[float]] = {}
     t1 = time.time()
     m3: dict[str, list[float]] = {}
@@ -91,11 +103,12 @@ def run(name: str, dims: Any, draws: int, case: str | None = None) -> dict[str, 
              for k, v in out.items()}
     return {"preset": name, "case": case, "draws": draws, "n": n, "dK": dk, "h": dims.h,
             "mass_fw": mass_fw, "mass_fwn": mass_fwn, "law_seconds": law_seconds,
-            "draw_seconds": time.time() - t1,
+            "law_cpu_seconds": law_cpu, "draw_seconds": time.time() - t1,
             "moments": {"plain": [m1, float(plain.moment(2))],
-                        "fw": [float(fw.moment(1)), float(fw.moment(2))],
-                        "fwn": [float(fwn.moment(1)), float(fwn.moment(2))]},
-            "m3": {"law_fwn": float(fwn.moment(3)), "law_fw": float(fw.moment(3)),
+                        **{k: [float(law.moment(1)), float(law.moment(2))]
+                           for k, law in (("fw", fw), ("fwn", fwn)) if law is not None}},
+            "m3": {**{f"law_{k}": float(law.moment(3))
+                      for k, law in (("fw", fw), ("fwn", fwn)) if law is not None},
                    "plain": float(plain.moment(3)),
                    **{k: dict(zip(("mean", "ci95"), metrics.mean_ci(v), strict=True))
                       for k, v in m3.items()}},
@@ -122,24 +135,44 @@ def table(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def configurations(which: str, scale: float, only: list[str] | None) -> list[tuple[str, Any]]:
+    """``(label, Dims)`` of the presets or of panel 2(c) at ``scale``."""
+    from freege.params import Dims
     from freege.validation.models.presets import PRESETS
     from freege.validation.paper import configs as paper_configs
+    from freege.validation.paper.panels import panel_2c
 
+    if which == "presets":
+        return [(name, paper_configs.scale_dims(PRESETS[name], scale))
+                for name in only or list(PRESETS)]
+    out = [(c["key"], Dims(**c["dims"])) for c in panel_2c.build(scale)]
+    return [(k, d) for k, d in out if not only or k in only]
+
+
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("which", nargs="?", choices=("presets", "2c"), default="presets")
     ap.add_argument("--draws", type=int, default=4)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--json")
+    ap.add_argument("--rows", nargs="*", choices=("infinite-n", "finite-n"),
+                    default=["infinite-n", "finite-n"])
     ap.add_argument("--case", help="the theory §4 case (default: the preset's MHA case)")
     args = ap.parse_args()
     records = []
-    for name in args.only or list(PRESETS):
-        dims = paper_configs.scale_dims(PRESETS[name], args.scale)
+    if args.json and Path(args.json).exists():
+        records = json.loads(Path(args.json).read_text())
+    done = {r["preset"] for r in records}
+    for name, dims in configurations(args.which, args.scale, args.only):
+        if name in done:
+            continue
         t = time.time()
-        rec = run(name, dims, args.draws, args.case)
+        load0 = os.getloadavg()
+        rec = run(name, dims, args.draws, args.case, tuple(args.rows))
         rec["wall"] = time.time() - t
-        rec["load"] = os.getloadavg()
+        rec["load"] = [load0, os.getloadavg()]
+        rec["scale"] = args.scale
         records.append(rec)
         print(json.dumps(rec), flush=True)
         if args.json:
