@@ -38,3 +38,36 @@ def test_dK_below_two_and_runs_without_table2_are_refused(capsys, tmp_path):
               "--out", str(tmp_path / "b"))
     assert "table2" in err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_2c_finite_width_theory_column_and_its_ridge_formula():
+    """2(c) with ``--finite-width`` (theory §2.3, §5): the ridge error of the finite-width
+    law from its float64 ``(G, G')`` at ``-lam``; the same formula on the plain law
+    reproduces the readout's mpmath ridge error (an independent route), and the row and
+    the figure carry the finite-width value beside the limit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from freege.numeric import law as case_law
+    from validation.paper import theory as th
+    from validation.paper.panels import panel_2c
+
+    dims = {"n": 64, "d": 64, "h": 2, "dK": 16, "dV": 16, "dO": 32}
+    lam, sigma2 = 1e-4, 0.1
+    plain = case_law("mha", th._dims(dims))
+    limit = th.ridge(dims)
+    again = th.ridge_from_cauchy(plain, float(plain.mean()), 0.5, lam, sigma2)
+    assert abs(again / limit - 1) < 1e-5
+    fw = th.ridge_finite_width(dims, lam, sigma2)
+    assert 1e-4 < abs(fw / limit - 1) < 0.2
+    row = {"path": "fixed output", "h": 2, "dO": 32, panel_2c.FINITE_WIDTH: fw,
+           "measured": limit, "low": limit, "high": limit, "bar": 0.0, "theory": limit}
+    panel = {"curves": {"fixed output": {"h": [2], "error": [limit]}}, "rows": [row],
+             "boundaries": {}}
+    fig, ax = plt.subplots()
+    panel_2c.draw(ax, panel)
+    labels = ax.get_legend_handles_labels()[1]
+    plt.close(fig)
+    assert "finite-width theory, fixed output" in labels

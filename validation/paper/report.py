@@ -90,9 +90,10 @@ def rates(folder: Any, tied: bool = False) -> dict[str, float]:
 def build(panels: Sequence[Panel], configs: list[Config], recs: Records,
           meta: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     """The report of ``panels`` from the records (``meta``: scale, seed, draws,
-    backend; ``opts``: resamples, seed and the 2(b) grid; the scale is added to it)."""
+    backend; ``opts``: resamples, seed and the 2(b) grid; the scale and ``finite_width``
+    are added to it)."""
     out = {**meta, "note": _note(meta["scale"]), "panels": {}}
-    opts = {**opts, "scale": meta["scale"]}
+    opts = {**opts, "scale": meta["scale"], "finite_width": bool(meta.get("finite_width"))}
     for panel in panels:
         if not panel.measured:
             part = panel.summarize([], recs, opts)

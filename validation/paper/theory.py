@@ -27,6 +27,32 @@ def ridge(config_dims: dict[str, Any], beta: float = 1.0) -> float:
     return float(setups.error(_dims(config_dims, beta), setups.Readout(), None))
 
 
+def ridge_from_cauchy(law: Any, mean: float, g_o: float, lam: float, sigma2: float
+                      ) -> float:
+    """Ridge coefficient error ``E(lam) = 1 - w/gO + (lam/gO - sigma^2) w'(lam)`` (theory
+    §5) of ``law`` divided by ``mean``, from its float64 ``(G, G')`` at ``-mean lam``
+    (``law.cauchy_pair_f64``: each point a verified solve): ``w = 1 + lam Gbar(-lam)``,
+    ``w' = Gbar(-lam) - lam Gbar'(-lam)``, ``Gbar(z) = mean G(mean z)``."""
+    g, dg = (float(np.real(v[0])) for v in law.cauchy_pair_f64(np.array([-mean * lam + 0j])))
+    g_bar, dg_bar = mean * g, mean * mean * dg
+    w, w_prime = 1 + lam * g_bar, g_bar - lam * dg_bar
+    return 1 - w / g_o + (lam / g_o - sigma2) * w_prime
+
+
+def ridge_finite_width(config_dims: dict[str, Any], lam: float, sigma2: float,
+                       beta: float = 1.0) -> float:
+    """Ridge coefficient error of the finite-width law (theory §2.3, the finite-n row
+    coefficient: ``freege.numeric.law(case, dims, finite_width=True)``) at the realised
+    dimensions, its spectrum divided by the plain limiting mean as the measured Gram is
+    (:func:`freege.validation.paper.measure.limiting_mean`); :func:`ridge_from_cauchy`."""
+    from freege.numeric import law as case_law
+
+    dims = _dims(config_dims, beta)
+    mean = float(case_law("mha", dims).mean())
+    fw = case_law("mha", dims, finite_width=True)
+    return ridge_from_cauchy(fw, mean, dims.dO / dims.n, lam, sigma2)
+
+
 def law(config_dims: dict[str, Any]) -> Any:
     """The normalized limiting MHA law at the realised ratios (theory §4)."""
     return setups.setup_law(_dims(config_dims), None)

@@ -24,6 +24,10 @@ MEASURED_FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
 MEASURED_FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
 #: the heads of the dense theory curves the figure draws, on each path
 OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+#: the row field (and report column) of the finite-width theory (``--finite-width``): the
+#: ridge error of the finite-width law at the configuration's dimensions (theory §2.3,
+#: :func:`freege.validation.paper.theory.ridge_finite_width`)
+FINITE_WIDTH = "finite-width theory"
 PAPER = {"max_relative_difference_percent": 1.72, "max_bar_absolute": 0.02381,
          "max_bar_relative_percent": 0.562}
 
@@ -58,14 +62,21 @@ def fixed_budget_curve(n: int, dk: int, heads: np.ndarray) -> list[float]:
 
 def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dict:
     """Each path's measured errors against their limits, the dense theory curves and the
-    width boundaries ``h dV = n``, ``dO = n``, ``h dV = dO``."""
+    width boundaries ``h dV = n``, ``dO = n``, ``h dV = dO``; with ``opts["finite_width"]``
+    (``--finite-width``) each row also carries the finite-width theory (:data:`FINITE_WIDTH`;
+    NaN where ``dK <= 4``, below the finite-width law's range), drawn beside the limit."""
     rows, bars, incomplete = [], [], []
+    finite_width = bool(opts.get("finite_width"))
     for c, draws in sm.complete(configs, recs, incomplete):
         theory = th.ridge(c["dims"])
         iv = st.student([d["values"][0]["error"] for d in draws])
         bars.append(iv)
+        fw = {}
+        if finite_width:  # the finite-width law needs dK > 4 beta^2 (beta = 1 here)
+            fw[FINITE_WIDTH] = (th.ridge_finite_width(c["dims"], c["lam"], c["sigma2"])
+                                if c["dims"]["dK"] > 4 else math.nan)
         rows.append({"path": c["label"]["path"], "h": c["label"]["h"], "dO": c["dims"]["dO"],
-                     **sm.interval_row(iv, theory)})
+                     **fw, **sm.interval_row(iv, theory)})
     worst = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
     stats = [sm.stat("largest relative difference measured vs GE, %", 100 * worst,
                      PAPER["max_relative_difference_percent"])] + sm.bars("", bars, PAPER)
@@ -76,7 +87,8 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
               "fixed budget": {"h": BUDGET_PATH_HEADS.tolist(),
                                "error": fixed_budget_curve(n, dk, BUDGET_PATH_HEADS)}}
     return {"title": "2(c) fixed output vs fixed budget", "rows": rows, "statistics": stats,
-            "curves": curves, "incomplete": incomplete, "columns": ["path", "h", "dO"],
+            "curves": curves, "incomplete": incomplete,
+            "columns": ["path", "h", "dO"] + ([FINITE_WIDTH] if finite_width else []),
             "boundaries": {"h dV = n": n / dk, "dO = n (fixed budget)": 1.5 * n / dk,
                            "h dV = dO (fixed output)": d_out / dk}}
 
@@ -89,6 +101,10 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
         if rows:
             errorbar(ax, [r["h"] for r in rows], rows, color=PATH_COLOURS[name],
                      label=f"softmax, {name}")
+        fw = [r for r in rows if FINITE_WIDTH in r]
+        if fw:
+            ax.plot([r["h"] for r in fw], [r[FINITE_WIDTH] for r in fw], ls="none",
+                    marker="x", color=PATH_COLOURS[name], label=f"finite-width theory, {name}")
     styles = iter(("--", ":", "-."))
     for name, h in panel["boundaries"].items():
         ax.axvline(h, color="gray", ls=next(styles), lw=1, label=name)
