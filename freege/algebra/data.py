@@ -40,6 +40,7 @@ import sympy as sp
 
 from freege.algebra import grammar
 from freege.data_files import MAX_VALUES, load_values
+from freege.numeric import law_composition
 from freege.numeric.data_law import DataLaw, build_operand, spec_of_expression
 from freege.numeric.law_family import Law
 from freege.params import Domain, parse_number
@@ -622,6 +623,8 @@ class _Reader:
                 out[i + j] += x * y
         return [self.sized(node, c) for c in out]
 
+
+law_composition.register_data_expression(DataExpr)
 
 __all__ = ["DataExpr", "affine", "dilation", "empirical", "free_add", "free_mult",
            "free_poisson", "from_scipy", "parse_data", "pushforward"]

@@ -321,6 +321,9 @@ def parse_number_text(text: str, name: str = "value") -> sp.Expr:
     return value
 
 
+ex.register_number_reader(parse_number_text)
+
+
 def law_of(text: str, dps: int | None) -> Any:
     """The numeric law of the expression written ``text`` (``parse(text).law(dps)``): what
     a pickled expression law is rebuilt from (:mod:`freege.numeric.law_recipe`). The

@@ -343,11 +343,10 @@ def _free_poisson_factor(op: Any) -> tuple[float, Any] | None:
     """``(a, t)`` when ``op`` is ``a pi_t``, a free Poisson law scaled by ``a > 0`` (``t``
     exact), else None."""
     from freege.numeric.operands import FreePoissonOperand
-    from freege.numeric.subordination import AffineNode
 
     if isinstance(op, FreePoissonOperand):
         return 1.0, op._t
-    if isinstance(op, AffineNode) and op.b == 0 and op.a > 0 \
+    if getattr(op, "operation", "") == "affine" and op.b == 0 and op.a > 0 \
             and isinstance(op.children[0], FreePoissonOperand):
         return float(op.a), op.children[0]._t
     return None
@@ -364,12 +363,11 @@ def _explicit_form(node: Any) -> tuple[Any, Any, float, Any] | None:
 
     None otherwise."""
     from freege.numeric.operands import EmpiricalOperand
-    from freege.numeric.subordination import FreeMultNode, PoissonNode
 
     def g_of(op: Any, w: float) -> float:
         return float(op.cauchy_f64(np.array([w + 0j]))[0][0].real)
 
-    if isinstance(node, PoissonNode):
+    if getattr(node, "operation", "") == "poisson":
         op = node.children[0]
         if not isinstance(op, EmpiricalOperand) or np.any(op.values == 0):
             return None
@@ -379,7 +377,7 @@ def _explicit_form(node: Any) -> tuple[Any, Any, float, Any] | None:
             return [w], (1 - t) * w + t * w * w * g_of(op, w)
 
         return op, 1 / Fraction(node._rate), t, poisson
-    if not isinstance(node, FreeMultNode):
+    if getattr(node, "operation", "") != "free-mult":
         return None
     for k in (0, 1):
         factor, op = _free_poisson_factor(node.children[k]), node.children[1 - k]

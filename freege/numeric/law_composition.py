@@ -38,10 +38,11 @@ def expression_of(law: Any) -> Any | None:
     except (TypeError, ValueError):
         return None
     if kind == "data":
-        from freege.algebra.data import DataExpr
-
+        if _DATA_EXPRESSION is None:
+            raise TypeError("a law from data composes through its expression: import "
+                            "freege.algebra first")
         spec, _dps, text = args
-        return DataExpr(spec, text)
+        return _DATA_EXPRESSION(spec, text)
     if kind != "law":
         return None
     import sympy as sp
@@ -56,6 +57,17 @@ def expression_of(law: Any) -> Any | None:
 
 def _finer(a: int | None, b: int | None) -> int | None:
     return a if b is None else b if a is None else max(a, b)
+
+
+#: the algebra's ``(spec, text) -> DataExpr`` (:func:`register_data_expression`)
+_DATA_EXPRESSION: Callable[[Any, str], Any] | None = None
+
+
+def register_data_expression(build: Callable[[Any, str], Any]) -> None:
+    """Called by :mod:`freege.algebra.data` on import: the expression of a law from data
+    (its recipe's spec and text; the numeric layer does not import the algebra above it)."""
+    global _DATA_EXPRESSION
+    _DATA_EXPRESSION = build
 
 
 def compose(law: Any, other: Any, op: Callable[[Any, Any], Any]) -> Any:

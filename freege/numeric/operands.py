@@ -63,6 +63,10 @@ class Operand(abc.ABC):
 
     #: named in error messages
     describe: dict[str, Any]
+    #: the operation a subordination node performs (``"free-mult"``, ``"poisson"``,
+    #: ``"affine"``; empty for a leaf): how :mod:`freege.numeric.data_support` recognises
+    #: the nodes with an explicit support route without importing their module
+    operation: str = ""
 
     # ------------------------------------------------------------------ hooks
     @abc.abstractmethod

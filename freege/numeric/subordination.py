@@ -593,6 +593,7 @@ class FreeMultNode(Node):
     """``A ⊠ B`` of two laws on ``[0, inf)`` of nonzero mean (see the module docstring)."""
 
     k = 2
+    operation = "free-mult"
 
     def __init__(self, a: Operand, b: Operand) -> None:
         for k, c in enumerate((a, b), start=1):
@@ -677,6 +678,7 @@ class PoissonNode(Node):
     (free cumulants ``t m_q(nu)``; see the module docstring)."""
 
     k = 1
+    operation = "poisson"
 
     def __init__(self, rate: Any, jump: Operand) -> None:
         self._rate = rate
@@ -739,6 +741,8 @@ class PoissonNode(Node):
 
 class AffineNode(Operand):
     """``scale X + shift`` (``scale != 0``)."""
+
+    operation = "affine"
 
     def __init__(self, scale: Any, shift: Any, base: Operand) -> None:
         self._ab = (scale, shift)

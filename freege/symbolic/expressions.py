@@ -262,9 +262,10 @@ class LawExpr:
                 raise ValueError(f"subs: {name!r} is no symbol of {_short(self)} (the "
                                  f"parameter symbols are {', '.join(SYMBOLS)}{mine})")
             if isinstance(value, str):
-                from freege.algebra.grammar import parse_number_text
-
-                value = parse_number_text(value, name)
+                if _NUMBER_READER is None:
+                    raise RuntimeError("subs with a number written as text needs the "
+                                       "grammar: import freege.algebra first")
+                value = _NUMBER_READER(value, name)
             bound = parameter(name, value, Domain(), sized=False)
             if name in own and is_number(bound) and bound.is_positive is not True:
                 raise ValueError(f"subs: {name} stands for a positive number (got {bound}; "
@@ -395,6 +396,17 @@ _NUMERIC_LAW: Callable[[LawExpr, int | None], Any] | None = None
 
 #: the numeric layer's ``(expr with constants, dps) -> Law`` (:func:`register_constant_law`)
 _CONSTANT_LAW: Callable[[LawExpr, int | None], Any] | None = None
+
+
+#: the grammar's ``(text, name) -> number`` (:func:`register_number_reader`)
+_NUMBER_READER: Callable[[str, str], sp.Expr] | None = None
+
+
+def register_number_reader(read: Callable[[str, str], sp.Expr]) -> None:
+    """Called by :mod:`freege.algebra.grammar` on import: how :meth:`LawExpr.subs` reads a
+    number written as text (the exact layer does not import the grammar above it)."""
+    global _NUMBER_READER
+    _NUMBER_READER = read
 
 
 def register_constant_law(build: Callable[[LawExpr, int | None], Any]) -> None:
