@@ -287,11 +287,11 @@ class Quadrature(QuadratureMP, QuadratureEntropy):
                 prev, n = part, 2 * n
         return total
 
-    def _adaptive_f64(self, panel: Panel, func: Callable, v_lo: float, v_hi: float) -> float:
+    def _adaptive_f64(self, panel: Panel, func: Callable, v_lo: float, v_hi: float) -> Any:
         """The float64 branch of :meth:`_adaptive`, breadth first: each pending
         ``(lo, hi, depth, n, previous level)`` is advanced once per round."""
         pending: list[tuple[float, float, int, int, Any]] = [(v_lo, v_hi, 0, MIN_NODES, None)]
-        accepted: list[tuple[float, float]] = []
+        accepted: list[tuple[float, Any]] = []  # (lo, part): real or complex parts
         while pending:
             # a new sub-interval needs its first two levels; the others their next one
             self._prefetch_f64(panel, [(lo, hi, m) for lo, hi, _, n, prev in pending
@@ -314,7 +314,7 @@ class Quadrature(QuadratureMP, QuadratureEntropy):
                     after += [(lo, mid, depth + 1, MIN_NODES, None),
                               (mid, hi, depth + 1, MIN_NODES, None)]
             pending = after
-        return float(sum(part for _, part in sorted(accepted)))
+        return sum((part for _, part in sorted(accepted, key=lambda item: item[0])), 0.0)
 
     def _prefetch_f64(self, panel: Panel, blocks: Sequence[tuple[float, float, int]]) -> None:
         """The nodes of :meth:`_gl_f64_part` for every ``(lo, hi, n)`` not yet cached, their
