@@ -277,14 +277,20 @@ def _terms(value: sp.Expr) -> int:
     return len(sp.Add.make_args(value))
 
 
+def _source_text(text: Any, name: str) -> str:
+    """``text`` as Python source for :mod:`ast` (``^`` read as ``**``), after the checks
+    every reader shares: a string of at most :data:`MAX_LENGTH` characters."""
+    if not isinstance(text, str):
+        raise ValueError(f"{name} must be a string (got {type(text).__name__})")
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"{name}: longer than {MAX_LENGTH} characters")
+    return text.replace("^", "**").strip()
+
+
 def parse(text: str) -> LawExpr:
     """The law written ``text`` in the grammar of the module docstring, e.g.
     ``"mp(1/2) * mp(1/2)"``, ``"semicircle(1) + mp(1/2)"``, ``"2*mp(1) + 3"``."""
-    if not isinstance(text, str):
-        raise ValueError(f"expression must be a string (got {type(text).__name__})")
-    if len(text) > MAX_LENGTH:
-        raise ValueError(f"expression: longer than {MAX_LENGTH} characters")
-    source = text.replace("^", "**").strip()
+    source = _source_text(text, "expression")
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
@@ -303,11 +309,7 @@ def parse_number_text(text: str, name: str = "value") -> sp.Expr:
     """A number (or an expression in symbols, no law) written ``text`` in the grammar,
     e.g. ``"1/2"``, ``"exp(1) - 1"``, ``"2*sqrt(2)"``: what ``subs`` and ``--param
     NAME=VALUE`` bind a symbol to; a one-line ValueError naming ``name`` otherwise."""
-    if not isinstance(text, str):
-        raise ValueError(f"{name} must be a string (got {type(text).__name__})")
-    if len(text) > MAX_LENGTH:
-        raise ValueError(f"{name}: longer than {MAX_LENGTH} characters")
-    source = text.replace("^", "**").strip()
+    source = _source_text(text, name)
     try:
         tree = ast.parse(source, mode="eval")
     except (SyntaxError, RecursionError, MemoryError):
