@@ -47,7 +47,7 @@ import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
-from freege.numeric import compiled, law_composition, law_recipe, roots
+from freege.numeric import compiled, law_recipe, roots
 from freege.numeric.algebraic_law import AlgebraicLaw
 from freege.numeric.edge_move import EdgeMove, find_edge_move, find_shift_move
 from freege.numeric.expression_closed_forms import (
@@ -154,33 +154,6 @@ class ExpressionLaw(AlgebraicLaw):
 
     def __str__(self) -> str:
         return self.text
-
-    # ------------------------------------------------------------------ composition
-    # the law of the combined expression (freege.numeric.law_composition): + is ⊞ or a
-    # shift, * is ⊠ or a dilation, with an expression law, a case law or a number
-    def __add__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: a + b)
-
-    def __radd__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: b + a)
-
-    def __sub__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: a - b)
-
-    def __rsub__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: b - a)
-
-    def __mul__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: a * b)
-
-    def __rmul__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: b * a)
-
-    def __truediv__(self, other: Any) -> ExpressionLaw:
-        return law_composition.compose(self, other, lambda a, b: a / b)
-
-    def __neg__(self) -> ExpressionLaw:
-        return law_composition.compose(self, -1, lambda a, b: b * a)
 
     # ------------------------------------------------------------------ identity
     def recipe(self) -> law_recipe.Recipe:

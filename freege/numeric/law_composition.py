@@ -8,9 +8,11 @@ A law composes when its expression is known: an expression law
 :class:`freege.algebra.data.DataExpr`'s) or a theory §4 case law, whose recipe
 (:mod:`freege.numeric.law_recipe`) names the case and the ratios: its expression is
 :func:`freege.symbolic.cases.case_expression` with ``theta1 = exp(beta^2) - 1`` and
-``theta2 = beta^2`` exact (theory §2). Any other operand is a TypeError saying what
-composes. The result is computed at the finer precision of the two (float64 only when
-both are).
+``theta2 = beta^2`` exact (theory §2). The operators are every law's
+(:class:`freege.numeric.law_family.Law`), so any two of these compose directly, two case
+laws included; any other operand (a finite-width law, whose spectrum is computed from its
+configuration, not from an expression) is a TypeError saying what composes. The result is
+computed at the finer precision of the two (float64 only when both are).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 
 #: what a TypeError says composes
 COMPOSES = ("numeric laws compose where their expression is known: an expression law "
-            "(freege.algebra ... .law()), a law from data or a theory §4 case law, with an "
-            "expression law or a number (+ shifts, * dilates)")
+            "(freege.algebra ... .law()), a law from data or a theory §4 case law, with "
+            "another of these or a number (+ shifts, * dilates)")
 
 
 def expression_of(law: Any) -> Any | None:
@@ -87,4 +89,16 @@ def compose(law: Any, other: Any, op: Callable[[Any, Any], Any]) -> Any:
     elif not isinstance(other, int | float | str) and not hasattr(other, "numerator") \
             and not hasattr(other, "is_number"):
         raise TypeError(f"cannot compose a law with {type(other).__name__}: {COMPOSES}")
+    if _is_data(expr) or _is_data(other):
+        expr, other = _rational(expr, dps), _rational(other, dps)
     return op(expr, other).law(dps)
+
+
+def _is_data(x: Any) -> bool:
+    return bool(getattr(x, "is_data_expr", False))
+
+
+def _rational(x: Any, dps: int | None) -> Any:
+    """``x`` for a law from data, which takes rational numbers: an expression's exact
+    constants rounded as its own numeric law rounds them (``LawExpr.rounded``)."""
+    return x.rounded(dps) if hasattr(x, "rounded") and not _is_data(x) else x

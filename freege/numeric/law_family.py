@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 
-from freege.numeric import law_recipe
+from freege.numeric import law_composition, law_recipe
 from freege.numeric.law_conventions import ScipyConventions, map_batch, shape_like
 from freege.numeric.law_integrals import IntegralMethods
 from freege.numeric.quadrature import HardEdge, Quadrature
@@ -203,6 +203,35 @@ class Law(IntegralMethods, ScipyConventions, abc.ABC):
 
     def __hash__(self) -> int:
         return hash(self._identity())
+
+    # ------------------------------------------------------------------ composition
+    # the law of the combined expression (freege.numeric.law_composition): + is ⊞ or a
+    # shift, * is ⊠ or a dilation, with any law whose expression is known (an expression
+    # law, a theory §4 case law, a law from data) or a number; a TypeError for a law
+    # without one (a finite-width law)
+    def __add__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: a + b)
+
+    def __radd__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: b + a)
+
+    def __sub__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: a - b)
+
+    def __rsub__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: b - a)
+
+    def __mul__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: a * b)
+
+    def __rmul__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: b * a)
+
+    def __truediv__(self, other: Any) -> Law:
+        return law_composition.compose(self, other, lambda a, b: a / b)
+
+    def __neg__(self) -> Law:
+        return law_composition.compose(self, -1, lambda a, b: b * a)
 
     # ------------------------------------------------------------------ plumbing
     def _ctx(self) -> Any:

@@ -34,6 +34,30 @@ def test_a_case_law_composes_through_its_expression():
     assert (mp.law() + case).expr == (mp + expected).rounded(None)
 
 
+def test_case_laws_compose_directly_as_their_expression_laws_do():
+    """Two case laws, a case law and a number, a law from data and a case law: the
+    direct form is the law of the combined expression, as the expression-law route
+    (``expression_of(case).law()``) gives, to the same densities at float64."""
+    import numpy as np
+
+    from freege.numeric.case_law import CaseLaw
+    from freege.params import Ratios
+
+    case = CaseLaw("attention", Ratios(beta=1, h=1, gK=1, gV=1, gO=1))
+    via = law_composition.expression_of(case).law()  # the expression-law route
+    both = case + case
+    assert both == via + case and both.expr == (via + via).expr
+    x = np.array([0.3, 1.1, 2.5, 4.0])
+    np.testing.assert_allclose(both.pdf(x), (via + via).pdf(x), rtol=1e-13, atol=0)
+    assert (2 * case - 1) == 2 * via - 1
+    assert (case * 3).moment(1) == pytest.approx(3 * case.moment(1), rel=1e-14)
+    # a law from data takes rational numbers: e - 1 rounded as the numeric law rounds it
+    data = algebra.empirical(np.linspace(1, 2, 20))
+    mixed = data.law() + case
+    assert mixed.spec == (data + via.expr).spec
+    assert mixed.moment(1) == pytest.approx(1.5 + case.moment(1), rel=1e-14)
+
+
 def test_a_law_from_data_composes_through_its_data_expression():
     import numpy as np
 

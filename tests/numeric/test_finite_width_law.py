@@ -118,12 +118,19 @@ def test_refusals() -> None:
 def test_pickles_by_its_recipe_and_answers_the_same() -> None:
     import pickle
 
+    from freege.numeric import law as case_law
+
     dims = Dims(n=256, h=4, dK=32, dV=32, dO=256, beta=1, sharing="none")
     law = finite_width_law("mha", dims, row="infinite-n")
     again = pickle.loads(pickle.dumps(law))
     assert again == law
     zs = np.array([1.0 + 0.5j, 3.0 + 0.01j])
     assert np.array_equal(again.stieltjes(zs), law.stieltjes(zs))
+    # no expression: it composes with nothing (freege.numeric.law_composition)
+    with pytest.raises(TypeError, match="FiniteWidthLaw has no known expression"):
+        law + 1
+    with pytest.raises(TypeError, match="FiniteWidthLaw has no known expression"):
+        case_law("mha", dims) * law
 
 
 def test_grid_quantiles_find_mass_one_and_refuse_a_short_grid() -> None:
