@@ -1,13 +1,15 @@
 """Theory side of the paper reproduction (theory §5, §6.4): limiting ridge errors,
 learning curves, arrival times and densities at a configuration's *realised* widths
 (float64 through :mod:`freege.validation.paper.setups` and :mod:`freege.numeric.readout`), and
-at real ratios. What only one panel evaluates (2(b)'s map, 2(c)'s paths, 2(d)'s ratio and
-crossover) is in that panel's module of :mod:`freege.validation.paper.panels`.
+at real ratios; a theory curve refined where it bends (:func:`refined_curve`). What only
+one panel evaluates (2(b)'s map, 2(c)'s paths, 2(d)'s ratio and crossover) is in that
+panel's module of :mod:`freege.validation.paper.panels`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -16,6 +18,44 @@ import numpy as np
 from freege.numeric import readout
 from freege.params import Dims, Ratios
 from freege.validation.paper import setups
+
+#: how far a theory curve drawn with straight segments may depart from the theory between
+#: two points, as a fraction of the curve's range (about a pixel of a panel's axes)
+CURVE_TOLERANCE = 2e-3
+#: halvings of a segment at most (:func:`refined_curve`)
+CURVE_ROUNDS = 6
+
+
+def refined_curve(f: Callable[[float], float], xs: Sequence[float], *, log_y: bool = False,
+                  tolerance: float = CURVE_TOLERANCE, rounds: int = CURVE_ROUNDS
+                  ) -> tuple[list[float], list[float]]:
+    """A theory curve ``(x, f(x))`` fine where it bends: ``f`` on ``xs``, then at the
+    midpoint of every segment, each midpoint kept and its two halves halved again while
+    it lies farther from the segment's chord than ``tolerance`` times the curve's range
+    (in ``log y`` with ``log_y``; at most ``rounds`` halvings). Drawn with straight
+    segments, the curve then departs from ``f`` by about ``tolerance`` of its range.
+    Every point is ``f``'s own value: nothing is interpolated."""
+    values = {float(x): float(f(float(x))) for x in xs}
+
+    def level(y: float) -> float:
+        return math.log(y) if log_y and y > 0 else y
+
+    todo = list(zip(sorted(values), sorted(values)[1:], strict=False))
+    for _ in range(rounds):
+        if not todo:
+            break
+        levels = [level(y) for y in values.values() if math.isfinite(level(y))]
+        span = max(levels) - min(levels) if levels else 0.0
+        bent = []
+        for a, b in todo:
+            m = (a + b) / 2
+            values[m] = float(f(m))
+            gap = level(values[m]) - (level(values[a]) + level(values[b])) / 2
+            if abs(gap) > tolerance * span:  # NaN (a value f has not): not refined
+                bent += [(a, m), (m, b)]
+        todo = bent
+    x = sorted(values)
+    return x, [values[v] for v in x]
 
 
 def _dims(config_dims: dict[str, Any], beta: float = 1.0) -> Dims:

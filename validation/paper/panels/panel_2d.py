@@ -4,6 +4,7 @@ both allocations (one group: they share their weights)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -21,8 +22,9 @@ from freege.validation.paper.panel import Config, Panel, Records, Work
 NAME, KIND = "2d", "ridge"
 #: the betas the paper measured: a subset of setups.TEMPERATURE_BETAS
 MEASURED_TEMPERATURE_BETAS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-#: the betas of the theory curve
-BETA_GRID = [float(beta) for beta in setups.TEMPERATURE_BETAS]
+#: the ratios the theory curve takes, refined from the measured betas where it bends
+#: (:func:`freege.validation.paper.theory.refined_curve`): about this many at every scale
+CURVE_POINTS = 45
 #: limit evaluations counted for the crossover's root search
 CROSSOVER_WORK = 40
 PAPER = {"max_relative_difference_percent": 1.52, "crossover_beta": 0.559,
@@ -66,9 +68,14 @@ def linear_crossing(x: list[float], y: list[float]) -> float | None:
 
 def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dict:
     """The measured ratios over the draws both allocations finished (Fieller intervals),
-    the theory curve over :data:`BETA_GRID` and the crossover, exact and interpolated."""
+    the theory curve (refined where it bends, from the measured betas) and the crossover,
+    exact and interpolated."""
     cx = next(c for c in configs if c["label"]["allocation"] == "(128,128)")
     cy = next(c for c in configs if c["label"]["allocation"] == "(64,192)")
+
+    @functools.cache
+    def ratio(beta: float) -> float:  # each beta once: the rows' betas start the curve
+        return temperature_ratio(cx["dims"], cy["dims"], beta)
     dx, dy = sm.draws(cx, recs), sm.draws(cy, recs)
     paired = sorted(set(d["draw"] for d in dx) & set(d["draw"] for d in dy))
     rows, bars = [], []
@@ -83,12 +90,11 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
             bars.append(iv)
             rows.append({"beta": beta, "error_128_128": float(np.mean(x)),
                          "error_64_192": float(np.mean(y)),
-                         **sm.interval_row(iv, temperature_ratio(cx["dims"], cy["dims"],
-                                                                 beta))})
+                         **sm.interval_row(iv, ratio(float(beta)))})
     worst = max((abs(r["relative_difference"]) for r in rows), default=math.nan)
-    ratio_curve = [temperature_ratio(cx["dims"], cy["dims"], b) for b in BETA_GRID]
+    curve_beta, ratio_curve = th.refined_curve(ratio, MEASURED_TEMPERATURE_BETAS)
     cross = None
-    for lo, hi, r0, r1 in zip(BETA_GRID, BETA_GRID[1:], ratio_curve, ratio_curve[1:],
+    for lo, hi, r0, r1 in zip(curve_beta, curve_beta[1:], ratio_curve, ratio_curve[1:],
                               strict=False):
         if (r0 - 1) * (r1 - 1) <= 0:
             cross = crossover(cx["dims"], cy["dims"], lo, hi)
@@ -106,7 +112,7 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
     return {"title": "2(d) temperature and Q/K-V allocation: E(64,192) / E(128,128)",
             "rows": rows, "statistics": stats, "incomplete": incomplete,
             "columns": ["beta", "error_128_128", "error_64_192"],
-            "curves": {"theory": {"beta": BETA_GRID, "ratio": ratio_curve}},
+            "curves": {"theory": {"beta": curve_beta, "ratio": ratio_curve}},
             "crossover": cross}
 
 
@@ -126,10 +132,9 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
 
 
 def work(configs: list[Config], resamples: int) -> Work:
-    """Each measured beta's ratio (one ridge error per allocation), the theory curve's
-    two per beta of :data:`BETA_GRID`, and the crossover."""
-    return Work(float(sum(len(c["betas"]) for c in configs) + 2 * len(BETA_GRID)
-                      + CROSSOVER_WORK))
+    """The theory curve's two ridge errors per beta (about :data:`CURVE_POINTS`, the
+    measured betas among them) and the crossover."""
+    return Work(float(2 * CURVE_POINTS + CROSSOVER_WORK))
 
 
 PANEL = Panel(
