@@ -280,7 +280,7 @@ def from_recipe(case: str, ratios: tuple[Any, ...], normalized: bool,
 
 def law(
     case: str, config: Ratios | Dims, normalized: bool = False, dps: int | None = None,
-    *, finite_width: bool = False, row: str = "finite-n",
+    *, finite_width: bool = False, row: str = "finite-n", profile: str = "row",
 ) -> Any:
     """The law of ``case`` (one of :data:`CASES`) at ``config`` (Ratios or Dims; Dims map
     to their exact ratios, theory §1.2). The sharing scheme of ``config`` picks the tied
@@ -289,14 +289,15 @@ def law(
     ``finite_width=True``: the finite-width law at the finite configuration ``config``
     (Dims only; cases attention, value, mha and their tied forms), theory §2.3,
     :class:`freege.numeric.finite_width_law.FiniteWidthLaw`; ``row``: ``finite-n`` (the
-    row coefficient of ``n`` keys, float64 only) or ``infinite-n`` (``e^x - 1``)."""
+    row coefficient of ``n`` keys, float64 only) or ``infinite-n`` (``e^x - 1``);
+    ``profile``: ``row`` or ``row+column`` (the key norms' column profile too)."""
     if finite_width:
         if not isinstance(config, Dims):
             raise ValueError("finite_width needs a finite configuration: config must be "
                              "freege.params.Dims (n, dK, h)")
         from freege.numeric.finite_width_law import FiniteWidthLaw
 
-        fw = FiniteWidthLaw(case, config, dps, row)
+        fw = FiniteWidthLaw(case, config, dps, row, profile=profile)
         return fw.as_normalized() if normalized else fw
     if isinstance(config, Dims):
         config = config.ratios

@@ -210,8 +210,13 @@ def _lattice(beta: float, dk: int, h: int, coefficient: Coefficient | None,
         pmf = np.maximum(pmf, 0.0)
         pmf /= pmf.sum()
         step = step / h  # the average: locations / h
-    locs = loc0 + step * np.arange(pmf.size)
-    # re-bin to PER_STD uniform steps per standard deviation (mass at the bin centre)
+    return _rebin(loc0 + step * np.arange(pmf.size), pmf, step)
+
+
+def _rebin(locs: np.ndarray, pmf: np.ndarray, step: float
+           ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Lattice masses re-binned to :data:`PER_STD` uniform steps per standard deviation
+    (mass at the bin centre) when that is coarser, the ends below :data:`TAIL` trimmed."""
     mu = float(np.dot(pmf, locs))
     sd = math.sqrt(float(np.dot(pmf, (locs - mu) ** 2)))
     coarse = sd / PER_STD
@@ -259,8 +264,15 @@ def _lattice_profile(beta: float, dk: int, h: int, coefficient: Coefficient | No
                      name: str, scale: float = 1.0, kappa: float = 0.0) -> DensityOperand:
     """``scale * tau_h`` as a Gaussian-kernel mixture on the lattice, moment-corrected."""
     mean, var = load_moments(beta, dk, coefficient, kappa)
-    target = var / (h * mean * mean)
     locs, pmf, step = _lattice(beta, dk, h, coefficient, kappa)
+    return _mixture(locs, pmf, step, var / (h * mean * mean), name, scale)
+
+
+def _mixture(locs: np.ndarray, pmf: np.ndarray, step: float, target: float, name: str,
+             scale: float = 1.0) -> DensityOperand:
+    """``scale`` times the Gaussian-kernel mixture of the lattice masses ``pmf`` at
+    ``locs`` (kernel width one step), mapped affinely about its mean so that it has mean
+    exactly 1 and variance ``target``."""
     mu = float(np.dot(pmf, locs))
     var_w = float(np.dot(pmf, (locs - mu) ** 2))
     a = math.sqrt(target / (var_w + step * step))
@@ -318,6 +330,83 @@ def profile(beta: float, dk: int, h: int = 1, coefficient: Coefficient | None = 
     name = (f"tau(beta={float(beta):g}, dK={dk}, h={h}{', theta_n' if coefficient else ''}"
             f"{f', kappa={kappa:g}' if kappa else ''})")
     return _lattice_profile(beta, dk, h, coefficient, name, scale, kappa)
+
+
+# ---------------------------------------------------------------------- the column profile
+#: the profiles of :func:`finite_width_law`: the row profile alone, or rows and columns
+PROFILES: tuple[str, ...] = ("row", "row+column")
+#: points of the grids on which the column factor's and the joint profile's densities are
+#: found (after a coarse grid of COARSE_POINTS has located their support)
+DENSITY_POINTS, COARSE_POINTS = 1500, 300
+
+
+def _on_support(pdf: Callable[[np.ndarray], np.ndarray], lo: float, hi: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, pdf(x))`` on :data:`DENSITY_POINTS` uniform points of the part of ``[lo, hi]``
+    where a coarse grid finds density above ``1e-14`` of its largest value (widened by one
+    coarse step each side)."""
+    xs = np.linspace(lo, hi, COARSE_POINTS)
+    d = pdf(xs)
+    on = np.flatnonzero(d > 1e-14 * d.max())
+    step = xs[1] - xs[0]
+    a, b = max(lo, xs[on[0]] - step), min(hi, xs[on[-1]] + step)
+    x = np.linspace(a, b, DENSITY_POINTS)
+    return x, pdf(x)
+
+
+def column_factor(beta: float, dk: int, n: int | None, h: int) -> tuple[DensityOperand,
+                                                                         float]:
+    """``(hat tau, Var hat tau)``: the free average of ``h`` heads' column profiles
+    (:mod:`freege.numeric.column_profile`, theory §2.3), a moment-corrected mixture
+    operand of mean 1 and variance ``Var l_c / (h (E l_c)^2)``; ``n = None``: the
+    infinite-``n`` entry moments."""
+    from scipy import special
+
+    from freege.numeric import column_profile
+
+    u, load = column_profile.column_load(beta, dk, n)
+    mean, var = column_profile.load_moments(u, load, dk)
+    y = load / mean
+    if np.any(np.diff(y) <= 0):
+        raise ValueError("finite-width law: the column load must increase with the key norm")
+    edges = np.linspace(y[0], y[-1], LATTICE + 1)
+    k = dk / 2
+    u_edges = k * np.interp(edges, y, u)
+    mass = np.where(u_edges[1:] < k, np.diff(special.gammainc(k, u_edges)),
+                    -np.diff(special.gammaincc(k, u_edges)))
+    mass = np.maximum(mass, 0.0)
+    step = edges[1] - edges[0]
+    locs, pmf, step = _rebin(edges[:-1] + step / 2, mass / mass.sum(), step)
+    target = var / (mean * mean)
+    name = f"column profile (beta={float(beta):g}, dK={dk}, n={n})"
+    tau = _mixture(locs, pmf, step, target, name)
+    if h == 1:
+        return tau, target
+    from freege.numeric.column_profile import free_average_density
+
+    centres, weights, s = tau._mix
+    lo, hi = tau.hull()
+    x, d = _on_support(lambda t: free_average_density(centres, weights, s, h, t), lo, hi)
+    dx = x[1] - x[0]
+    return (_mixture(x, d / d.sum(), dx, target / h, f"free average of {h} {name}"),
+            target / h)
+
+
+def joint_profile(row: DensityOperand, row_var: float, column: DensityOperand,
+                  column_var: float, scale: float = 1.0) -> DensityOperand:
+    """``scale (tau_row ⊠ hat tau)`` as a moment-corrected mixture operand: its density
+    from the engine's ⊠ (:class:`freege.numeric.subordination.FreeMultNode`, float64,
+    verified) on a grid of its support, mean 1 and variance ``Var tau_row + Var hat tau``
+    (exact for free mean-one factors)."""
+    node = FreeMultNode(row, column)
+    (a, b), (c, d) = row.hull(), column.hull()
+
+    def pdf(x: np.ndarray) -> np.ndarray:
+        return np.maximum(-node.cauchy_f64(x + 0j)[0].imag / math.pi, 0.0)
+
+    x, dens = _on_support(pdf, a * c, b * d)
+    return _mixture(x, dens / dens.sum(), x[1] - x[0], row_var + column_var,
+                    f"({row.describe['law']}) ⊠ ({column.describe['law']})", scale)
 
 
 # ---------------------------------------------------------------------- the limit factor
@@ -379,7 +468,8 @@ class FiniteWidthLaw(DataLaw):
     root is built here; it pickles by its recipe (constructor ``finite-width``)."""
 
     def __init__(self, case: str, dims: Dims, dps: int | None = None,
-                 row: str = "finite-n", scale: Fraction = Fraction(1)) -> None:
+                 row: str = "finite-n", scale: Fraction = Fraction(1),
+                 profile: str = "row") -> None:
         if case not in CASES:
             raise ValueError(f"finite-width law: case must be one of {', '.join(CASES)} "
                              f"(got {case!r})")
@@ -387,6 +477,11 @@ class FiniteWidthLaw(DataLaw):
             raise ValueError("finite-width law: dims must be freege.params.Dims (a finite "
                              "configuration: n, dK, h)")
         coefficient = row_coefficient(row, dims)
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)} (got {profile!r})")
+        if profile != "row" and dps is not None:
+            raise ValueError("finite-width law: dps needs profile='row' (the column profile "
+                             "is tabulated in float64)")
         if dps is not None and coefficient is not None:
             raise ValueError("finite-width law: dps needs row='infinite-n' (the finite-n "
                              "row coefficient is tabulated in float64)")
@@ -400,40 +495,55 @@ class FiniteWidthLaw(DataLaw):
         resolved = law_recipe.rebuild(("law", (case, (r.beta, r.h, r.gK, r.gV, r.gO,
                                                       r.sharing), False, None))).case
         self.resolved = resolved
+        if profile != "row" and resolved.endswith("-tied"):
+            raise ValueError("finite-width law: profile='row+column' is not derived for tied "
+                             "sharing (the values are the keys; theory §2.3)")
+        self.profile = profile
         self.kappa = float(Fraction(r.beta) ** 2 * r.h / r.gK) if resolved.endswith(
             "-tied") else 0.0
         self.theta1_bar = load_moments(beta, dims.dK, coefficient)[0]
         self.load_mean, self.load_var = load_moments(beta, dims.dK, coefficient, self.kappa)
-        self.spec = ("finite-width", case, _dims_tuple(dims), row, self.scale)
+        self.spec = ("finite-width", case, _dims_tuple(dims), row, self.scale, profile)
         self.text = (f"finite-width {resolved} (n={dims.n}, h={dims.h}, dK={dims.dK}, "
-                     f"beta={beta:g}, row {row})"
+                     f"beta={beta:g}, row {row}"
+                     + (", columns)" if profile != "row" else ")")
                      + (f" x {float(self.scale):.8g}" if self.scale != 1 else ""))
         self.root = self._build_root()
         Law.__init__(self, dps, {"law": self.text,
-                                 "spec": f"finite-width {case} {dims.n} {dims.dK} {row}"})
+                                 "spec": f"finite-width {case} {dims.n} {dims.dK} {row}"
+                                         + (f" {profile}" if profile != "row" else "")})
 
     def _build_root(self) -> Any:
         s, limit = limit_law(self.case, self.dims.ratios, self.theta1_bar)
-        tau = profile(float(self.dims.beta), self.dims.dK, self.dims.h, self.coefficient,
-                      s * float(self.scale), self.kappa)
+        beta, dk, h = float(self.dims.beta), self.dims.dK, self.dims.h
+        if self.profile == "row":
+            tau = profile(beta, dk, h, self.coefficient, s * float(self.scale), self.kappa)
+            return FreeMultNode(tau, LawOperand(limit))
+        rows = profile(beta, dk, h, self.coefficient)
+        column, column_var = column_factor(
+            beta, dk, None if self.coefficient is None else self.dims.n, h)
+        self.column_var = column_var
+        tau = joint_profile(rows, self.load_var / (h * self.load_mean ** 2), column,
+                            column_var, s * float(self.scale))
         return FreeMultNode(tau, LawOperand(limit))
 
     def recipe(self) -> law_recipe.Recipe:
         return law_recipe.recipe("finite-width", self.case, _dims_tuple(self.dims), self.row,
-                                 self.scale, self.dps)
+                                 self.scale, self.dps, self.profile)
 
     def _identity(self) -> tuple[Any, ...]:
         return ("finite-width", self.spec, self.dps)
 
     def with_dps(self, dps: int | None) -> FiniteWidthLaw:
-        return FiniteWidthLaw(self.case, self.dims, dps, self.row, self.scale)
+        return FiniteWidthLaw(self.case, self.dims, dps, self.row, self.scale, self.profile)
 
     def as_normalized(self) -> FiniteWidthLaw:
         with mpmath.workdps(40):
             m1 = self.root.moments_mp(1)[0]
             man, exp = (1 / m1).man_exp
             scale = Fraction(int(man)) * Fraction(2) ** int(exp)
-        return FiniteWidthLaw(self.case, self.dims, self.dps, self.row, self.scale * scale)
+        return FiniteWidthLaw(self.case, self.dims, self.dps, self.row, self.scale * scale,
+                              self.profile)
 
     def output_ratio(self, g_o: Any) -> Any:
         """The MHA law's own ``gO`` (theory §5), as the case law's."""
@@ -462,16 +572,17 @@ def _dims_tuple(dims: Dims) -> tuple[Any, ...]:
 
 
 def from_recipe(case: str, dims: tuple[Any, ...], row: str, scale: Fraction,
-                dps: int | None) -> FiniteWidthLaw:
+                dps: int | None, profile: str = "row") -> FiniteWidthLaw:
     """The recipe constructor ``finite-width``: every argument range-checked (``Dims``,
     ``dps`` by :func:`freege.numeric.law_recipe.check_dps`) before building."""
     if not (isinstance(dims, tuple) and len(dims) == 9):
         raise ValueError("recipe dims must be (n, h, dK, dV, dO, beta, sharing, h_kv, d)")
     if not isinstance(scale, Fraction | int) or isinstance(scale, bool) or not scale > 0:
         raise ValueError(f"recipe scale must be a positive fraction (got {scale!r})")
-    if not isinstance(case, str) or not isinstance(row, str):
-        raise ValueError("recipe case and row must be strings")
-    return FiniteWidthLaw(case, Dims(*dims), law_recipe.check_dps(dps), row, Fraction(scale))
+    if not isinstance(case, str) or not isinstance(row, str) or not isinstance(profile, str):
+        raise ValueError("recipe case, row and profile must be strings")
+    return FiniteWidthLaw(case, Dims(*dims), law_recipe.check_dps(dps), row, Fraction(scale),
+                          profile)
 
 
 def _data_independent(law: FiniteWidthLaw, method: str, zv: Any) -> Any:
@@ -564,13 +675,15 @@ def grid_quantiles(law: FiniteWidthLaw, qs: Any, top: float, points: int = 2000
 
 
 def finite_width_law(case: str, dims: Dims, dps: int | None = None, *,
-                     row: str = "finite-n") -> FiniteWidthLaw:
+                     row: str = "finite-n", profile: str = "row") -> FiniteWidthLaw:
     """The finite-width law of ``case`` at the finite configuration ``dims`` (module
     docstring); ``row``: ``finite-n`` (the row coefficient ``theta_n`` of ``dims.n`` keys,
-    float64 only) or ``infinite-n`` (``e^x - 1``; float64 or ``dps`` digits)."""
-    return FiniteWidthLaw(case, dims, dps, row)
+    float64 only) or ``infinite-n`` (``e^x - 1``; float64 or ``dps`` digits);
+    ``profile``: ``row`` (``tau_h``) or ``row+column`` (``tau_h ⊠ hat tau``, the column
+    profile's free average too; float64, untied only; theory §2.3)."""
+    return FiniteWidthLaw(case, dims, dps, row, profile=profile)
 
 
-__all__ = ["CASES", "ROWS", "FiniteWidthLaw", "finite_width_law", "from_recipe",
-           "grid_quantiles", "limit_law", "load_moments", "row_coefficient",
-           "profile", "shifted_beta2", "support_bounds", "theta1_bar"]
+__all__ = ["CASES", "PROFILES", "ROWS", "FiniteWidthLaw", "column_factor", "finite_width_law",
+           "from_recipe", "joint_profile", "grid_quantiles", "limit_law", "load_moments",
+           "row_coefficient", "profile", "shifted_beta2", "support_bounds", "theta1_bar"]
