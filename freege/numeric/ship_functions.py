@@ -10,8 +10,14 @@ empty temporary cache folder, then copies the generated functions it wrote
 exact results at those parameters) to :data:`compiled.SHIPPED` as ``<name>.gen``,
 removing the old ones. Each keeps its cache entry's header (its key's checksum), so
 :func:`compiled.shipped` reads it only under the same symbolic sources and sympy version.
-``--check``: exit 1 when a shipped file is not named for the current sources (an edit of
-:mod:`freege.symbolic` since; run without ``--check`` to regenerate), 0 otherwise.
+It also derives, in a fresh process with the same empty cache folder, the Cauchy
+polynomials of the expression shapes of
+:func:`freege.symbolic.expression_shapes.shipped_examples` and writes them to
+:data:`expression_shapes.SHIPPED` (:func:`expression_shapes.shipped_entry`: named and
+checksummed for the same key), so an algebra expression of those shapes derives nothing
+in sympy at its first numbers. ``--check``: exit 1 when a shipped file is not named for
+the current sources (an edit of :mod:`freege.symbolic` since; run without ``--check`` to
+regenerate) or the shapes' file is missing, 0 otherwise.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from freege import safe_files
+from freege import cache_files, safe_files
 from freege.numeric import compiled
+from freege.symbolic import expression_shapes
 
 #: the theory §4 cases whose first use is shipped
 CASES = ("attention", "head-average", "head-average-shared-key", "value", "mha", "value-tied",
@@ -57,6 +64,31 @@ def first_uses(cache: Path) -> None:
                            capture_output=True)
 
 
+SHAPES = """
+import sys
+from freege.symbolic import expression_shapes
+sys.stdout.write(expression_shapes.shipped_text())
+"""
+
+
+def shapes_text(cache: Path) -> str:
+    """The shipped shapes' file content (:func:`expression_shapes.shipped_text`), derived
+    in a fresh process caching in ``cache``."""
+    env = {**os.environ, "FREEGE_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    print("[shapes] expression shapes", file=sys.stderr, flush=True)
+    return subprocess.run([sys.executable, "-c", SHAPES], env=env, cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def stale_shapes() -> list[str]:
+    """The shipped shapes' files not named for the current sources, and the current one
+    when it is missing (``<name> (missing)``)."""
+    current = expression_shapes.shipped_entry()[0]
+    out = [p.name for p in sorted(expression_shapes.SHIPPED.glob("shapes-*.gen"))
+           if p != current]
+    return out if current.is_file() else [*out, f"{current.name} (missing)"]
+
+
 def stale() -> list[str]:
     """The shipped files not named for the current sources (:func:`compiled.disk_entry`)."""
     out = []
@@ -78,6 +110,13 @@ def regenerate() -> int:
         for path in written:
             safe_files.write_text(compiled.SHIPPED / f"{path.stem}.gen",
                                   path.read_text(encoding="utf-8"), "shipped functions")
+        shapes = shapes_text(Path(folder))
+    path, key = expression_shapes.shipped_entry()
+    safe_files.make_folder(expression_shapes.SHIPPED, "shipped shapes")
+    for old in expression_shapes.SHIPPED.glob("shapes-*.gen"):
+        old.unlink()
+    safe_files.write_text(path, f"{cache_files.TAG}{cache_files.checksum(key, shapes)}\n{shapes}",
+                          "shipped shapes")
     return len(written)
 
 
@@ -92,8 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         shipped = len(list(compiled.SHIPPED.glob("*.gen")))
         print(f"shipped functions: {len(old)} of {shipped} stale" + (
             f" ({', '.join(old)}): run python -m freege.numeric.ship_functions" if old else ""))
-        return 1 if old or not shipped else 0
-    print(f"shipped functions: {regenerate()} written to {compiled.SHIPPED}")
+        shapes = stale_shapes()
+        print(f"shipped shapes: {', '.join(shapes) or 'current'}" + (
+            ": run python -m freege.numeric.ship_functions" if shapes else ""))
+        return 1 if old or not shipped or shapes else 0
+    print(f"shipped functions: {regenerate()} written to {compiled.SHIPPED}, shapes to "
+          f"{expression_shapes.shipped_entry()[0]}")
     return 0
 
 

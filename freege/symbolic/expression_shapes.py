@@ -31,6 +31,17 @@ back at other numbers. So the first numbers of a shape are derived at the number
 recorded (:func:`_reuse`, in memory and on disk); the shape is derived in symbols once it
 comes back at other numbers (a scan's second step), and used from then on.
 
+Shipped shapes (issue 41: a law at numbers never seen, with an empty cache, derives
+nothing in sympy): the shapes of :func:`shipped_examples` (the peers' table of
+``benchmarks/algebra.py`` and the sums and products around it) are derived once, when
+freege is shipped (``python -m freege.numeric.ship_functions``, :func:`shipped_text`),
+and their ``P``'s terms kept as plain integers in JSON in :data:`SHIPPED`. The file is
+named and checksummed for the symbolic sources and sympy's version
+(:func:`shipped_entry`), so it is read only where a derivation would give the very same
+polynomial (the derivation is deterministic); its content is checked before use
+(:func:`_parse_shipped`: integers and symbol names only, no ``eval``). A shipped shape is
+taken at its first numbers, under the same proof of irreducibility at the numbers.
+
 Kept numbers (part of the shape, never a symbol): 0, 1 and -1 (they simplify the
 shape), atom masses (they must sum to 1). Expressions with a number that is not
 rational, shapes with a pushforward (its critical
@@ -43,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -66,6 +78,10 @@ MAX_SHAPE_DEGREE = 8
 PROBES = (2, 3, 5, 7)
 #: numbers kept in a shape
 KEPT = (0, 1, -1)
+#: the folder of the shipped shapes' file (module docstring, :func:`shipped_entry`)
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+#: the highest degree in ``G``, ``z`` or a symbol of a shipped term
+MAX_SHIPPED_DEGREE = 64
 
 #: a shape's symbols and the terms of its ``P`` (:func:`_terms`)
 Terms = tuple[tuple[sp.Symbol, ...], tuple[tuple[int, int, tuple[int, ...], int], ...]]
@@ -150,10 +166,12 @@ def _met_entry(text: str) -> tuple[Path, str]:
 
 def _reuse(shape_expr: ex.LawExpr, values: dict[sp.Symbol, Fraction]) -> bool:
     """Whether to take the shape route (module docstring): the shape's ``P`` is at hand
-    (this process has it, or its disk entry exists) or the shape was met before at other
+    (this process has it, it is shipped, or its disk entry exists) or the shape was met
+    before at other
     numbers; else these numbers are recorded as the shape's first (memory and disk)."""
     text = str(shape_expr)
-    if text in _KNOWN or cache.disk_entry(shape_cauchy, (shape_expr,), {})[0].exists():
+    if (text in _KNOWN or text in _shipped()
+            or cache.disk_entry(shape_cauchy, (shape_expr,), {})[0].exists()):
         return True
     numbers = ",".join(str(v) for v in values.values())
     path, key = _met_entry(text)
@@ -168,7 +186,14 @@ def _reuse(shape_expr: ex.LawExpr, values: dict[sp.Symbol, Fraction]) -> bool:
 @functools.lru_cache(maxsize=64)
 def _terms(shape_expr: ex.LawExpr) -> Terms | None:
     """The shape's symbols and ``P``'s terms ``(i, j, exponents, integer)`` of
-    ``integer G^i z^j theta^exponents``; None unless ``P`` is over ``ZZ[theta]``."""
+    ``integer G^i z^j theta^exponents``: shipped (:func:`_shipped`), else
+    :func:`_derived_terms`."""
+    return _shipped().get(str(shape_expr)) or _derived_terms(shape_expr)
+
+
+def _derived_terms(shape_expr: ex.LawExpr) -> Terms | None:
+    """:func:`_terms` from :func:`shape_cauchy`; None unless ``P`` is over
+    ``ZZ[theta]``."""
     poly = shape_cauchy(shape_expr)
     symbols = tuple(sorted(poly.free_symbols - {G, z}, key=lambda s: s.name))
     full = sp.Poly(poly.as_expr(), G, z, *symbols)
@@ -248,7 +273,78 @@ def specialize(expr: ex.LawExpr) -> sp.Poly | None:
     return sp.Poly.from_dict(terms, G, z, domain=sp.ZZ)
 
 
+def shipped_examples() -> tuple[ex.LawExpr, ...]:
+    """Expressions whose shapes are shipped (module docstring): the peers' table of
+    ``benchmarks/algebra.py`` (``mp(theta1)``, ``mp(theta1) * mp(theta2)`` and with one
+    number twice, ``semicircle(theta1) + mp(theta2)``) and the sums, products, free
+    Poisson laws and affine images around it, at numbers that are no special point."""
+    mp, sc, poisson = ex.marchenko_pastur, ex.semicircle, ex.free_poisson
+    a, b, c = sp.Rational(2, 7), sp.Rational(3, 11), sp.Rational(5, 13)
+    return (mp(a), sc(a), poisson(a), mp(a) * mp(b), mp(a) * mp(a), mp(a) * mp(b) * mp(c),
+            sc(a) + mp(b), mp(a) + sc(b), sc(a) + mp(a), mp(a) + mp(b), mp(a) + mp(a),
+            sc(a) + sc(b), sc(a) + mp(b) * mp(c), mp(a) + sc(b) + mp(c),
+            ex.affine(mp(a), b, c), poisson(a, mp(b)), poisson(a, sc(b)))
+
+
+def shipped_entry() -> tuple[Path, str]:
+    """The shipped shapes' file for the current symbolic sources and its key."""
+    key = f"{source_hash()}|expression-shapes-shipped"
+    return SHIPPED / f"shapes-{hashlib.sha256(key.encode()).hexdigest()[:24]}.gen", key
+
+
+def shipped_text(examples: tuple[ex.LawExpr, ...] | None = None) -> str:
+    """The shipped shapes' file content (derived now, :func:`_derived_terms`): JSON of
+    ``{shape text: [symbol names, [[i, j, exponents, integer], ...]]}`` for the shapes of
+    ``examples`` (default :func:`shipped_examples`)."""
+    out: dict[str, list] = {}
+    for example in shipped_examples() if examples is None else examples:
+        found = shape(example)
+        if found is None:
+            raise ValueError(f"{example} has no shape to ship")
+        terms = _derived_terms(found[0])
+        if terms is None:
+            raise ValueError(f"the shape of {example} is not over ZZ[theta]")
+        symbols, rows = terms
+        out[str(found[0])] = [[s.name for s in symbols],
+                              [[i, j, list(e), c] for i, j, e, c in rows]]
+    return json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _parse_shipped(text: str) -> dict[str, Terms]:
+    """The shipped shapes' terms from :func:`shipped_text`'s JSON; ValueError for content
+    of any other form: names outside :data:`expressions.SYMBOLS`, a term that is not four
+    integers-or-lists of the right lengths, a degree over :data:`MAX_SHIPPED_DEGREE` or an
+    integer over :data:`freege.symbolic.cache.MAX_BITS` bits."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    out: dict[str, Terms] = {}
+    for name, (names, rows) in data.items():
+        if not (isinstance(names, list) and len(set(names)) == len(names)
+                and all(isinstance(n, str) and n in ex.SYMBOLS for n in names)):
+            raise ValueError(f"{name}: bad symbols")
+        terms = []
+        for i, j, exponents, c in rows:
+            degrees = [i, j, *exponents] if isinstance(exponents, list) else None
+            if (degrees is None or len(exponents) != len(names) or type(c) is not int
+                    or not all(type(d) is int and 0 <= d <= MAX_SHIPPED_DEGREE for d in degrees)
+                    or c.bit_length() > cache.MAX_BITS):
+                raise ValueError(f"{name}: bad term")
+            terms.append((i, j, tuple(exponents), c))
+        out[name] = (tuple(ex.SYMBOLS[n] for n in names), tuple(terms))
+    return out
+
+
+@functools.cache
+def _shipped() -> dict[str, Terms]:
+    """Shape text -> terms of the shipped shapes (:func:`shipped_entry`), read once; empty
+    where none is shipped for the current sources."""
+    path, key = shipped_entry()
+    return cache_files.load(path, key, _parse_shipped) or {}
+
+
 ex.register_shape_route(cauchy_at_numbers)
 
-__all__ = ["MAX_SHAPE_DEGREE", "MAX_SHAPE_SYMBOLS", "cauchy_at_numbers", "shape",
-           "shape_cauchy", "specialize"]
+__all__ = ["MAX_SHAPE_DEGREE", "MAX_SHAPE_SYMBOLS", "MAX_SHIPPED_DEGREE", "SHIPPED",
+           "cauchy_at_numbers", "shape", "shape_cauchy", "shipped_entry", "shipped_examples",
+           "shipped_text", "specialize"]

@@ -10,6 +10,7 @@ import pytest
 
 from freege import cache_files
 from freege.numeric import compiled, ship_functions
+from freege.symbolic import expression_shapes
 
 SOURCE = "def f(theta1, theta2, h, gK, gV, gO, _q):\n    return [(theta1 + _q(1, 3))]\n"
 
@@ -61,3 +62,14 @@ def test_check_names_a_stale_file(shipped, capsys):
     assert ship_functions.main(["--check"]) == 1
     assert "1 of 1 stale" in capsys.readouterr().out
 
+
+
+def test_check_names_stale_and_missing_shapes(tmp_path, monkeypatch):
+    monkeypatch.setattr(expression_shapes, "SHIPPED", tmp_path)
+    (tmp_path / "shapes-000000000000000000000000.gen").write_text("x")
+    current = expression_shapes.shipped_entry()[0]
+    assert ship_functions.stale_shapes() == ["shapes-000000000000000000000000.gen",
+                                             f"{current.name} (missing)"]
+    current.write_text("x")
+    (tmp_path / "shapes-000000000000000000000000.gen").unlink()
+    assert ship_functions.stale_shapes() == []
