@@ -62,6 +62,11 @@ def _dims(config_dims: dict[str, Any], beta: float = 1.0) -> Dims:
     return Dims(**{**config_dims, "beta": beta})
 
 
+def ratios(config_dims: dict[str, Any]) -> Ratios:
+    """The limit parameters of a configuration at its realised widths (theory §1.2)."""
+    return _dims(config_dims).ratios
+
+
 def ridge(config_dims: dict[str, Any], beta: float = 1.0) -> float:
     """Limiting ridge coefficient error at the realised ratios (theory §5)."""
     return float(setups.error(_dims(config_dims, beta), setups.Readout(), None))

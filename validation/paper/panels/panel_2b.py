@@ -59,15 +59,23 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
     h, g = np.array(grid["heads"]), np.array(grid["gO"])
     err = np.array(grid["error"])
     mesh = ax.pcolormesh(h, g, np.log10(err), shading="auto", cmap="viridis")
-    ax.figure.colorbar(mesh, ax=ax, label="log10 limiting coefficient error")
+    # below the axes: the legend takes the right-hand side (never over the colour bar)
+    ax.figure.colorbar(mesh, ax=ax, location="bottom", fraction=0.05, pad=0.14,
+                       label=r"$\log_{10}$ limiting coefficient error $E$")
     for name, path in panel["paths"].items():
         ax.plot(path["h"], path["gO"], color=PATH_COLOURS[name], lw=2, label=f"{name} path")
+    from matplotlib import patheffects
+
+    # white on the map, outlined so that the legend beside it shows them too
+    white = {"color": "w", "lw": 1, "path_effects": [
+        patheffects.Stroke(linewidth=2.2, foreground="0.25"), patheffects.Normal()]}
     n_over_dk = grid["n"] / grid["dK"]
-    ax.axvline(n_over_dk, color="w", ls="--", lw=1, label="h dV = n")
-    ax.axhline(1.0, color="w", ls=":", lw=1, label="dO = n")
-    ax.plot(h, h / n_over_dk, color="w", ls="-.", lw=1, label="h dV = dO")
-    ax.set(yscale="log", xlabel="heads h", ylabel="gO = dO / n", ylim=(g.min(), g.max()),
-           title=f"2(b) limiting error map (dK = dV = {grid['dK']}, n = {grid['n']})")
+    ax.axvline(n_over_dk, ls="--", label=r"$h\,d_V = n$", **white)
+    ax.axhline(1.0, ls=":", label=r"$d_O = n$", **white)
+    ax.plot(h, h / n_over_dk, ls="-.", label=r"$h\,d_V = d_O$", **white)
+    ax.set(yscale="log", xlabel="heads $h$", ylabel=r"$g_O = d_O / n$",
+           ylim=(g.min(), g.max()),
+           title=rf"2(b) limiting error map ($d_K = d_V = {grid['dK']}$, $n = {grid['n']}$)")
 
 
 def work(configs: list[Config], resamples: int) -> Work:

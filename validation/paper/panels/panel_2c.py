@@ -22,12 +22,19 @@ NAME, KIND = "2c", "ridge"
 #: the theory grids setups.HEADCOUNT_HEADS and setups.BUDGET_HEADS
 MEASURED_FIXED_OUTPUT_HEADS = (16, 24, 32, 40, 48, 64, 80, 96, 120)
 MEASURED_FIXED_BUDGET_HEADS = (32, 40, 48, 56, 64, 72, 80, 96, 112, 120)
-#: the heads of the dense theory curves the figure draws, on each path
-OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS = np.arange(16, 120.5, 1.0), np.arange(32, 120.5, 1.0)
+#: the heads each path's theory curve starts from, refined where it bends in log E
+#: (:func:`freege.validation.paper.theory.refined_curve`: the peaks at the width
+#: boundaries), about :data:`CURVE_POINTS` in all at every scale
+OUTPUT_PATH_HEADS, BUDGET_PATH_HEADS = np.arange(16, 120.5, 8.0), np.arange(32, 120.5, 8.0)
+CURVE_POINTS = 200
 #: the row field (and report column) of the finite-width theory (``--finite-width``): the
 #: ridge error of the finite-width law at the configuration's dimensions (theory §2.3,
 #: :func:`freege.validation.paper.theory.ridge_finite_width`)
 FINITE_WIDTH = "finite-width theory"
+#: the width boundaries' names in the figure (mathtext)
+BOUNDARY_LABELS = {"h dV = n": r"$h\,d_V = n$",
+                   "dO = n (fixed budget)": r"$d_O = n$ (fixed budget)",
+                   "h dV = dO (fixed output)": r"$h\,d_V = d_O$ (fixed output)"}
 PAPER = {"max_relative_difference_percent": 1.72, "max_bar_absolute": 0.02381,
          "max_bar_relative_percent": 0.562}
 
@@ -61,10 +68,11 @@ def fixed_budget_curve(n: int, dk: int, heads: np.ndarray) -> list[float]:
 
 
 def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dict:
-    """Each path's measured errors against their limits, the dense theory curves and the
-    width boundaries ``h dV = n``, ``dO = n``, ``h dV = dO``; with ``opts["finite_width"]``
-    (``--finite-width``) each row also carries the finite-width theory (:data:`FINITE_WIDTH`;
-    NaN where ``dK <= 4``, below the finite-width law's range), drawn beside the limit."""
+    """Each path's measured errors against their limits, the theory curves (refined where
+    they bend) and the width boundaries ``h dV = n``, ``dO = n``, ``h dV = dO``; with
+    ``opts["finite_width"]`` (``--finite-width``) each row also carries the finite-width
+    theory (:data:`FINITE_WIDTH`; NaN where ``dK <= 4``, below the finite-width law's
+    range), drawn beside the limit."""
     rows, bars, incomplete = [], [], []
     finite_width = bool(opts.get("finite_width"))
     for c, draws in sm.complete(configs, recs, incomplete):
@@ -82,10 +90,12 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
                      PAPER["max_relative_difference_percent"])] + sm.bars("", bars, PAPER)
     n, dk = configs[0]["dims"]["n"], configs[0]["dims"]["dK"]
     d_out = next(c["dims"]["dO"] for c in configs if c["label"]["path"] == "fixed output")
-    curves = {"fixed output": {"h": OUTPUT_PATH_HEADS.tolist(),
-                               "error": fixed_output_curve(n, dk, d_out, OUTPUT_PATH_HEADS)},
-              "fixed budget": {"h": BUDGET_PATH_HEADS.tolist(),
-                               "error": fixed_budget_curve(n, dk, BUDGET_PATH_HEADS)}}
+    output = th.refined_curve(lambda h: fixed_output_curve(n, dk, d_out, [h])[0],
+                              OUTPUT_PATH_HEADS.tolist(), log_y=True)
+    budget = th.refined_curve(lambda h: fixed_budget_curve(n, dk, [h])[0],
+                              BUDGET_PATH_HEADS.tolist(), log_y=True)
+    curves = {"fixed output": {"h": output[0], "error": output[1]},
+              "fixed budget": {"h": budget[0], "error": budget[1]}}
     return {"title": "2(c) fixed output vs fixed budget", "rows": rows, "statistics": stats,
             "curves": curves, "incomplete": incomplete,
             "columns": ["path", "h", "dO"] + ([FINITE_WIDTH] if finite_width else []),
@@ -107,14 +117,15 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
                     marker="x", color=PATH_COLOURS[name], label=f"finite-width theory, {name}")
     styles = iter(("--", ":", "-."))
     for name, h in panel["boundaries"].items():
-        ax.axvline(h, color="gray", ls=next(styles), lw=1, label=name)
+        ax.axvline(h, color="gray", ls=next(styles), lw=1, label=BOUNDARY_LABELS.get(name, name))
     ax.set(yscale="log", xlabel="heads $h$", ylabel="coefficient error $E$",
            title=r"2(c) fixed output ($d_O = n/2$) vs fixed budget $h\,d_K (3n + d_O) = 6n^2$")
 
 
 def work(configs: list[Config], resamples: int) -> Work:
-    """A ridge error per configuration and per point of the two theory curves."""
-    return Work(float(len(configs) + len(OUTPUT_PATH_HEADS) + len(BUDGET_PATH_HEADS)))
+    """A ridge error per configuration and per point of the two theory curves (about
+    :data:`CURVE_POINTS`)."""
+    return Work(float(len(configs) + CURVE_POINTS))
 
 
 PANEL = Panel(

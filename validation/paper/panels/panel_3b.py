@@ -21,6 +21,11 @@ PAPER = {"max_relative_difference_percent": 0.75, "max_bar_absolute": 0.03015,
          "max_bar_relative_percent": 1.182}
 #: the paper: "difference intervals exclude zero at all five h"
 PAPER_EXCLUDING_ZERO = "5 of 5"
+#: the theory curves' tolerance (:func:`freege.validation.paper.theory.refined_curve`):
+#: they span a tenth of the axes' decades, so a hundredth of their range is below a pixel
+CURVE_TOLERANCE = 1e-2
+#: about the points of both theory curves
+CURVE_POINTS = 34
 
 
 def build(s: float) -> list[Config]:
@@ -38,9 +43,29 @@ def build(s: float) -> list[Config]:
     return out
 
 
+def theory_curve(configs: list[Config]) -> dict[str, list[float]] | None:
+    """One scheme's limit over real h between its measured heads, refined where it bends
+    in log h and log E, when its configurations' ratios differ in h only (h dK is fixed:
+    the curve passes through each configuration's limit); None when the realised widths'
+    rounding changes them (a large scale), where the figure joins the limits instead."""
+    ratios = [th.ratios(c["dims"]) for c in configs]
+    if len({(r.beta, r.gK, r.gV, r.gO, r.sharing) for r in ratios}) != 1:
+        return None
+    r = ratios[0]
+    heads = {math.log(x.h): x.h for x in ratios}  # the measured heads exactly
+
+    def head(u: float) -> Any:
+        return heads.get(u, math.exp(u))
+
+    log_h, error = th.refined_curve(
+        lambda u: th.ridge_ratios(head(u), r.gK, r.gV, r.gO, r.beta, r.sharing),
+        sorted(heads), log_y=True, tolerance=CURVE_TOLERANCE)
+    return {"h": [float(head(u)) for u in log_h], "error": error}
+
+
 def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dict:
-    """Per h, each scheme's errors over the draws both finished against their limits, and
-    the paired difference tied - GQA."""
+    """Per h, each scheme's errors over the draws both finished against their limits, the
+    paired difference tied - GQA, and each scheme's theory curve (:func:`theory_curve`)."""
     rows, bars, incomplete, excludes = [], [], [], []
     heads = sorted({c["label"]["h"] for c in configs})
     for h in heads:
@@ -67,18 +92,26 @@ def summarize(configs: list[Config], recs: Records, opts: dict[str, Any]) -> dic
              sm.stat("difference intervals excluding zero",
                      f"{sum(excludes)} of {len(excludes)}", PAPER_EXCLUDING_ZERO)
              ] + sm.bars("", bars, PAPER)
+    curves = {scheme: theory_curve([c for c in configs if c["label"]["scheme"] == scheme])
+              for scheme in ("GQA", "tied")}
     return {"title": "3(b) across-head (GQA) vs within-head (tied) sharing", "rows": rows,
-            "statistics": stats, "incomplete": incomplete, "columns": ["h", "scheme"]}
+            "statistics": stats, "incomplete": incomplete, "columns": ["h", "scheme"],
+            "curves": {k: v for k, v in curves.items() if v is not None}}
 
 
 def draw(ax: Any, panel: dict[str, Any]) -> None:
-    """Each scheme's limits and measured errors over h."""
+    """Each scheme's theory curve (or its limits joined) and measured errors over h."""
     for k, scheme in enumerate(("GQA", "tied")):
         rows = [r for r in panel["rows"] if r["scheme"] == scheme]
         if not rows:
             continue
         x = [r["h"] for r in rows]
-        ax.plot(x, [r["theory"] for r in rows], color=f"C{k}", label=f"theory, {scheme}")
+        curve = panel.get("curves", {}).get(scheme)
+        if curve:
+            ax.plot(curve["h"], curve["error"], color=f"C{k}", label=f"theory, {scheme}")
+        else:
+            ax.plot(x, [r["theory"] for r in rows], color=f"C{k}", marker=".",
+                    label=f"theory, {scheme}")
         # the two schemes' points side by side (a log axis: a factor), never on each other
         errorbar(ax, [v * (0.95 if k == 0 else 1.05) for v in x], rows, color=f"C{k}",
                  label=f"softmax, {scheme}")
@@ -88,8 +121,9 @@ def draw(ax: Any, panel: dict[str, Any]) -> None:
 
 
 def work(configs: list[Config], resamples: int) -> Work:
-    """A ridge error per configuration."""
-    return Work(float(len(configs)))
+    """A ridge error per configuration and per point of the theory curves (about
+    :data:`CURVE_POINTS`)."""
+    return Work(float(len(configs) + CURVE_POINTS))
 
 
 PANEL = Panel(
