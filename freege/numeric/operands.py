@@ -21,8 +21,10 @@ Every hook takes points with ``Im z >= 0``; the public :meth:`Operand.cauchy_f64
 from __future__ import annotations
 
 import abc
+import contextlib
 import hashlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import mpmath
@@ -37,6 +39,10 @@ BLOCK = 2**17
 
 
 _SCRATCH = threading.local()
+#: per thread: the warm-start memo of each :class:`LawOperand` inside an open session
+_WARM = threading.local()
+#: a warm-start memo keeps the points of this many of the latest evaluations
+WARM_BATCHES = 3
 
 
 def _scratch(size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,6 +137,16 @@ class Operand(abc.ABC):
 
     def mean_mp(self) -> mpmath.mpf:
         return self.moments_mp(1)[0]
+
+    @contextlib.contextmanager
+    def warm(self) -> Iterator[None]:
+        """A warm-start session of the operand's float64 evaluations (:class:`LawOperand`)
+        and its children's, for the length of one solve of a node
+        (:meth:`freege.numeric.subordination.Node.solve_value_f64`)."""
+        with contextlib.ExitStack() as stack:
+            for child in getattr(self, "children", ()):
+                stack.enter_context(child.warm())
+            yield
 
     def atoms_above_mp(self, mass: Any) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """The atoms of mass above ``mass`` (those the Bercovici-Voiculescu rules pair)."""
@@ -483,10 +499,134 @@ class LawOperand(Operand):
         law = self._at_dps()
         return [mpmath.mpf(law.moment(k)) for k in range(1, q + 1)]
 
+    @contextlib.contextmanager
+    def warm(self) -> Iterator[None]:
+        """A warm-start session (re-entrant; per thread): while it is open, float64
+        ``G`` at a point is first continued from the nearest point of the latest
+        :data:`WARM_BATCHES` evaluations (:meth:`_warm_f64`); it is forgotten when the
+        outermost session closes, so a value depends only on the points of the one
+        solve that asked for it (as the engine's anchored solves do)."""
+        memos = _WARM.__dict__.setdefault("memos", {})
+        key = id(self)
+        fresh = key not in memos
+        if fresh:
+            memos[key] = []
+        try:
+            yield
+        finally:
+            if fresh:
+                del memos[key]
+
+    def _warm_ready(self) -> bool:
+        """Whether the law's ``G`` is the standard float64 route of a Cauchy polynomial
+        on ``[0, inf)`` (:class:`freege.numeric.algebraic_law.AlgebraicLaw`), which the
+        warm start shortcuts."""
+        if "_warm_ok" not in self.__dict__:
+            from freege.numeric.algebraic_law import AlgebraicLaw
+
+            law = self._f64
+            self.__dict__["_warm_ok"] = (
+                isinstance(law, AlgebraicLaw)
+                and type(law)._stieltjes_f64 is AlgebraicLaw._stieltjes_f64
+                and self.hull()[0] >= 0)
+        return self.__dict__["_warm_ok"]
+
+    def _singular(self) -> np.ndarray:
+        """``(lo, hi)`` rows: the support intervals (widened by ``1e-9`` of the scale for
+        rounding), the atoms, 0 and the law's other singular points (kept)."""
+        if "_singular_rows" not in self.__dict__:
+            law = self._f64
+            pad = 1e-9 * self.scale()
+            rows = [(float(a) - pad, float(b) + pad) for a, b in law._intervals_mp()]
+            rows += [(float(x), float(x)) for x, _ in law._atoms_mp()]
+            rows += [(float(x), float(x)) for x in law._singular_f64()]
+            self.__dict__["_singular_rows"] = np.array(rows + [(0.0, 0.0)], dtype=float)
+        return self.__dict__["_singular_rows"]
+
+    def _warm_f64(self, zs: np.ndarray, memo: list[tuple[np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """``(G, ok)``: each point continued from the nearest remembered point
+        (:meth:`freege.numeric.tracking_f64.Float64Tracking.warm_f64`: accepted steps,
+        Herglotz signs), kept under the tests of :meth:`_verified`; near 0 too (theory
+        §7.1: there the error estimate decides)."""
+        from scipy.spatial import cKDTree
+
+        za = np.concatenate([z for z, _ in memo])
+        ga = np.concatenate([g for _, g in memo])
+        tree = cKDTree(np.column_stack([za.real, za.imag]))
+        _, near = tree.query(np.column_stack([zs.real, zs.imag]))
+        eq = self._f64.equation
+        g, err, ok = eq.warm_f64(zs, za[near], ga[near], self._singular())
+        return g, ok & self._verified(zs, g, err)
+
+    def _near_zero_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(G, ok)`` off the real axis within ``NEAR_ZERO S`` of 0, where the law's
+        own route tracks in mpmath (theory §7.1): the float64 vertical track
+        (:meth:`freege.numeric.tracking_f64.Float64Tracking.stieltjes_f64`, every step
+        accepted by Smale's gamma), kept under the tests of :meth:`_verified` (the
+        error estimate measures the digits the expanded polynomial loses near 0;
+        at the atom's pole with no hard edge, ``|G| ~ p/|z|``, it stays near
+        ``1e-15 |G|``)."""
+        eq = self._f64.equation
+        g, err = eq.stieltjes_f64(zs)
+        with np.errstate(all="ignore"):
+            u = zs * g
+            tol = 1e-8 * (np.abs(u) + 1)
+            ok = (g.imag <= tol / np.abs(zs)) & (u.imag <= tol)
+        return g, ok & self._verified(zs, g, err)
+
+    def _verified(self, zs: np.ndarray, g: np.ndarray, err: np.ndarray) -> np.ndarray:
+        """The refined root's error estimate plus the float64 rounding within
+        :data:`freege.numeric.roots.FLOAT64_RTOL` of ``|G|`` (as the law's own float64
+        route asks off the support) and the root isolated: the estimate within
+        ``ACCEPT / gamma`` of it (Smale's gamma), so the first-order estimate holds."""
+        from freege.numeric.cauchy_polynomial import _gamma
+        from freege.numeric.roots import ACCEPT, FLOAT64_RTOL
+
+        eq = self._f64.equation
+        with np.errstate(all="ignore"):
+            size = np.abs(g)
+            ok = np.isfinite(g) & (err + np.finfo(float).eps * size <= FLOAT64_RTOL * size)
+            return ok & (err * _gamma(eq.coeffs_f64(zs), g) <= ACCEPT)
+
     def _upper_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The law's own ``(G, G')``; a point the law refuses (a Newton iterate of the
-        engine at a branch point, say) is nan, the others are kept."""
+        engine at a branch point, say) is nan, the others are kept. Inside a warm-start
+        session (:meth:`warm`) a point is first continued from the latest evaluations
+        (:meth:`_warm_f64`), its ``G' = -P_z/P_G`` as the law's; the law's own route
+        takes the points that are not verified so."""
         zs = np.asarray(zs, dtype=complex).ravel()
+        memo = _WARM.__dict__.get("memos", {}).get(id(self))
+        if memo is None or not zs.size or not self._warm_ready():
+            return self._cold_f64(zs)
+        from freege.numeric.roots import NEAR_ZERO
+
+        eq = self._f64.equation
+        g = np.full(zs.shape, np.nan + 0j)
+        dg = np.full(zs.shape, np.nan + 0j)
+        ok = np.zeros(zs.shape, dtype=bool)
+        if any(z.size for z, _ in memo):
+            g, ok = self._warm_f64(zs, memo)
+        near = np.flatnonzero(~ok & (zs.imag > 0) & (np.abs(zs) < NEAR_ZERO * eq.scale()))
+        if near.size:
+            g[near], ok[near] = self._near_zero_f64(zs[near])
+        if ok.any():
+            zo, go = zs[ok], g[ok]
+            _, p_g = eq._horner(eq.coeffs_f64(zo), go)
+            with np.errstate(all="ignore"):
+                dg[ok] = -eq._dz(zo, go) / p_g
+        if not ok.all():
+            g[~ok], dg[~ok] = self._cold_f64(zs[~ok])
+        from freege.numeric.tracking_f64 import _distance
+
+        # a point on the support (``x + i0``) cannot start a continuation
+        keep = np.isfinite(g) & np.isfinite(dg) & (_distance(zs, self._singular()) > 0)
+        memo.append((zs[keep], g[keep]))
+        del memo[:-WARM_BATCHES]
+        return g, dg
+
+    def _cold_f64(self, zs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The law's own float64 ``(G, G')``, point by point where the batch fails."""
         try:
             return self._f64.cauchy_pair_f64(zs)
         except ConvergenceError:

@@ -244,12 +244,18 @@ class Node(Operand):
         ``du/dx``; between real points lifted by ``1e-3`` of its size into the upper half
         plane, so that a point inside a component between them finds its complex
         solution) and kept only when it converges to the same kind; a point that is not
-        is continued down from above too."""
+        is continued down from above too.
+
+        The solve is one warm-start session of the operands
+        (:meth:`freege.numeric.operands.Operand.warm`): a law operand's ``G`` at a Newton
+        iterate is continued from the nearest point it was asked for in this solve
+        (verified as a vertical track's steps are), not tracked from far above (issue 39)."""
         zs = np.asarray(zs, dtype=complex).ravel()
         real = np.flatnonzero(zs.imag == 0)
-        if real.size > ANCHORED:
-            return self._anchored_f64(zs, real, strict)
-        return self._path_f64(zs, strict)
+        with self.warm():  # the operands' warm starts, for this solve only
+            if real.size > ANCHORED:
+                return self._anchored_f64(zs, real, strict)
+            return self._path_f64(zs, strict)
 
     def _kind(self, u: list[np.ndarray]) -> np.ndarray:
         """0 unsolved, 1 real, 2 complex unknowns."""

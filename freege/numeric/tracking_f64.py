@@ -26,6 +26,23 @@ MIN_STEP = 1e-9
 #: the last step onto the real axis is retried from ``eta / LOWER`` this many times
 FINAL_TRIES = 8
 LOWER = 1e3
+#: a warm-start step (:meth:`Float64Tracking.warm_f64`) is at most this fraction of the
+#: distance to the support and the singular points (the vertical track's ``1 - 0.7``)
+WARM_REACH = 0.3
+#: steps of a warm start before the point is tracked afresh instead
+WARM_STEPS = 64
+#: a warm start farther than this many distances to the support (of its start or its
+#: end, the larger) is not tried (a fresh track is cheaper)
+WARM_SPAN = 16
+
+
+def _distance(zs: np.ndarray, singular: np.ndarray) -> np.ndarray:
+    """The distance of each point to the union of the real intervals ``singular``
+    (rows ``(lo, hi)``; a point is ``(x, x)``)."""
+    x = zs.real[:, None]
+    lo, hi = singular[None, :, 0], singular[None, :, 1]
+    gap = np.maximum(np.maximum(lo - x, x - hi), 0.0)
+    return np.min(np.hypot(gap, zs.imag[:, None]), axis=1)
 
 
 class Float64Tracking(BranchPoints):
@@ -129,6 +146,62 @@ class Float64Tracking(BranchPoints):
             failed[idx] |= ~ok & (1 - shrink[idx] < MIN_STEP)
         g[failed] = np.nan
         return g
+
+    def warm_f64(self, zs: np.ndarray, za: np.ndarray, ga: np.ndarray,
+                 singular: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(G, error estimate (:meth:`_refine`), ok)`` at ``zs`` (``Im z >= 0``)
+        continued along the segment from ``za`` (``Im >= 0``), where ``ga`` is the
+        physical ``G`` (verified), vectorised: a warm start instead of a vertical track
+        from far above (issue 39: the ⊠ engine asks for ``G`` at every Newton iterate,
+        next to the previous one).
+
+        The physical branch is analytic off the support, so it continues along any path
+        of the closed upper half plane that keeps off it; ``singular`` holds ``(lo, hi)``
+        rows covering the support and its singular points (0 included). Each step is at
+        most :data:`WARM_REACH` of the current point's distance to them (the vertical
+        track's steps are ``0.3 eta``, ``eta`` at most that distance), predicted by an
+        Euler step in ``u = zG`` and accepted as a tracking step (:data:`ACCEPT`,
+        :meth:`_checked_newton`), else halved; more than :data:`WARM_STEPS` steps, a
+        target on ``singular`` or a segment longer than :data:`WARM_SPAN` distances is
+        not ``ok`` (the caller tracks it afresh). An accepted
+        end must keep the Herglotz signs of a law on ``[0, inf)`` (``Im G <= 0``,
+        ``Im zG <= 0``; ``G`` real at a real point); the caller checks the error
+        estimate."""
+        zs, za = np.asarray(zs, dtype=complex).ravel(), np.asarray(za, dtype=complex).ravel()
+        g = np.asarray(ga, dtype=complex).ravel().copy()
+        s = np.zeros(zs.size)
+        frac = np.ones(zs.size)
+        steps = np.zeros(zs.size, dtype=int)
+        span = np.abs(zs - za)
+        d_end = _distance(zs, singular)
+        live = (d_end > 0) & np.isfinite(g) & np.isfinite(span)
+        live &= span <= WARM_SPAN * np.maximum(d_end, _distance(za, singular))
+        done = live & (span == 0)
+        live &= ~done
+        with np.errstate(all="ignore"):
+            while live.any():
+                idx = np.flatnonzero(live)
+                here = za[idx] + s[idx] * (zs[idx] - za[idx])
+                reach = WARM_REACH * _distance(here, singular) / span[idx]
+                new_s = np.minimum(1.0, s[idx] + frac[idx] * reach)
+                there = np.where(new_s == 1.0, zs[idx], za[idx] + new_s * (zs[idx] - za[idx]))
+                pred = self._u_predict(here, there, g[idx])
+                new, ok = self._checked_newton(there, pred, 4)
+                g[idx[ok]], s[idx[ok]] = new[ok], new_s[ok]
+                frac[idx] = np.where(ok, np.minimum(1.0, 2 * frac[idx]), frac[idx] / 2)
+                steps[idx] += 1
+                done[idx[ok & (new_s == 1.0)]] = True
+                live[idx] = ~done[idx] & (steps[idx] < WARM_STEPS) & (frac[idx] >= 2**-6)
+            g = np.where(done, g, np.nan)
+            out, err = self._refine(zs, np.where(done, g, 1.0))
+            real = zs.imag == 0
+            u = zs * out
+            tol = 1e-8 * (np.abs(u) + 1)  # as :meth:`track`'s re-track test
+            ok = done & np.isfinite(out) & (np.abs(out - g) <= 1e-6 * np.abs(g))
+            ok &= np.where(real, np.abs(out.imag) <= 1e-8 * np.abs(out),
+                           (out.imag <= tol / np.abs(zs)) & (u.imag <= tol))
+            out = np.where(real, out.real + 0j, out)
+        return out, err, ok
 
     def stieltjes_f64(
         self, zs: np.ndarray, eta_min: np.ndarray | float | None = None
