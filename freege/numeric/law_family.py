@@ -4,8 +4,9 @@
 ``scipy.stats.rv_continuous``: the public methods -- ``pdf``, ``cdf``, ``sf``, ``ppf``,
 ``support``, ``intervals``, ``atoms``, ``moment``, ``expect``, ``rvs``, ``stieltjes``,
 ``s_transform``, ``mass``, ``entropy``, ``estimate``, pickling and equality (and the ones
-:class:`freege.numeric.law_conventions.ScipyConventions` derives from them) -- live here
-and dispatch to a few per-kind hooks:
+:class:`freege.numeric.law_conventions.ScipyConventions` derives from them), and the
+operators ``+ - * /`` that compose laws (:mod:`freege.numeric.law_composition`) -- live
+here and dispatch to a few per-kind hooks:
 
 * identity: :meth:`recipe`, :meth:`_identity`, :meth:`with_dps`, :meth:`as_normalized`;
 * the Cauchy transform ``G`` (theory §3) at a batch of points: :meth:`_stieltjes_f64`
