@@ -18,6 +18,13 @@ disk cache never answer them.
   command, happened at beta = 1; each expression shape was met at two other sets of
   numbers, a scan's first two steps, so its Cauchy polynomial in symbols is on disk) but
   not these parameters.
+* ``empty``: the same first density (imports timed apart) in a fresh process with an
+  *empty* cache folder, per case and per expression, at new parameters: what a first
+  use of freege at parameters never seen pays (shipped generated functions and shipped
+  expression shapes, ``python -m freege.numeric.ship_functions``, while they are
+  current); ``import + first`` is the in-process total from the first freege import.
+  ``--baseline TREE`` runs each of these in another tree first (an earlier commit), with
+  the same parameters, and says whether every density agreed to the bit.
 * ``cli``: ``freege law --case C ... --pdf X`` at new parameters, then the same command
   again (the exact results now on disk), interleaved: the ratio is new over repeated,
   of wall and of CPU time (the process's, from ``getrusage``).
@@ -93,20 +100,43 @@ def _children_cpu() -> float:
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, str, float]:
-    """Wall time of ``python args`` in a fresh process, its stdout and its CPU time."""
+    """Wall time of ``python args`` in a fresh process (in the tree ``env``'s
+    ``PYTHONPATH`` names), its stdout and its CPU time."""
     t0, c0 = time.perf_counter(), _children_cpu()
-    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env)
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          cwd=env["PYTHONPATH"], env=env)
     elapsed, cpu = time.perf_counter() - t0, _children_cpu() - c0
     if proc.returncode:
         raise RuntimeError(f"{args}: {proc.stderr.strip()[-400:]}")
     return elapsed, proc.stdout, cpu
 
 
+def first_use(rows: dict[str, dict[str, list[float]]], name: str, kind: str, arg: Any,
+              env: dict[str, str], baseline: str | None) -> None:
+    """The first density of ``arg`` in a fresh process with an empty cache folder, into
+    ``rows[name]`` (``empty`` in the module docstring); with ``baseline`` (another
+    tree), the same there first, into ``rows[name + " (baseline)"]``."""
+    trees = ([(f"{name} (baseline)", baseline)] if baseline else []) + [(name, str(ROOT))]
+    for label, tree in trees:
+        with tempfile.TemporaryDirectory() as empty:
+            _, out, _ = timed(["-c", IN_PROCESS, kind, json.dumps(arg)],
+                              {**env, "FREEGE_CACHE_DIR": empty, "PYTHONPATH": tree})
+        got = json.loads(out)
+        row = rows.setdefault(label, {})
+        for key in ("import_cpu_s", "first_density_s", "first_density_cpu_s"):
+            row.setdefault(key, []).append(got[key])
+        row.setdefault("import_and_first_cpu_s", []).append(got["import_cpu_s"]
+                                                            + got["first_density_cpu_s"])
+        row.setdefault("pdf", []).append(got["pdf"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--baseline", help="another freege tree (e.g. `git archive` of an "
+                        "earlier commit, not writable by group or others): its empty-cache "
+                        "first uses interleaved with this tree's")
     args = parser.parse_args()
     rng = random.Random(time.time_ns())  # never-seen parameters: a new draw each run
     results: dict[str, Any] = {"load_before": os.getloadavg(),
@@ -145,6 +175,15 @@ def main() -> None:
                 row = rows.setdefault(shape, {})
                 for key in ("import_s", "first_density_s", "first_density_cpu_s"):
                     row.setdefault(key, []).append(got[key])
+            for case in CASES:
+                beta = f"{rng.uniform(0.6, 1.6):.9f}"
+                first_use(rows, f"empty {case}", "case", {"case": case,
+                                                           "ratios": ratios(case, beta)},
+                          env, args.baseline)
+            for shape in EXPRESSIONS:
+                text = shape.format(a=f"{rng.uniform(0.3, 0.9):.6f}",
+                                    b=f"{rng.uniform(0.3, 0.9):.6f}")
+                first_use(rows, f"empty {shape}", "expr", text, env, args.baseline)
             with tempfile.TemporaryDirectory() as empty:
                 beta = f"{rng.uniform(0.6, 1.6):.9f}"
                 cold, _, cold_cpu = timed(cli_args("mha", beta),
@@ -157,7 +196,7 @@ def main() -> None:
                 row.setdefault("import_stack_cpu_s", []).append(stack_cpu)
     results["load_after"] = os.getloadavg()
     results["symbolic_sources_after"] = source_hash.__wrapped__()
-    results["medians"] = {k: {m: statistics.median(v) for m, v in row.items()}
+    results["medians"] = {k: {m: statistics.median(v) for m, v in row.items() if m != "pdf"}
                           for k, row in rows.items()}
     results["samples"] = rows
     for name, med in results["medians"].items():
@@ -174,6 +213,16 @@ def main() -> None:
           f"(new parameters {new_mha:.2f} s wall, {new_cpu:.2f} s cpu); "
           f"numpy+scipy+sympy+mpmath import {cold['import_stack_s']:.2f} s wall, "
           f"{cold['import_stack_cpu_s']:.2f} s cpu")
+    empty = {k: v for k, v in results["medians"].items()
+             if k.startswith("empty ") and not k.endswith("(baseline)")}
+    worst = max(empty, key=lambda k: empty[k]["first_density_cpu_s"])
+    print(f"empty cache, new parameters: first density at most "
+          f"{empty[worst]['first_density_cpu_s']:.3f} s cpu ({worst[6:]}); imports and first "
+          f"density at most {max(v['import_and_first_cpu_s'] for v in empty.values()):.3f} s cpu")
+    if args.baseline:
+        same = all(rows[k]["pdf"] == rows[f"{k} (baseline)"]["pdf"] for k in empty)
+        print(f"empty cache: every density {'equal to' if same else 'NOT equal to'} the "
+              f"baseline's, to the bit")
     print(f"load average before {results['load_before']}, after {results['load_after']} "
           f"(2 cores shared)")
     if results["symbolic_sources_after"] != results["symbolic_sources_before"]:
