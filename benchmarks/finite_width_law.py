@@ -20,7 +20,9 @@ graded toward 0 up to :data:`REACH` times the plain limit's top quantile, mass-c
 ``presets`` (default): the theory §6.1 presets at ``--scale`` (Table 2's configurations);
 ``2c``: panel 2(c)'s 19 configurations at ``--scale``
 (:func:`freege.validation.paper.panels.panel_2c.build`). ``--rows finite-n`` builds the
-``fw-n`` law only. Each record is written to ``--json`` as soon as it is done, with the
+``fw-n`` law only; ``--columns`` adds the row+column finite-n law (``fw-nc``,
+``law(case, dims, finite_width=True, profile="row+column")``, theory §2.3). Each record
+is written to ``--json`` as soon as it is done, with the
 machine's load and the CPU seconds of the laws; a rerun with the same ``--json`` skips the
 configurations already there (resume after a crash).
 
@@ -52,7 +54,8 @@ REACH = 2.5
 
 
 def run(name: str, dims: Any, draws: int, case: str | None = None,
-        rows: tuple[str, ...] = ("infinite-n", "finite-n")) -> dict[str, Any]:
+        rows: tuple[str, ...] = ("infinite-n", "finite-n"), columns: bool = False
+        ) -> dict[str, Any]:
     from freege.errors import ConvergenceError
     from freege.numeric import law as case_law
     from freege.numeric.finite_width_law import grid_quantiles
@@ -69,6 +72,8 @@ def run(name: str, dims: Any, draws: int, case: str | None = None,
     fw = case_law(case, dims, finite_width=True, row="infinite-n") if "infinite-n" in rows \
         else None
     fwn = case_law(case, dims, finite_width=True) if "finite-n" in rows else None
+    law_cpu_row = time.process_time() - c0
+    fwc = case_law(case, dims, finite_width=True, profile="row+column") if columns else None
     qs = (np.arange(n) + 0.5) / n
 
     def quantiles(law: Any) -> tuple[Any, float]:
@@ -82,6 +87,7 @@ def run(name: str, dims: Any, draws: int, case: str | None = None,
 
     q_fw, mass_fw = quantiles(fw)
     q_fwn, mass_fwn = quantiles(fwn)
+    q_fwc, mass_fwc = quantiles(fwc)
     law_seconds, law_cpu = time.time() - t0, time.process_time() - c0
     out: dict[str, list[float]] = {}
     t1 = time.time()
@@ -95,20 +101,26 @@ def run(name: str, dims: Any, draws: int, case: str | None = None,
                        for m in ("softmax", "ge")}
         m3.setdefault("softmax", []).append(float(np.mean(spectra["softmax"] ** 3)))
         for model, eigs in spectra.items():
-            for target, q in (("plain", q_plain), ("fw", q_fw), ("fwn", q_fwn)):
+            for target, q in (("plain", q_plain), ("fw", q_fw), ("fwn", q_fwn),
+                              ("fwc", q_fwc)):
                 if q is None:
                     continue
                 out.setdefault(f"{model}/{target}", []).append(metrics.rel_w1(eigs, q, m1))
     stats = {k: dict(zip(("mean", "ci95"), metrics.mean_ci(v), strict=True))
              for k, v in out.items()}
     return {"preset": name, "case": case, "draws": draws, "n": n, "dK": dk, "h": dims.h,
-            "mass_fw": mass_fw, "mass_fwn": mass_fwn, "law_seconds": law_seconds,
+            "mass_fw": mass_fw, "mass_fwn": mass_fwn,
+            **({"mass_fwc": mass_fwc, "law_cpu_seconds_row_laws": law_cpu_row}
+               if columns else {}),
+            "law_seconds": law_seconds,
             "law_cpu_seconds": law_cpu, "draw_seconds": time.time() - t1,
             "moments": {"plain": [m1, float(plain.moment(2))],
                         **{k: [float(law.moment(1)), float(law.moment(2))]
-                           for k, law in (("fw", fw), ("fwn", fwn)) if law is not None}},
+                           for k, law in (("fw", fw), ("fwn", fwn), ("fwc", fwc))
+                           if law is not None}},
             "m3": {**{f"law_{k}": float(law.moment(3))
-                      for k, law in (("fw", fw), ("fwn", fwn)) if law is not None},
+                      for k, law in (("fw", fw), ("fwn", fwn), ("fwc", fwc))
+                      if law is not None},
                    "plain": float(plain.moment(3)),
                    **{k: dict(zip(("mean", "ci95"), metrics.mean_ci(v), strict=True))
                       for k, v in m3.items()}},
@@ -117,21 +129,23 @@ def run(name: str, dims: Any, draws: int, case: str | None = None,
 
 def table(records: list[dict[str, Any]]) -> str:
     lines = ["| preset | softmax vs limit | GE vs limit | excess | softmax vs fw | excess fw "
-             "| softmax vs fw-n | excess fw-n | GE vs fw-n |", "|" + "---|" * 9]
+             "| softmax vs fw-n | excess fw-n | GE vs fw-n | softmax vs fw-nc | excess fw-nc "
+             "| GE vs fw-nc |", "|" + "---|" * 12]
     for r in records:
         s = r["stats"]
 
-        def pm(k: str, s: dict[str, Any] = s) -> str:
+        def pm(k: str, s: dict[str, Any] = s, r: dict[str, Any] = r) -> str:
             if k not in s:
-                return "failed"
+                return "–" if k.endswith("fwc") and "mass_fwc" not in r else "failed"
             return f"{100 * s[k]['mean']:.2f} ± {100 * s[k]['ci95']:.2f} %"
 
         ge = s["ge/plain"]["mean"]
         ex = [f"{100 * (s[f'softmax/{t}']['mean'] - ge):.2f}" if f"softmax/{t}" in s
-              else "–" for t in ("plain", "fw", "fwn")]
+              else "–" for t in ("plain", "fw", "fwn", "fwc")]
         lines.append(f"| {r['preset']} (n {r['n']}, h {r['h']}) | {pm('softmax/plain')} | "
                      f"{pm('ge/plain')} | {ex[0]} | {pm('softmax/fw')} | {ex[1]} | "
-                     f"{pm('softmax/fwn')} | {ex[2]} | {pm('ge/fwn')} |")
+                     f"{pm('softmax/fwn')} | {ex[2]} | {pm('ge/fwn')} | "
+                     f"{pm('softmax/fwc')} | {ex[3]} | {pm('ge/fwc')} |")
     return "\n".join(lines)
 
 
@@ -159,6 +173,8 @@ def main() -> None:
     ap.add_argument("--rows", nargs="*", choices=("infinite-n", "finite-n"),
                     default=["infinite-n", "finite-n"])
     ap.add_argument("--case", help="the theory §4 case (default: the preset's MHA case)")
+    ap.add_argument("--columns", action="store_true",
+                    help="also the row+column finite-n law (fw-nc, profile='row+column')")
     args = ap.parse_args()
     records = []
     if args.json and Path(args.json).exists():
@@ -169,7 +185,7 @@ def main() -> None:
             continue
         t = time.time()
         load0 = os.getloadavg()
-        rec = run(name, dims, args.draws, args.case, tuple(args.rows))
+        rec = run(name, dims, args.draws, args.case, tuple(args.rows), args.columns)
         rec["wall"] = time.time() - t
         rec["load"] = [load0, os.getloadavg()]
         rec["scale"] = args.scale
