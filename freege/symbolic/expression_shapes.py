@@ -40,7 +40,9 @@ named and checksummed for the symbolic sources and sympy's version
 (:func:`shipped_entry`), so it is read only where a derivation would give the very same
 polynomial (the derivation is deterministic); its content is checked before use
 (:func:`_parse_shipped`: integers and symbol names only, no ``eval``). A shipped shape is
-taken at its first numbers, under the same proof of irreducibility at the numbers.
+taken at its first numbers, under the same proof of irreducibility at the numbers; a
+shipped shape without symbols (kept numbers only, as ``mp(1) * mp(1)``) is the
+expression's own polynomial, read instead of derived.
 
 Kept numbers (part of the shape, never a symbol): 0, 1 and -1 (they simplify the
 shape), atom masses (they must sum to 1). Expressions with a number that is not
@@ -131,9 +133,12 @@ def _shape_of(expr: ex.LawExpr, sym: _Symbols) -> ex.LawExpr:
     raise _NoShape  # a pushforward
 
 
-def shape(expr: ex.LawExpr) -> tuple[ex.LawExpr, dict[sp.Symbol, Fraction]] | None:
+def shape(expr: ex.LawExpr,
+          fixed: bool = False) -> tuple[ex.LawExpr, dict[sp.Symbol, Fraction]] | None:
     """``(shape, values)``: the shape of an expression with numeric parameters and the
-    number of each of its symbols; None where no shape is derived (module docstring)."""
+    number of each of its symbols; None where no shape is derived (module docstring). A
+    shape without symbols (kept numbers only, as ``mp(1) * mp(1)``) only when it is
+    shipped (:func:`_shipped`) or ``fixed`` (:func:`shipped_text`)."""
     if expr.parameters or ex.cauchy_degree_bound(expr) > MAX_SHAPE_DEGREE:
         return None
     sym = _Symbols()
@@ -141,7 +146,7 @@ def shape(expr: ex.LawExpr) -> tuple[ex.LawExpr, dict[sp.Symbol, Fraction]] | No
         out = _shape_of(expr, sym)
     except _NoShape:
         return None
-    if not sym.values:
+    if not sym.values and not fixed and str(out) not in _shipped():
         return None  # nothing to share: derived at the numbers
     return out, {s: Fraction(int(x.p), int(x.q)) for x, s in sym.values.items()}
 
@@ -277,10 +282,13 @@ def shipped_examples() -> tuple[ex.LawExpr, ...]:
     """Expressions whose shapes are shipped (module docstring): the peers' table of
     ``benchmarks/algebra.py`` (``mp(theta1)``, ``mp(theta1) * mp(theta2)`` and with one
     number twice, ``semicircle(theta1) + mp(theta2)``) and the sums, products, free
-    Poisson laws and affine images around it, at numbers that are no special point."""
+    Poisson laws and affine images around it, at numbers that are no special point; with
+    the kept number 1 as the table has it (``mp(1) * mp(1)``, ``semicircle(1) +
+    mp(theta1)``)."""
     mp, sc, poisson = ex.marchenko_pastur, ex.semicircle, ex.free_poisson
     a, b, c = sp.Rational(2, 7), sp.Rational(3, 11), sp.Rational(5, 13)
     return (mp(a), sc(a), poisson(a), mp(a) * mp(b), mp(a) * mp(a), mp(a) * mp(b) * mp(c),
+            mp(1) * mp(1), mp(a) * mp(1), mp(1) * mp(a), sc(1) + mp(a), sc(a) + mp(1),
             sc(a) + mp(b), mp(a) + sc(b), sc(a) + mp(a), mp(a) + mp(b), mp(a) + mp(a),
             sc(a) + sc(b), sc(a) + mp(b) * mp(c), mp(a) + sc(b) + mp(c),
             ex.affine(mp(a), b, c), poisson(a, mp(b)), poisson(a, sc(b)))
@@ -298,7 +306,7 @@ def shipped_text(examples: tuple[ex.LawExpr, ...] | None = None) -> str:
     ``examples`` (default :func:`shipped_examples`)."""
     out: dict[str, list] = {}
     for example in shipped_examples() if examples is None else examples:
-        found = shape(example)
+        found = shape(example, fixed=True)
         if found is None:
             raise ValueError(f"{example} has no shape to ship")
         terms = _derived_terms(found[0])
