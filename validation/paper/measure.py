@@ -22,7 +22,9 @@ eigenvalues ``l_j`` of ``F F^T`` and the weights ``(u_j^T y)^2 / ||y||^2`` of th
 target ``y`` (learning curves, arrival times); ``spectrum`` -- the eigenvalues of the
 centred ``MHA^perp`` Gram over ``m`` (theory §4 compares the bulk); ``ge`` -- the theory
 §6.1 relative W1 and KS of softmax against its Gaussian equivalent (with
-``finite_width``, ``ge_row_n``: the same against the conditional GE of theory §2.3).
+``finite_width``, ``ge_row_n``: the same against the conditional GE of theory §2.3, and
+``law``: the softmax's and the GE's relative W1 to the limit's and the finite-width law's
+quantiles, :func:`law_distances`).
 """
 
 from __future__ import annotations
@@ -200,7 +202,10 @@ def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = 
     """Theory §6.1 draw: relative W1 and KS of softmax against its GE, same weights;
     ``finite_width``: also against the conditional GE with the finite-n row coefficient
     (``ge_row_n``, theory §2.3) of the same draw -- the softmax and GE spectra are those
-    of the same seed without it (:func:`freege.validation.sampling.sample.draw`)."""
+    of the same seed without it (:func:`freege.validation.sampling.sample.draw`) -- and,
+    where the finite-width law exists, both spectra's distances to it and to the limit
+    (``law``, :func:`law_distances`)."""
+    from freege.validation.paper import theory
     from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import ROW_N_MODEL, draw
 
@@ -212,4 +217,20 @@ def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = 
     if finite_width:
         out["ge_row_n"] = {"rel_w1": metrics.rel_w1(d.softmax, d.ge_row_n, m1),
                            "ks": metrics.ks(d.softmax, d.ge_row_n, tol)}
+        if theory.has_finite_width_law(dims):
+            out["law"] = law_distances(d.softmax, d.ge, theory.law_quantiles(dims), m1)
     return out
+
+
+def law_distances(softmax: Any, ge: Any, quantiles: tuple[Any, Any], m1: float
+                  ) -> dict[str, float]:
+    """Relative W1 (over ``m1``) of the softmax's and the GE's spectra against the
+    quantiles of the limiting law and of the finite-width law (theory §2.3,
+    :func:`freege.validation.paper.theory.law_quantiles`): ``softmax_limit``,
+    ``softmax_fw``, ``ge_limit``, ``ge_fw``."""
+    from freege.validation.sampling import metrics
+
+    limit, fw = quantiles
+    return {f"{name}_{target}": metrics.rel_w1(eigs, q, m1)
+            for name, eigs in (("softmax", softmax), ("ge", ge))
+            for target, q in (("limit", limit), ("fw", fw))}

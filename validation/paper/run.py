@@ -241,7 +241,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
     """Pre-run estimate: ``seconds``, the pending draws' work at the measured ``rates``
     (:func:`measure_rates`, or :func:`device_rates`) with each configuration's draws
     :func:`concurrency` at a time in ``memory``, plus the row-coefficient tables of
-    ``finite_width`` draws (:func:`table_seconds`) (NaN, with the reason as ``unknown``,
+    ``finite_width`` draws (:func:`table_seconds`) and their finite-width laws
+    (:func:`law_seconds`) (NaN, with the reason as ``unknown``,
     when ``rates`` is a probe's reason; the products priced at ``dtype``'s rates,
     :func:`draw_seconds`); ``peak_bytes`` of the largest draw; ``serial``,
     the panels whose draws run fewer than ``workers`` at a time, as ``(panel, fewest at
@@ -258,6 +259,8 @@ def estimate(configs: list[dict[str, Any]], todo: list[tuple[dict[str, Any], int
         draw_seconds(c, rates, dtype)  # type: ignore[arg-type]
         / max(1, concurrency(c, workers, memory))
         for c, _ in todo) + table_seconds(todo, rates, workers)  # type: ignore[arg-type]
+    seconds += 0.0 if unknown is not None else law_seconds(todo, rates,  # type: ignore[arg-type]
+                                                           workers)
     work = sum(paper_configs.cost(c)["matmul"] for c, _ in todo)
     peak = max((paper_configs.peak_bytes(c) for c in configs), default=0)
     serial = [(panel, k, peak) for panel, (k, peak) in at_once.items() if k < workers]
@@ -282,6 +285,30 @@ def table_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float
             draws[key] = draws.get(key, 0) + 1
     return sum(min(workers, k) * row_coefficient.table_work(x_max)
                for (_, x_max), k in draws.items()) / rates["elementwise"]
+
+
+#: elementwise-operation equivalents of one finite-width law's quantiles (Table 2's
+#: ``--finite-width`` law columns, :func:`freege.validation.paper.theory.law_quantiles`):
+#: the limit's ``ppf`` and the law's 2,000-point density grid took 5-6 s of CPU at
+#: elementwise rates of 0.6-1.4e9/s (load 8.5, 2 cores; presets at S = 4, issue 39)
+LAW_WORK = 4e9
+
+
+def law_seconds(todo: list[tuple[dict[str, Any], int]], rates: dict[str, float],
+                workers: int) -> float:
+    """Seconds of the finite-width laws' quantiles the pending ``finite_width`` ``ge``
+    draws compute (Table 2's law columns, where ``dK > 4 beta^2``): one per
+    configuration, once per worker process that draws it (at most ``workers`` or its
+    pending draws), :data:`LAW_WORK` at the elementwise rate."""
+    from freege.params import Dims
+    from freege.validation.paper import theory
+
+    draws: dict[str, int] = {}  # configuration: pending draws
+    for c, _ in todo:
+        if c.get("finite_width") and c["kind"] == "ge" and theory.has_finite_width_law(
+                Dims(**c["dims"])):
+            draws[c["key"]] = draws.get(c["key"], 0) + 1
+    return sum(min(workers, k) for k in draws.values()) * LAW_WORK / rates["elementwise"]
 
 
 def draw_seconds(config: dict[str, Any], rates: dict[str, float], dtype: str = "float64"

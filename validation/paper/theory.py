@@ -8,6 +8,7 @@ panel's module of :mod:`freege.validation.paper.panels`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -96,6 +97,40 @@ def ridge_finite_width(config_dims: dict[str, Any], lam: float, sigma2: float,
     mean = float(case_law("mha", dims).mean())
     fw = case_law("mha", dims, finite_width=True)
     return ridge_from_cauchy(fw, mean, dims.dO / dims.n, lam, sigma2)
+
+
+#: density grid points of the finite-width law's quantiles (:func:`law_quantiles`; as
+#: ``benchmarks/finite_width_law.py``) and the grid's top, in units of the limit's top
+#: quantile
+FW_GRID, FW_REACH = 2000, 2.5
+
+
+def has_finite_width_law(dims: Dims) -> bool:
+    """Whether the finite-width law exists at ``dims``: ``dK > 4 beta^2`` (theory §2.3,
+    the row load's second moment)."""
+    return dims.dK > 4 * float(dims.beta) ** 2
+
+
+@functools.lru_cache(maxsize=8)
+def law_quantiles(dims: Dims) -> tuple[np.ndarray, np.ndarray]:
+    """``(limit, finite-width)``: the quantiles at ``(i - 1/2)/n`` of the limiting law of
+    the preset's MHA case (its verified ``ppf``) and of its finite-width law (theory
+    §2.3, the finite-n row coefficient;
+    :func:`freege.numeric.finite_width_law.grid_quantiles` on :data:`FW_GRID` points up to
+    :data:`FW_REACH` times the limit's top quantile), in the spectra's units (Table 2's
+    ``--finite-width`` columns, :func:`freege.validation.paper.measure.task`). Kept per
+    process for the draws of one configuration (a pure function of ``dims``). Needs
+    :func:`has_finite_width_law`."""
+    from freege.numeric import law as case_law
+    from freege.numeric.finite_width_law import grid_quantiles
+    from freege.validation.sampling.sample import case_for
+
+    case = case_for(dims)
+    qs = (np.arange(dims.n) + 0.5) / dims.n
+    limit = np.asarray(case_law(case, dims).ppf(qs), dtype=float)
+    fw, _ = grid_quantiles(case_law(case, dims, finite_width=True), qs,
+                           FW_REACH * float(limit[-1]), FW_GRID)
+    return limit, fw
 
 
 def law(config_dims: dict[str, Any]) -> Any:

@@ -140,3 +140,63 @@ def test_the_estimate_counts_the_row_coefficient_tables():
     est = paper_run.estimate(marked, todo, rates, 1)
     assert est["seconds"] == pytest.approx(
         sum(paper_run.draw_seconds(c, rates) for c, _ in todo) + one)
+
+
+def test_the_law_columns_measure_the_gap_the_finite_width_law_explains():
+    """Table 2's finite-width law columns (theory §2.3): the distances of each draw to the
+    two laws' quantiles, their means and half-widths, and the share of the softmax's
+    excess over the GE's distance to the limit that the law removes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    limit, fw = np.linspace(0.1, 2.0, 50), np.linspace(0.2, 1.9, 50)
+    assert paper_measure.law_distances(limit, fw, (limit, fw), 1.0) == pytest.approx({
+        "softmax_limit": 0.0, "softmax_fw": float(np.mean(np.abs(limit - fw))),
+        "ge_limit": float(np.mean(np.abs(limit - fw))), "ge_fw": 0.0})
+    law = [{"softmax_limit": 0.05 + e, "softmax_fw": 0.03 + e, "ge_limit": 0.01 + e,
+            "ge_fw": 0.04 + e} for e in (-1e-3, 0.0, 1e-3)]
+    draws = [{"rel_w1": 0.02, "ks": 0.01, "ge_row_n": {"rel_w1": 0.015, "ks": 0.01},
+              "law": d} for d in law]
+    fields = panel_table2.law_fields(draws)
+    assert fields["law_softmax_limit_percent"] == pytest.approx(5.0)
+    assert fields["law_softmax_fw_half_width"] == pytest.approx(
+        paper_stats.student([100 * d["softmax_fw"] for d in law]).bar)
+    # excess 5 - 1 = 4 points, 3 - 1 = 2 left: half explained
+    assert fields["law_gap_explained_percent"] == pytest.approx(50.0)
+    assert panel_table2.law_fields([{k: v for k, v in d.items() if k != "law"}
+                                    for d in draws]) == {}
+    row = {"preset": "dinov3-l16", "n": 33, "rel_w1_percent": 2.0, "rel_w1_half_width": 0.1,
+           "ks": 0.01, "ks_half_width": 0.001, "row_n_rel_w1_percent": 1.5,
+           "row_n_rel_w1_half_width": 0.1, "row_n_ks": 0.01, "row_n_ks_half_width": 0.001,
+           "paper": None, **fields}
+    plain = {**{k: v for k, v in row.items() if not k.startswith("law_")}, "preset": "x"}
+    md = panel_table2.table({"rows": [row, plain]})
+    assert panel_table2.TABLE2_LAW_NOTE in md
+    assert any("gap explained by the law" in line for line in md)
+    assert any(line.startswith("| dinov3-l16") and "+50 %" in line for line in md)
+    fig = plt.figure()
+    panel_table2.draw(fig, {"rows": [row, plain]})
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    ylabel = fig.axes[0].get_ylabel()
+    plt.close(fig)
+    assert "softmax vs finite-width law" in labels and "softmax vs limiting law" in labels
+    assert ylabel == "relative W1 (%)"
+
+
+def test_the_estimate_counts_the_finite_width_laws():
+    rates = {"matmul": 1e10, "elementwise": 1e9, "eigh": 1e9, "eigvalsh": 3e9}
+    marked = [c for c in paper_panels.configurations(["table2"], 8, 2, True)
+              if c["key"] in SMALL]
+    todo = [(c, i) for c in marked for i in range(2)]
+    assert paper_run.law_seconds([(c, i) for c in _small(True, 2) for i in range(2)],
+                                 rates, 2) == 0  # dK = 2: no law
+    one = paper_run.law_seconds(todo, rates, 1)
+    assert one == pytest.approx(len(marked) * paper_run.LAW_WORK / rates["elementwise"])
+    assert paper_run.law_seconds(todo, rates, 2) == pytest.approx(2 * one)
+    est = paper_run.estimate(marked, todo, rates, 1)
+    assert est["seconds"] == pytest.approx(
+        sum(paper_run.draw_seconds(c, rates) for c, _ in todo)
+        + paper_run.table_seconds(todo, rates, 1) + one)
