@@ -51,9 +51,13 @@ def _cosine_grid(dk: int) -> tuple[np.ndarray, np.ndarray]:
     return c, w / w.sum()
 
 
-def entry_moments(x: float, u: float, dk: int, n: int | None) -> tuple[float, float]:
+def entry_moments(x: float, u: float, dk: int, n: int | None, score: bool = False
+                  ) -> tuple[float, ...]:
     """``(mu, F2)`` of an entry at ``x = beta^2 v`` and key ratio ``u`` (module
-    docstring); ``n = None`` at infinite ``n``."""
+    docstring); ``n = None`` at infinite ``n``. ``score``: also ``E[n A_ij c | v, u]``
+    (the same integral as ``mu`` with ``c zeta_j``), so that ``E[n A_ij S_ij | v, u] =
+    sqrt(v u dK)`` times it (the sampled row+column model's linear coefficient,
+    benchmarks/finite_width_columns.py)."""
     if not (x > 0 and u > 0 and math.isfinite(x) and math.isfinite(u)):
         raise ValueError(f"x and u must be finite numbers > 0 (got {x!r}, {u!r})")
     if isinstance(dk, bool) or not isinstance(dk, int) or dk < 4:
@@ -62,7 +66,8 @@ def entry_moments(x: float, u: float, dk: int, n: int | None) -> tuple[float, fl
     sig = math.sqrt(x * u * dk)
     zj = np.exp(sig * c - x / 2)
     if n is None:
-        return float(wc @ zj), float(wc @ (zj * zj))
+        out = (float(wc @ zj), float(wc @ (zj * zj)))
+        return (*out, float(wc @ (c * zj))) if score else out
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise ValueError(f"n must be an integer >= 2 or None (got {n!r})")
     sx = math.sqrt(x)
@@ -84,7 +89,10 @@ def entry_moments(x: float, u: float, dk: int, n: int | None) -> tuple[float, fl
         raise ArithmeticError(f"column profile quadrature: the s grid does not hold the "
                               f"integrand at x = {x:g}, u = {u:g}, n = {n}")
     ls = np.log(s)
-    return float(np.trapezoid(mu_s, ls)), float(np.trapezoid(f2_s, ls))
+    out = (float(np.trapezoid(mu_s, ls)), float(np.trapezoid(f2_s, ls)))
+    if not score:
+        return out
+    return (*out, float(np.trapezoid((e @ (wc * c * zj)) * power * s, ls)))
 
 
 def chi2_grid(dk: int, points: int) -> tuple[np.ndarray, np.ndarray]:
