@@ -205,7 +205,6 @@ def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = 
     of the same seed without it (:func:`freege.validation.sampling.sample.draw`) -- and,
     where the finite-width law exists, both spectra's distances to it and to the limit
     (``law``, :func:`law_distances`)."""
-    from freege.validation.paper import theory
     from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import ROW_N_MODEL, draw
 
@@ -217,6 +216,8 @@ def _ge(dims: Dims, entropy: tuple[int, ...], bk: Backend, finite_width: bool = 
     if finite_width:
         out["ge_row_n"] = {"rel_w1": metrics.rel_w1(d.softmax, d.ge_row_n, m1),
                            "ks": metrics.ks(d.softmax, d.ge_row_n, tol)}
+        from freege.validation.paper import theory
+
         if theory.has_finite_width_law(dims):
             out["law"] = law_distances(d.softmax, d.ge, theory.law_quantiles(dims), m1)
     return out
