@@ -516,6 +516,12 @@ class FiniteWidthLaw(DataLaw):
         self.kappa = float(Fraction(r.beta) ** 2 * r.h / r.gK) if resolved.endswith(
             "-tied") else 0.0
         self.theta1_bar = load_moments(beta, dims.dK, coefficient)[0]
+        if not self.theta1_bar > beta * beta:  # c(beta') = theta2/theta1 < 1 has no root
+            raise ValueError(
+                f"finite-width law: the mean row coefficient theta1 = {self.theta1_bar:.6g} "
+                f"at n = {dims.n}, dK = {dims.dK} must exceed theta2 = beta^2 = "
+                f"{beta * beta:g} (no shifted temperature exists; larger n or dK, or "
+                "row='infinite-n')")
         self.load_mean, self.load_var = load_moments(beta, dims.dK, coefficient, self.kappa)
         self.spec = ("finite-width", case, _dims_tuple(dims), row, self.scale, profile)
         self.text = (f"finite-width {resolved} (n={dims.n}, h={dims.h}, dK={dims.dK}, "

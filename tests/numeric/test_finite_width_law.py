@@ -113,6 +113,10 @@ def test_refusals() -> None:
         finite_width_law("mha", Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1), dps=20)
     with pytest.raises(ValueError, match="dK"):
         finite_width_law("mha", Dims(n=64, h=1, dK=4, dV=4, dO=64, beta=1, sharing="none"))
+    # theta_n at n = 8, dK = 2 lies below theta2 = beta^2: no shifted temperature (was a
+    # ZeroDivisionError in the bisection)
+    with pytest.raises(ValueError, match="must exceed theta2"):
+        finite_width_law("mha", Dims(n=8, h=1, dK=2, dV=2, dO=8, beta=0.5))
 
 
 def test_pickles_by_its_recipe_and_answers_the_same() -> None:
