@@ -26,7 +26,8 @@ draw against the quantiles at ``(i - 1/2)/n`` of every model pooled over the *ot
 the GE's distance to the plain limit's quantiles; the cut of the softmax's excess
 (``1 - (d(softmax, model) - d(GE, limit)) / (d(softmax, limit) - d(GE, limit))``); each
 model's ``m1`` (relative to the plain limit), ``m2``, ``m3``; the mean of the lowest 10 %
-of the eigenvalues. Seeds ``(0, i, 7)``, one BLAS thread.
+of the eigenvalues; the paired increase of ``m2`` from ``sep-row`` to ``sep``. Seeds
+``(0, i, 7)``, one BLAS thread.
 
     python benchmarks/finite_width_columns.py presets --scale 4 --draws 10 \\
         --only dinov3-l16 bert-base modernbert-large
@@ -164,6 +165,8 @@ def run(name: str, dims: Any, draws: int) -> dict[str, Any]:
             put(f"m{q}/{m}", [float(np.mean(e ** q)) for e in spectra[m]])
         low = max(1, dims.n // 10)
         put(f"low10/{m}", [float(np.sort(e)[:low].mean()) for e in spectra[m]])
+    put("m2/sep-sep-row", [float(np.mean(a ** 2) - np.mean(b ** 2))
+                           for a, b in zip(spectra["sep"], spectra["sep-row"], strict=True)])
     ge = stats["ge/plain"][0]
     excess = stats["softmax/plain"][0] - ge
     return {"preset": name, "n": dims.n, "h": dims.h, "dK": dims.dK, "draws": draws,
