@@ -26,7 +26,9 @@ draw against the quantiles at ``(i - 1/2)/n`` of every model pooled over the *ot
 the GE's distance to the plain limit's quantiles; the cut of the softmax's excess
 (``1 - (d(softmax, model) - d(GE, limit)) / (d(softmax, limit) - d(GE, limit))``); each
 model's ``m1`` (relative to the plain limit), ``m2``, ``m3``; the mean of the lowest 10 %
-of the eigenvalues; the paired increase of ``m2`` from ``sep-row`` to ``sep``. Seeds
+of the eigenvalues; the paired increase of ``m2`` from ``sep-row`` to ``sep``; the ridge
+error (theory §5, ``lambda = 1e-4``, ``sigma^2 = 0.1``, the spectrum divided by the plain
+mean, as docs/findings-finite-width.md's 2(c) tables). Seeds
 ``(0, i, 7)``, one BLAS thread.
 
     python benchmarks/finite_width_columns.py presets --scale 4 --draws 10 \\
@@ -134,6 +136,7 @@ def sample(dims: Any, seed: tuple[int, ...], tab: dict[str, Any]) -> dict[str, n
 
 def run(name: str, dims: Any, draws: int) -> dict[str, Any]:
     from freege.numeric import law
+    from freege.validation.finite_readout import ridge_error
     from freege.validation.sampling import metrics
     from freege.validation.sampling.sample import case_for
 
@@ -165,6 +168,8 @@ def run(name: str, dims: Any, draws: int) -> dict[str, Any]:
             put(f"m{q}/{m}", [float(np.mean(e ** q)) for e in spectra[m]])
         low = max(1, dims.n // 10)
         put(f"low10/{m}", [float(np.sort(e)[:low].mean()) for e in spectra[m]])
+        put(f"ridge/{m}", [float(ridge_error(e / m1, dims.dO / dims.n, [1e-4], 0.1)[0])
+                           for e in spectra[m]])
     put("m2/sep-sep-row", [float(np.mean(a ** 2) - np.mean(b ** 2))
                            for a, b in zip(spectra["sep"], spectra["sep-row"], strict=True)])
     ge = stats["ge/plain"][0]
