@@ -44,7 +44,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
@@ -182,17 +181,13 @@ def run(name: str, dims: Any, draws: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("which", nargs="?", choices=("presets", "2c"), default="presets")
-    ap.add_argument("--draws", type=int, default=10)
-    ap.add_argument("--scale", type=float, default=4.0)
-    ap.add_argument("--only", nargs="*")
-    ap.add_argument("--json")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from finite_width_law import configurations, selection_parser
+
+    ap = selection_parser(__doc__, draws=10, scale=4.0)
     args = ap.parse_args()
     if args.draws < 3:
         ap.error("--draws must be at least 3 (a pooled model law without the draw)")
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from finite_width_law import configurations
 
     records = []
     for name, dims in configurations(args.which, args.scale, args.only):

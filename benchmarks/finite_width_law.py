@@ -163,13 +163,20 @@ def configurations(which: str, scale: float, only: list[str] | None) -> list[tup
     return [(k, d) for k, d in out if not only or k in only]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def selection_parser(doc: str, draws: int, scale: float) -> argparse.ArgumentParser:
+    """The options both finite-width benchmarks take: which configurations (``presets``
+    or ``2c``, ``--only``), ``--draws``, ``--scale`` and the ``--json`` record file."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("which", nargs="?", choices=("presets", "2c"), default="presets")
-    ap.add_argument("--draws", type=int, default=4)
-    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--draws", type=int, default=draws)
+    ap.add_argument("--scale", type=float, default=scale)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--json")
+    return ap
+
+
+def main() -> None:
+    ap = selection_parser(__doc__, draws=4, scale=1.0)
     ap.add_argument("--rows", nargs="*", choices=("infinite-n", "finite-n"),
                     default=["infinite-n", "finite-n"])
     ap.add_argument("--case", help="the theory §4 case (default: the preset's MHA case)")
