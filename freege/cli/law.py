@@ -75,6 +75,8 @@ class LawSpec:
     normalized: bool = False
     #: the finite-width law (theory §2.3) with this row coefficient; None: the limit
     finite_width: str | None = None
+    #: the finite-width law's profile (``--columns``): ``row`` or ``row+column``
+    profile: str = "row"
 
     @property
     def ratios(self) -> Ratios:
@@ -136,6 +138,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
     given, every ratio option must agree with the ratio the dimensions imply (relative
     tolerance :data:`CONSISTENCY_RTOL`); the exact dimensions are then used.
     """
+    profile = finite_width_profile(args)
     for flag, value in (("--case", args.case), ("--beta", args.beta), ("--h", args.h)):
         if value is None:
             raise ValueError(f"the law options need {flag} (or give the law as --expr)")
@@ -167,7 +170,7 @@ def law_spec(args: argparse.Namespace) -> LawSpec:
                     f"inconsistent options: {flag} {ratio_given[dest]} but the dimensions "
                     f"(--h --n --dk --dv --do) give {dest} = {float(exact):.17g}"
                 )
-        return LawSpec(args.case, config, normalized, _finite_width(args))
+        return LawSpec(args.case, config, normalized, _finite_width(args), profile)
     if dim_given:
         raise ValueError(
             "dimension options need --n, --dk, --dv and --do (missing "
@@ -201,19 +204,36 @@ def _finite_width(args: argparse.Namespace) -> str | None:
     return str(args.row)
 
 
+def finite_width_profile(args: argparse.Namespace) -> str:
+    """The finite-width law's profile (theory §2.3): ``row+column`` with ``--columns``
+    (the key norms' column profile too), else ``row``; ``--columns`` without
+    ``--finite-width`` is refused (a ValueError naming both). Tied sharing with
+    ``--columns`` is refused by the law itself
+    (:class:`freege.numeric.finite_width_law.FiniteWidthLaw`), before any work."""
+    if not getattr(args, "columns", False):
+        return "row"
+    if not getattr(args, "finite_width", False):
+        raise ValueError("--columns needs --finite-width (it adds the key norms' column "
+                         "profile to the finite-width law, theory §2.3)")
+    return "row+column"
+
+
 def build_law(spec: LawSpec, dps: int | None) -> Law:
     """The numeric law of ``spec``: float64 without ``dps``, else evaluated with
     :data:`GUARD_DIGITS` more digits than will be printed. Law objects are memoised (they
     cache their support and atoms), so repeated evaluations in one process are cheap."""
     if spec.finite_width is not None:
-        return _finite_width_law(spec.case, spec.config, spec.normalized, spec.finite_width)
+        return _finite_width_law(spec.case, spec.config, spec.normalized, spec.finite_width,
+                                 spec.profile)
     return _law(spec.case, spec.ratios, spec.normalized,
                 None if dps is None else dps + GUARD_DIGITS)
 
 
 @functools.lru_cache(maxsize=8)
-def _finite_width_law(case: str, dims: Dims, normalized: bool, row: str) -> Law:
-    return law(case, dims, normalized=normalized, finite_width=True, row=row)
+def _finite_width_law(case: str, dims: Dims, normalized: bool, row: str,
+                      profile: str = "row") -> Law:
+    return law(case, dims, normalized=normalized, finite_width=True, row=row,
+               profile=profile)
 
 
 @functools.lru_cache(maxsize=64)
@@ -225,7 +245,8 @@ def describe(spec: LawSpec) -> str:
     """One line naming the law: case, sharing, ratios (and dimensions when given)."""
     r = spec.ratios
     case = resolve_case(spec.case, r.sharing)
-    kind = "law" if spec.finite_width is None else f"finite-width law (row {spec.finite_width})"
+    kind = ("law" if spec.finite_width is None
+            else f"finite-width law (row {spec.finite_width}, profile {spec.profile})")
     text = (f"{case} {kind}{' (normalized)' if spec.normalized else ''}, sharing "
             f"{r.sharing}: beta={float(r.beta):g} h={r.h} gK={float(r.gK):.6g} "
             f"gV={float(r.gV):.6g} gO={float(r.gO):.6g}")
@@ -422,6 +443,7 @@ def run_expression(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    finite_width_profile(args)  # --columns without --finite-width: refused first
     if args.expr is not None:
         if args.finite_width:
             raise ValueError("--finite-width needs a theory §4 case (--case and the "

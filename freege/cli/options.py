@@ -170,14 +170,25 @@ def add_law_options(
 
 
 def add_finite_width_option(parser: argparse.ArgumentParser) -> None:
-    """``--finite-width`` and ``--row``: the finite-width law at the dimensions given
-    (theory §2.3, ``freege.numeric.law(case, dims, finite_width=True)``)."""
+    """``--finite-width``, ``--row`` and ``--columns``: the finite-width law at the
+    dimensions given (theory §2.3, ``freege.numeric.law(case, dims, finite_width=True,
+    row=..., profile=...)``)."""
     parser.add_argument("--finite-width", action="store_true",
                         help="the finite-width law at the dimensions --n --dk --dv --do "
                         "(theory §2.3): each row with its own row coefficient; float64")
     parser.add_argument("--row", choices=("finite-n", "infinite-n"), default="finite-n",
                         help="with --finite-width: the row coefficient theta_n of n keys "
                         "(default) or e^x - 1")
+    add_columns_option(parser)
+
+
+def add_columns_option(parser: argparse.ArgumentParser) -> None:
+    """``--columns``: with ``--finite-width``, the law with the key norms' column profile
+    too (``profile="row+column"``, theory §2.3, rows and columns); untied sharing only.
+    Read by :func:`freege.cli.law.finite_width_profile`."""
+    parser.add_argument("--columns", action="store_true",
+                        help="with --finite-width: also the key norms' column profile "
+                        "(profile row+column, theory §2.3); untied sharing only")
 
 
 def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:

@@ -18,6 +18,7 @@ significant digits.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -27,11 +28,11 @@ import mpmath
 from freege.cli.common import emit
 from freege.cli.law import (
     GUARD_DIGITS,
-    LawSpec,
     add_param_option,
     build_law,
     describe,
     expression_of,
+    finite_width_profile,
     law_spec,
     real_option,
     text_value,
@@ -174,6 +175,7 @@ def run_expression(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    finite_width_profile(args)  # --columns without --finite-width: refused first
     if args.expr is not None:
         if args.finite_width:
             raise ValueError("--finite-width needs a theory §4 case (--case and the "
@@ -182,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     if args.case is None:
         args.case = DEFAULT_CASE
     spec = law_spec(args)
-    normalized = LawSpec(spec.case, spec.config, True, spec.finite_width)
+    normalized = dataclasses.replace(spec, normalized=True)  # keeps --finite-width's row, profile
     if getattr(args, "certify", False):  # rigorous balls (python-flint), dof and ridge
         from freege.cli import certify_output
 

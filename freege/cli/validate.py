@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from freege.cli.common import check_plot_target, emit
 from freege.cli.options import (
     add_backend_option,
+    add_columns_option,
     add_dtype_option,
     add_run_options,
     add_seed_option,
@@ -102,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also compare the softmax with the conditional Gaussian equivalent "
                    "at finite width (each row with its own finite-n coefficient theta1_i) "
                    "and with the finite-width moments (theory §2.3); dK >= 2")
+    add_columns_option(p)
     add_run_options(p, "write a histogram of both spectra with the limiting density")
     p.set_defaults(func=run_validate)
 
@@ -176,6 +178,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from freege.validation.sampling.sample import case_for
 
     preset, dims = config_from_args(args)
+    profile = _finite_width_profile(args, dims)
     draws = int(parse_number("draws", args.draws, Domain(2, MAX_DRAWS, integer=True)))
     seed = int(parse_number("seed", args.seed, SEED))
     if args.plot is not None:
@@ -196,7 +199,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
         finite_n_moments(dims)
         # the finite-width law's quantiles (tens of seconds) are spent before the estimate
-        law_quantiles = _finite_width_law_quantiles(dims)
+        law_quantiles = _finite_width_law_quantiles(dims, profile)
     if args.plot is not None:
         _derive_figure_law(dims)
     cost = cost_model.draw_cost(dims, bk.dtype, floor=True,
@@ -241,6 +244,7 @@ def _run_weights(args: argparse.Namespace) -> int:
               if opt != "dk" and getattr(args, opt) is not None]
     others += [o for o, on in (("a preset", args.preset), ("--config", args.config),
                                ("--finite-width", args.finite_width),
+                               ("--columns", args.columns),
                                ("--plot", args.plot)) if on]
     if others or args.dk is None:
         raise ValueError("--weights takes --dk (needed), --beta, --draws and --seed only"
@@ -352,11 +356,28 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
     ])
 
 
-def _finite_width_law_quantiles(dims: Dims) -> dict:
+def _finite_width_profile(args: argparse.Namespace, dims: Dims) -> str:
+    """The finite-width law's profile (theory §2.3): ``row+column`` with ``--columns``,
+    else ``row``. Refused before any work: ``--columns`` without ``--finite-width``, and
+    with tied sharing (the column profile is not derived there, theory §2.3; the law
+    refuses it too, but only after the moments this command computes first)."""
+    if not args.columns:
+        return "row"
+    if not args.finite_width:
+        raise ValueError("--columns needs --finite-width (it adds the key norms' column "
+                         "profile to the finite-width law, theory §2.3)")
+    if dims.sharing == "tied":
+        raise ValueError("--columns: the column profile (profile row+column) is not derived "
+                         "for tied sharing (theory §2.3); drop --columns or --sharing tied")
+    return "row+column"
+
+
+def _finite_width_law_quantiles(dims: Dims, profile: str = "row") -> dict:
     """The plain limit's quantiles at ``(i - 1/2)/n``, its mean, and the finite-width law's
-    (``freege.numeric.law(case, dims, finite_width=True)``, theory §2.3; by
-    :func:`freege.numeric.finite_width_law.grid_quantiles` up to 2.5 times the plain
-    limit's top quantile, on ``4 n`` points within 500 to 2,000) with the grid's mass."""
+    (``freege.numeric.law(case, dims, finite_width=True, profile=profile)``, theory §2.3;
+    by :func:`freege.numeric.finite_width_law.grid_quantiles` up to 2.5 times the plain
+    limit's top quantile, on ``4 n`` points within 500 to 2,000) with the grid's mass
+    and the profile."""
     import numpy as np
 
     from freege.numeric import law
@@ -367,9 +388,11 @@ def _finite_width_law_quantiles(dims: Dims) -> dict:
     qs = (np.arange(dims.n) + 0.5) / dims.n
     plain = law(case, dims)
     q_plain = np.asarray(plain.ppf(qs), dtype=float)
-    q_fw, mass = grid_quantiles(law(case, dims, finite_width=True), qs, 2.5 * q_plain[-1],
+    fw = law(case, dims, finite_width=True, profile=profile)
+    q_fw, mass = grid_quantiles(fw, qs, 2.5 * q_plain[-1],
                                 points=min(2000, max(500, 4 * dims.n)))
-    return {"m1": float(plain.mean()), "limit": q_plain, "law": q_fw, "mass": mass}
+    return {"m1": float(plain.mean()), "limit": q_plain, "law": q_fw, "mass": mass,
+            "profile": profile}
 
 
 def _finite_width_law_distances(quantiles: dict, result: Validation) -> dict:
@@ -378,7 +401,8 @@ def _finite_width_law_distances(quantiles: dict, result: Validation) -> dict:
     (:func:`_finite_width_law_quantiles`), mean and 95 % CI over the draws."""
     from freege.validation.sampling.metrics import mean_ci, rel_w1
 
-    out: dict = {"row": "finite-n", "grid_mass": quantiles["mass"]}
+    out: dict = {"row": "finite-n", "profile": quantiles["profile"],
+                 "grid_mass": quantiles["mass"]}
     for model in ("softmax", "ge"):
         for target in ("limit", "law"):
             values = [rel_w1(getattr(d, model), quantiles[target], quantiles["m1"])
@@ -394,7 +418,8 @@ def _finite_width_lines(fw: dict, pm: Callable[[dict], str]) -> list[str]:
     m1, m2 = fw["limiting_moments"]
     fl = fw["law"]
     return [
-        "  finite-width law (theory §2.3, row finite-n): relative W1 to its quantiles:",
+        f"  finite-width law (theory §2.3, row {fl['row']}, profile {fl['profile']}): "
+        "relative W1 to its quantiles:",
         f"    softmax vs it:                 {pm(fl['rel_w1/softmax-law'])} (vs the limit "
         f"{pm(fl['rel_w1/softmax-limit'])})",
         f"    GE vs it:                      {pm(fl['rel_w1/ge-law'])} (vs the limit "
