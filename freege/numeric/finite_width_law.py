@@ -574,6 +574,23 @@ class FiniteWidthLaw(DataLaw):
             raise ValueError(f"ridge_error needs an MHA law (case mha), got {self.case}")
         return self.dims.ratios.gO
 
+    def _intervals_mp(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support from the real subordination functions
+        (:func:`freege.numeric.mult_support.intervals`: the profile's cut tails are below
+        any scan's reach), each piece of its complement checked against the engine's own
+        solve there; kept per precision (a pure function of the law). No mass check: near
+        0 an MHA law at ratio 1 has a density like ``x^(-3/4)``, whose mass down to
+        ``1e-12`` the float64 limit factor cannot reach (theory §2.3, "Where the
+        finite-width law lives")."""
+        from freege.numeric import mult_support
+        from freege.numeric.law_family import REFERENCE_DPS
+
+        key = ("intervals", mpmath.mp.prec)
+        if key not in self._cache:
+            with mpmath.workdps(max(mpmath.mp.dps, REFERENCE_DPS)):
+                self._cache[key] = mult_support.intervals(self.root, self.dps is None)
+        return [(+a, +b) for a, b in self._cache[key]]
+
     def _independent_one(self, method: str, zv: Any) -> Any:
         """The estimate's independent route: a fresh root (a fresh profile operand and
         limit), solved in mpmath from far above (as :class:`DataLaw`)."""
