@@ -313,12 +313,18 @@ def _render(data: dict, title: str, dps: int | None) -> str:
 
 
 def plot_title(spec: LawSpec) -> str:
-    """The figure title: the case's matrix in mathtext and the law's parameters, one line."""
+    """The figure title: the case's matrix in mathtext and the law's parameters (the
+    dimensions for a finite-width law), one line."""
     r = spec.ratios
     case = resolve_case(spec.case, r.sharing)
     params = (rf"$\beta$ = {float(r.beta):g}, $h$ = {r.h}, $\gamma_K$ = {float(r.gK):.4g}, "
               rf"$\gamma_V$ = {float(r.gV):.4g}, $\gamma_O$ = {float(r.gO):.4g}")
     norm = " (normalized)" if spec.normalized else ""
+    if spec.finite_width is not None:  # the finite-width law (theory §2.3) at the dims
+        d = spec.config
+        kind = ("finite-width law" + (" (rows and columns)" if spec.profile != "row" else ""))
+        return (f"{kind} of {plotting.CASE_LABELS[case]}{norm}: $\\beta$ = {float(r.beta):g}, "
+                f"$h$ = {r.h}, $n$ = {d.n}, $d_K$ = {d.dK}, $d_V$ = {d.dV}, $d_O$ = {d.dO}")
     return f"limiting law of {plotting.CASE_LABELS[case]}{norm}: {params}"
 
 

@@ -69,6 +69,7 @@ import mpmath
 import numpy as np
 
 from freege.errors import ConvergenceError
+from freege.numeric.data_support import refine_edge
 
 #: uniform grid points of ``h`` per pair of arcs
 GRID = 600
@@ -268,8 +269,6 @@ def _cut_shift(op: Any, end: float, g_end: float) -> float:
 
 def _pieces(node: Any, curve: _Curve, f64: bool) -> list[tuple[Any, Any]]:
     """The complement pieces ``(lo, hi)`` in ``(0, inf)`` from one pair of arcs."""
-    from freege.numeric.data_support import refine_edge
-
     lo_h = max(curve.tau.h_right, curve.nu.h_right)
     hi_h = min(curve.tau.h_left, curve.nu.h_left)
     if not lo_h < hi_h:
@@ -292,15 +291,15 @@ def _pieces(node: Any, curve: _Curve, f64: bool) -> list[tuple[Any, Any]]:
             k += 1
         j = k
         k += 1
-        top = _end(node, curve, pts, i, i - 1, lo_h, True, f64, refine_edge)
-        bottom = _end(node, curve, pts, j, j + 1, hi_h, False, f64, refine_edge)
+        top = _end(node, curve, pts, i, i - 1, lo_h, True, f64)
+        bottom = _end(node, curve, pts, j, j + 1, hi_h, False, f64)
         _verify(node, pts, sorted(set(np.linspace(i, j, VERIFY_POINTS).astype(int).tolist())))
         out.append((bottom, top))
     return out
 
 
 def _end(node: Any, curve: _Curve, pts: dict[str, np.ndarray], at: int, beside: int,
-         range_end: float, upper: bool, f64: bool, refine_edge: Any) -> Any:
+         range_end: float, upper: bool, f64: bool) -> Any:
     """The x-end of a piece at its grid point ``at`` whose neighbour ``beside`` is not in
     it (``beside`` off the grid: the range's end ``range_end``); ``upper``: the piece's
     upper end (the low-``h`` side)."""
@@ -403,9 +402,9 @@ def _cut_edge(node: Any, curve: _Curve, upper: bool, f64: bool) -> Any:
         raise ConvergenceError("support edge", f"the edge at the profile's cut is known to "
                                f"{shift:.1e} relative only (the profile's density at its "
                                f"cut end; float64 or fewer digits)", node.describe)
-    if not f64:
-        edge = _cut_edge_mp(curve, end, float(near["wn"][0]))
-    return edge if not f64 else mpmath.mpf(edge)
+    if f64:
+        return mpmath.mpf(edge)
+    return _cut_edge_mp(curve, end, float(near["wn"][0]))
 
 
 def _cut_edge_mp(curve: _Curve, end: float, wn0: float) -> mpmath.mpf:
