@@ -82,3 +82,28 @@ def test_columns_in_the_description() -> None:
     assert "finite-width law (row finite-n, profile row)" in describe(
         LawSpec("mha", dims, False, "finite-n"))
     assert "profile" not in describe(LawSpec("mha", dims))
+
+
+def test_law_answers_with_the_finite_width_support(capsys: pytest.CaptureFixture) -> None:
+    """``freege law --finite-width`` at a small configuration answers (the verified support,
+    freege/numeric/mult_support.py): one interval from 0 past the plain law's top, and the
+    pdf the API's law gives."""
+    from freege.numeric import law
+    from freege.params import Dims
+    from tests.cli.helpers import result_json, run_cli
+
+    small = ("--case", "attention", "--beta", "1", "--h", "1", "--n", "64", "--dk", "16",
+             "--dv", "16", "--do", "64")
+    code, out, err = run_cli(capsys, "law", *small, "--finite-width", "--pdf", "1",
+                             "--format", "json")
+    assert code == 0, err
+    data = result_json(out, "law")
+    dims = Dims(n=64, h=1, dK=16, dV=16, dO=64, beta=1)
+    (lo, hi), = data["support"]
+    assert lo == 0
+    assert hi > float(law("attention", dims).support()[1])
+    assert data["x"] == [1.0]
+    (p,) = data["pdf"]
+    assert p > 0
+    assert p == pytest.approx(float(law("attention", dims, finite_width=True).pdf(1.0)),
+                              rel=1e-9)
