@@ -93,6 +93,8 @@ ONSET = 1e-9
 #: how far (relative to the scale) past the end of a range at the limit factor's edge
 #: the fold is looked for
 SLIVER = 1e-3
+#: points across a fold's bracket each round of :func:`_fold_h`
+FOLD_POINTS = 34
 #: iterations of the monotone solves and of a fold's bisection, at most
 STEPS = 200
 
@@ -245,15 +247,19 @@ def _grid(lo: float, hi: float) -> np.ndarray:
 
 def _fold_h(curve: _Curve, h_good: float, h_bad: float) -> float:
     """The ``h`` between a point with ``x' < 0`` and one with ``x' >= 0`` where ``x'``
-    changes sign (bisection)."""
+    changes sign: :data:`FOLD_POINTS` points across the bracket a round (one vectorised
+    solve), the bracket narrowed to the cell where the sign changes, until it stops
+    shrinking (float64 resolution)."""
     for _ in range(STEPS):
-        mid = (h_good + h_bad) / 2
-        if mid in (h_good, h_bad):
+        hs = np.linspace(h_good, h_bad, FOLD_POINTS)[1:-1]
+        dx = curve.at(hs)["dx"]
+        flip = np.flatnonzero(~(dx < 0))  # the first point past the fold, from h_good
+        k = int(flip[0]) if flip.size else hs.size
+        new_good = hs[k - 1] if k > 0 else h_good
+        new_bad = hs[k] if k < hs.size else h_bad
+        if (new_good, new_bad) == (h_good, h_bad):
             break
-        if curve.at(np.array([mid]))["dx"][0] < 0:
-            h_good = mid
-        else:
-            h_bad = mid
+        h_good, h_bad = new_good, new_bad
     return h_good
 
 

@@ -40,9 +40,8 @@ def _mp_density(c: float) -> Any:
 def test_fold_edges_equal_the_exact_product_law() -> None:
     """``mp(1/2)`` as a density operand on ``[a, A]`` times ``mp(1/4)`` (a law operand):
     both edges are folds (the density's ends are square-root edges, no cut), and they
-    equal the closed-form law ``mp(1/2) * mp(1/4)``'s to 1e-12 relative. About 12-15 s
-    on one loaded core (the folds' bisection evaluates the tracked ``mp(1/4)`` one point
-    at a time; GRID and END_POINTS barely matter, so they are left as they are)."""
+    equal the closed-form law ``mp(1/2) * mp(1/4)``'s to 1e-12 relative. About 9 s on
+    one loaded core (most of it the folds' narrowing and the edge equations)."""
     from freege.algebra.grammar import parse
     from freege.numeric import mult_support
     from freege.numeric.density_operand import density
