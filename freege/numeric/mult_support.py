@@ -123,7 +123,7 @@ class _Arc:
         """``(lo, hi, anchor)`` bracketing ``W`` with ``h_op(W) = h`` (``anchor``: the
         finite end the solve bisects geometrically toward, nan for an inner arc): for the
         outer arc beyond the top ``h_op(w) - 1 <= m1/(w - top)`` and below the bottom
-        ``1 - h_op(w) <= m1/|w|`` (``w < 0``), so the bounds hold the root."""
+        ``1 - h_op(w) <= m1/|w|`` (``w < 0``), so twice those bounds hold the root."""
         d = self.delta * self.scale
         if not self.outer:
             n = h.size
@@ -131,8 +131,10 @@ class _Arc:
                     np.full(n, np.nan))
         with np.errstate(divide="ignore"):
             above = h > 1
-            far_up = self.left + 1.01 * self.m1 / (h - 1) + d
-            far_down = -1.01 * self.m1 / (1 - h) - d + min(self.right, 0.0)
+            # twice the bound: room for an operand whose mean is its moments' (a kernel
+            # mixture's, exactly) and whose Cauchy transform is its cut density's
+            far_up = self.left + 2 * self.m1 / (h - 1) + d
+            far_down = -2 * self.m1 / (1 - h) - d + min(self.right, 0.0)
         lo = np.where(above, self.left + d, far_down)
         hi = np.where(above, far_up, self.right - d)
         return lo, hi, np.where(above, self.left, self.right)
