@@ -105,3 +105,22 @@ def test_refuses_at_dps_where_the_cut_edge_is_known_to_float64_only() -> None:
     law = finite_width_law("attention", SMALL, dps=20, row="infinite-n")
     with pytest.raises(ConvergenceError, match="profile's cut"):
         law.intervals()
+
+
+def test_small_dk_answers_with_a_gap_above_the_atom() -> None:
+    """dK = 2 (a chi-square of two degrees of freedom: the widest profile allowed at beta
+    = 1/2): the lattice profile's cut density moves its mean off its moments' by 1e-6, which
+    once put the monotone solves' brackets short of the root (refused at 270 of 1078
+    points). Now one interval, away from 0 (the atom at 0 has mass 1 - gK = 31/32 and the
+    continuous part starts above it), with a real G below it and beyond it."""
+    import numpy as np
+
+    from freege.numeric.finite_width_law import finite_width_law
+    from freege.params import Dims
+
+    law = finite_width_law("mha", Dims(n=64, h=1, dK=2, dV=2, dO=64, beta=0.5))
+    (lo, hi), = law.intervals()
+    assert 0 < float(lo) < float(hi)
+    assert law.atoms() == {0.0: 31 / 32}
+    g = law.root.cauchy_f64(np.array([float(lo) / 2, float(hi) * 1.5]) + 0j)[0]
+    assert np.all(np.abs(g.imag) <= 1e-12 * np.abs(g))
