@@ -28,6 +28,7 @@ from freege.cli.options import (
     add_format_option,
     add_law_options,
     add_plot_option,
+    finite_width_profile,
 )
 from freege.numeric.case_law import CASES, law, resolve_case
 from freege.numeric.law_family import Law
@@ -202,20 +203,6 @@ def _finite_width(args: argparse.Namespace) -> str | None:
     if getattr(args, "certify", False):
         raise ValueError("--finite-width has no certified route: drop --certify")
     return str(args.row)
-
-
-def finite_width_profile(args: argparse.Namespace) -> str:
-    """The finite-width law's profile (theory §2.3): ``row+column`` with ``--columns``
-    (the key norms' column profile too), else ``row``; ``--columns`` without
-    ``--finite-width`` is refused (a ValueError naming both). Tied sharing with
-    ``--columns`` is refused by the law itself
-    (:class:`freege.numeric.finite_width_law.FiniteWidthLaw`), before any work."""
-    if not getattr(args, "columns", False):
-        return "row"
-    if not getattr(args, "finite_width", False):
-        raise ValueError("--columns needs --finite-width (it adds the key norms' column "
-                         "profile to the finite-width law, theory §2.3)")
-    return "row+column"
 
 
 def build_law(spec: LawSpec, dps: int | None) -> Law:

@@ -185,10 +185,24 @@ def add_finite_width_option(parser: argparse.ArgumentParser) -> None:
 def add_columns_option(parser: argparse.ArgumentParser) -> None:
     """``--columns``: with ``--finite-width``, the law with the key norms' column profile
     too (``profile="row+column"``, theory §2.3, rows and columns); untied sharing only.
-    Read by :func:`freege.cli.law.finite_width_profile`."""
+    Read by :func:`finite_width_profile`."""
     parser.add_argument("--columns", action="store_true",
                         help="with --finite-width: also the key norms' column profile "
                         "(profile row+column, theory §2.3); untied sharing only")
+
+
+def finite_width_profile(args: argparse.Namespace) -> str:
+    """The finite-width law's profile (theory §2.3): ``row+column`` with ``--columns``
+    (the key norms' column profile too), else ``row``; ``--columns`` without
+    ``--finite-width`` is refused (a ValueError naming both). Tied sharing with
+    ``--columns`` is refused by the law itself
+    (:class:`freege.numeric.finite_width_law.FiniteWidthLaw`), before any work."""
+    if not getattr(args, "columns", False):
+        return "row"
+    if not getattr(args, "finite_width", False):
+        raise ValueError("--columns needs --finite-width (it adds the key norms' column "
+                         "profile to the finite-width law, theory §2.3)")
+    return "row+column"
 
 
 def add_ridge_options(parser: argparse.ArgumentParser, sigma2: bool = True) -> None:

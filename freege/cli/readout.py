@@ -32,7 +32,6 @@ from freege.cli.law import (
     build_law,
     describe,
     expression_of,
-    finite_width_profile,
     law_spec,
     real_option,
     text_value,
@@ -45,6 +44,7 @@ from freege.cli.options import (
     add_law_options,
     add_level_option,
     add_ridge_options,
+    finite_width_profile,
 )
 from freege.numeric import readout
 from freege.numeric.case_law import CASES

@@ -23,6 +23,7 @@ from freege.cli.options import (
     add_dtype_option,
     add_run_options,
     add_seed_option,
+    finite_width_profile,
 )
 from freege.params import (
     BETA,
@@ -357,19 +358,14 @@ def _validate_text(d: dict, preset: str | None, dims: Dims) -> str:
 
 
 def _finite_width_profile(args: argparse.Namespace, dims: Dims) -> str:
-    """The finite-width law's profile (theory §2.3): ``row+column`` with ``--columns``,
-    else ``row``. Refused before any work: ``--columns`` without ``--finite-width``, and
-    with tied sharing (the column profile is not derived there, theory §2.3; the law
+    """:func:`freege.cli.options.finite_width_profile`, and tied sharing with ``--columns``
+    refused before any work (the column profile is not derived there, theory §2.3; the law
     refuses it too, but only after the moments this command computes first)."""
-    if not args.columns:
-        return "row"
-    if not args.finite_width:
-        raise ValueError("--columns needs --finite-width (it adds the key norms' column "
-                         "profile to the finite-width law, theory §2.3)")
-    if dims.sharing == "tied":
+    profile = finite_width_profile(args)
+    if profile != "row" and dims.sharing == "tied":
         raise ValueError("--columns: the column profile (profile row+column) is not derived "
                          "for tied sharing (theory §2.3); drop --columns or --sharing tied")
-    return "row+column"
+    return profile
 
 
 def _finite_width_law_quantiles(dims: Dims, profile: str = "row") -> dict:

@@ -147,6 +147,14 @@ def _h(op: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return w * g, g + w * dg, g, dg
 
 
+def _midpoint(lo: np.ndarray, hi: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+    """The middle of ``[lo, hi]``: arithmetic where ``anchor`` is nan, else geometric in
+    the distance to ``anchor`` (an end outside the bracket)."""
+    return np.where(np.isnan(anchor), (lo + hi) / 2,
+                    anchor + np.sign(lo - anchor) * np.sqrt(np.abs((lo - anchor)
+                                                                   * (hi - anchor))))
+
+
 def _invert(arc: _Arc, h: np.ndarray) -> np.ndarray:
     """``W`` on ``arc`` with ``h_op(W) = h`` (vectorised): safeguarded Newton on the
     increasing ``h - h_op`` (in ``log|W - end|`` on the outer arc, ``end`` the arc's end on
@@ -158,8 +166,7 @@ def _invert(arc: _Arc, h: np.ndarray) -> np.ndarray:
     f_lo = h - _h(arc.op, lo)[0]
     f_hi = h - _h(arc.op, hi)[0]
     ok = (f_lo <= 0) & (f_hi >= 0)
-    w = np.where(np.isnan(anchor), (lo + hi) / 2,
-                 anchor + np.sign(lo - anchor) * np.sqrt(np.abs((lo - anchor) * (hi - anchor))))
+    w = _midpoint(lo, hi, anchor)
     out = np.full(h.shape, np.nan)
     todo = np.flatnonzero(ok)
     with np.errstate(all="ignore"):
@@ -177,9 +184,7 @@ def _invert(arc: _Arc, h: np.ndarray) -> np.ndarray:
             # (h_op moves like a power of the distance there: Newton in s settles)
             new = np.where(np.isnan(a), at + value / dh,
                            a + (at - a) * np.exp(value / (dh * (at - a))))
-            mid = np.where(np.isnan(a), (lo[todo] + hi[todo]) / 2,
-                           a + np.sign(lo[todo] - a)
-                           * np.sqrt(np.abs((lo[todo] - a) * (hi[todo] - a))))
+            mid = _midpoint(lo[todo], hi[todo], a)
             # a Newton step only where h_op' < 0 (as it must be: near an edge the float64
             # G' of an algebraic law can lose its sign) and it stays in the bracket
             inside = (dh < 0) & np.isfinite(new) & (new > lo[todo]) & (new < hi[todo])
@@ -196,18 +201,25 @@ def _invert(arc: _Arc, h: np.ndarray) -> np.ndarray:
     return out
 
 
+def _merged(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The union of the intervals ``pairs`` (ends compared as floats, kept as given), as
+    sorted disjoint ``(lo, hi)``."""
+    out: list[tuple[Any, Any]] = []
+    for lo, hi in sorted(pairs, key=lambda p: float(p[0])):
+        if out and float(lo) <= float(out[-1][1]):
+            if float(hi) > float(out[-1][1]):
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
+
+
 def _arcs(op: Any) -> list[_Arc]:
     """The arcs off ``op``'s support: the outer one and one per gap between its support
     pieces (intervals and atoms away from 0; an atom at 0 is no end)."""
     pieces = [(float(a), float(b)) for a, b in op.intervals_mp()]
     pieces += [(float(x), float(x)) for x, _ in op.atoms_mp() if x != 0]
-    pieces.sort()
-    merged: list[list[float]] = []
-    for a, b in pieces:
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
+    merged = _merged(pieces)
     if not merged:
         raise ConvergenceError("support", "an operand has no support", op.describe)
     arcs = [_Arc(op, merged[-1][1], merged[0][0], True, DELTA_LIMIT)]
@@ -268,7 +280,7 @@ def _fold_h(curve: _Curve, h_good: float, h_bad: float) -> float:
 def _cut_shift(op: Any, end: float, g_end: float) -> float:
     """The relative move of a cut edge (module docstring): ``(J/|G|)(1 + log(1/(J w)))``,
     ``J`` the density at the cut end, ``w`` the profile's width."""
-    j = float(np.max(np.abs(np.asarray(op.pdf_f64(np.array([end])), dtype=float))))
+    j = abs(float(op.pdf_f64(np.array([end]))[0]))
     width = op.b - op.a
     if j <= 0:
         return 0.0
@@ -472,14 +484,7 @@ def intervals(node: Any, f64: bool) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
     pieces = []
     for arc in _arcs(nu_op):
         pieces += _pieces(node, _Curve(tau, arc), f64)
-    pieces.sort(key=lambda p: float(p[0]))
-    merged: list[list[Any]] = []
-    for lo, hi in pieces:
-        if merged and float(lo) <= float(merged[-1][1]):
-            if float(hi) > float(merged[-1][1]):
-                merged[-1][1] = hi
-        else:
-            merged.append([lo, hi])
+    merged = _merged(pieces)
     if not merged or float(merged[-1][1]) != math.inf:
         raise ConvergenceError("support", "no piece of the complement reaches infinity",
                                node.describe)
