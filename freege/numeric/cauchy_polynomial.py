@@ -246,15 +246,18 @@ class CauchyPolynomial:
 
     def all_roots_f64(self, zs: np.ndarray) -> np.ndarray:
         """All roots of ``P(., z)`` for each z (companion eigenvalues), ``(N, degree)``;
-        missing roots (leading coefficient 0) are ``inf``."""
+        missing roots (leading coefficient 0) are ``inf``, all roots at a z whose
+        coefficients are not finite (a nan step of a caller's Newton) ``nan``."""
         c = self.coeffs_f64(zs)
         n = self.degree
         lead = c[:, n]
-        ok = np.abs(lead) > 0
+        finite = np.isfinite(c).all(axis=1)
+        ok = finite & (np.abs(lead) > 0)
         comp = np.zeros((zs.size, n, n), dtype=complex)
         comp[:, 1:, :-1] = np.eye(n - 1)
         comp[ok, :, -1] = -c[ok, :n] / lead[ok, None]
         roots = np.full((zs.size, n), np.inf, dtype=complex)
+        roots[~finite] = np.nan
         if ok.any():
             roots[ok] = np.linalg.eigvals(comp[ok])
         return roots

@@ -103,3 +103,19 @@ def test_polynomial_roots_real_and_complex() -> None:
 def test_wrong_generators_rejected() -> None:
     with pytest.raises(ValueError, match="generators"):
         roots.CauchyEquation(sp.Poly(G * z - 1, z, G), (s_sym,), lambda: (mpmath.mpf(1),))
+
+
+def test_all_roots_at_a_non_finite_point_are_nan_not_an_error() -> None:
+    """A Newton step of a caller (the ⊠ engine's edge equations) can land on nan: the
+    companion roots there are nan, the other points' roots unchanged (it was a
+    LinAlgError from eigvals, which reached `freege law --finite-width` at h = 3)."""
+    import numpy as np
+
+    from freege.numeric import law
+    from freege.params import Ratios
+
+    eq = law("mha", Ratios(beta=1, h=2, gK=1, gV=1, gO=1)).equation
+    z = np.array([1.0 + 0.5j])
+    both = eq.all_roots_f64(np.array([z[0], complex(np.nan, 0.0)]))
+    assert np.array_equal(both[0], eq.all_roots_f64(z)[0])
+    assert np.all(np.isnan(both[1]))
